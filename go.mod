@@ -1,0 +1,3 @@
+module github.com/mtune/mtune
+
+go 1.26
