@@ -1,0 +1,56 @@
+// Package metric computes BLEU (Papineni et al. 2002) from sufficient
+// statistics, the sentence-level variants that tuners optimise, and the
+// tokenisations BLEU is reported with.
+//
+// # Statistics
+//
+// A hypothesis is scored against the references of its sentence by its
+// Stats: for each order n = 1..N (N = 4 by default, up to 6) the number of
+// its n-grams, and how many of them match a reference, each distinct n-gram
+// counting at most as often as it occurs in any one reference (clipping);
+// and the length of the reference closest in length to the hypothesis, the
+// shorter of two equally close. Stats add up, so a corpus' BLEU is the BLEU
+// of the sum of its sentences' Stats.
+//
+// Stats convert exactly to and from Moses' layout, the SCORESTAT lines mert's
+// extractor writes (m1 t1 m2 t2 m3 t3 m4 t4 r):
+//
+//	hypothesis:  mr president , we shall be in biarritz , look a little further .
+//	reference:   what i would also call for , however , is to look beyond immediate concerns in biarritz .
+//	SCORESTAT:   6 14 1 13 0 12 0 11 18
+//
+// that is 6 of the 14 unigrams match, 1 of the 13 bigrams, none of the
+// trigrams and 4-grams, and the reference has 18 tokens.
+//
+// # Scoring many hypotheses
+//
+// NewReference prepares a sentence's references once: its n-grams go into a
+// hash table keyed by a 63-bit hash (a collision, which would count a wrong
+// match, has a chance of about 4e-15 per hypothesis). Reference.StatsString
+// then splits a hypothesis on ASCII white space, hashes its tokens and counts
+// its matches without allocating; a Reference serves any number of
+// goroutines at once.
+//
+// # Scores
+//
+//   - Stats.BLEU: corpus BLEU, unsmoothed; MultiBLEU formats it exactly as
+//     Moses' multi-bleu.perl prints it.
+//   - BLEUPlusOne: sentence BLEU+1, either as Lin & Och (2004) define it or
+//     as Moses' PRO computes it.
+//   - Background and BackgroundBLEU: the pseudo-corpus BLEU of Chiang et al.
+//     (2008) as Moses' kbmira computes it, scaled by the reference length,
+//     with decay γ = 0.999.
+//   - BatchBLEU: corpus BLEU of a batch with one sentence's hypothesis
+//     replaced (Haddow et al. 2011; Watanabe 2012).
+//   - InterpolatedBLEU: the sentence BLEU of Liang et al. (2006).
+//   - Smoothing: sacreBLEU 2's BLEU with smoothing none, floor, add-k or exp
+//     and effective order, for sentences or corpora.
+//
+// # Tokenisation
+//
+// Tuning data is usually tokenised already and needs nothing more ("none").
+// Tokenize13a reproduces mteval-v13a.pl as sacreBLEU implements it, for
+// scoring detokenised output; TokenizeChar is sacreBLEU's character
+// tokenizer. Text is handled as bytes: checking that it is valid UTF-8 is
+// the job of the readers.
+package metric
