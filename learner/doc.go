@@ -1,0 +1,20 @@
+// Package learner defines what every tuning algorithm of mtune is: a Learner
+// that learns weights from n-best lists (pool.List), online or in batch.
+//
+// The algorithms live in sub-packages, each pure Go with no Beam import:
+//
+//	learner/sample   pair samplers: PRO (Hopkins & May 2011), Green et al.'s
+//	                 15 pairs a sentence, Watanabe's oracle-vs-rest
+//	learner/loss     losses with gradients and regularisers (pairwise
+//	                 logistic and hinge, softmax, MIRA's structured hinge,
+//	                 expected BLEU; L1, L2, feature noising of Wang et al.)
+//	learner/online   online updaters: SGD, AdaGrad + FOBOS (Green et al. 2013),
+//	                 MIRA (Chiang 2008), Watanabe's optimized online rank
+//	                 learning (2012)
+//	learner/batch    batch optimizers on a pool: MERT (Och 2003), PRO,
+//	                 k-best MIRA and expected BLEU (Cherry & Foster 2012)
+//	learner/mix      parameter mixing: averaging, line search (Watanabe 2012)
+//
+// learner/linesearch holds the exact MERT line search that both MERT and
+// line-search mixing use.
+package learner

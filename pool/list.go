@@ -1,0 +1,55 @@
+package pool
+
+import (
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+)
+
+// Hyp is one hypothesis of an n-best list: its features and its BLEU
+// statistics against the sentence's references.
+type Hyp struct {
+	Features feature.Vector
+	Stats    metric.Stats
+}
+
+// List is the n-best list of one sentence. Sent is the sentence's id (its
+// 0-based line in the tuning set).
+type List struct {
+	Sent int
+	Hyps []Hyp
+}
+
+// Best returns the index of the hypothesis of l with the highest model score
+// w·φ, the earlier one on ties, or -1 for an empty list.
+func Best(l List, w feature.Weights) int {
+	best, bestScore := -1, 0.0
+	for k, h := range l.Hyps {
+		s := h.Features.Dot(w)
+		if best < 0 || s > bestScore {
+			best, bestScore = k, s
+		}
+	}
+	return best
+}
+
+// OneBest returns the summed BLEU statistics of the 1-best hypothesis of each
+// list under w: corpus BLEU of the re-ranked lists is OneBest(…).BLEU().
+// Empty lists contribute nothing.
+func OneBest(lists []List, w feature.Weights) metric.Stats {
+	var sum metric.Stats
+	for _, l := range lists {
+		if k := Best(l, w); k >= 0 {
+			sum.Add(l.Hyps[k].Stats)
+		}
+	}
+	return sum
+}
+
+// Size returns the total number of hypotheses in lists.
+func Size(lists []List) int {
+	n := 0
+	for _, l := range lists {
+		n += len(l.Hyps)
+	}
+	return n
+}
