@@ -1,0 +1,107 @@
+package nbest
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Errors a reader reports inside a *ParseError. Test for them with
+// errors.Is.
+var (
+	// ErrFieldCount: a line has fewer than the three fields
+	// "id ||| target ||| features".
+	ErrFieldCount = errors.New("too few fields")
+	// ErrBadID: the sentence id is not a non-negative decimal integer.
+	ErrBadID = errors.New("bad sentence id")
+	// ErrBadNumber: a feature value, total score or statistic is not a
+	// finite decimal number (NaN and ±Inf are errors).
+	ErrBadNumber = errors.New("bad number")
+	// ErrNoValue: a feature name or dense label is not followed by a value.
+	ErrNoValue = errors.New("feature name without value")
+	// ErrBadFeature: a token of the feature field fits none of the
+	// feature forms, such as a value before any label or an empty name.
+	ErrBadFeature = errors.New("bad feature token")
+	// ErrInvalidUTF8: a line is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrNotGrouped: ReadSentence met a sentence id again after the lines
+	// of another sentence; an n-best list must keep each sentence's
+	// hypotheses together.
+	ErrNotGrouped = errors.New("sentence id reappears after another sentence")
+	// ErrBadHeader: a FEATSTAT or SCORESTAT block header is malformed.
+	ErrBadHeader = errors.New("bad block header")
+	// ErrBadFooter: a FEATSTAT or SCORESTAT block does not end where its
+	// header says.
+	ErrBadFooter = errors.New("bad block footer")
+	// ErrColumnCount: a FEATSTAT or SCORESTAT row has a number of dense
+	// values other than the header's.
+	ErrColumnCount = errors.New("wrong number of values")
+	// ErrBadName: a writer was given a name, target or alignment it
+	// cannot write so that a reader gets it back.
+	ErrBadName = errors.New("nbest: name cannot be written")
+)
+
+// ParseError is the error of a malformed line: the file name given to
+// the reader, the 1-based line number, the 1-based byte column where the
+// problem starts (0 when it concerns the whole line) and the underlying
+// error, which wraps one of the Err variables (or io.ErrUnexpectedEOF).
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("nbest: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteByte(':')
+	} else {
+		b.WriteString("line ")
+	}
+	b.WriteString(strconv.Itoa(e.Line))
+	if e.Column > 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(e.Column))
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// tokenError reports a bad token: `bad feature value "x"`. It unwraps to
+// its sentinel.
+type tokenError struct {
+	what string // "feature value", "total score", …
+	tok  string
+	err  error
+}
+
+func (e *tokenError) Error() string {
+	return "bad " + e.what + " " + strconv.Quote(e.tok)
+}
+
+func (e *tokenError) Unwrap() error { return e.err }
+
+// detailError adds detail to a sentinel: "feature name without value: x".
+type detailError struct {
+	err    error
+	detail string
+}
+
+func (e *detailError) Error() string { return e.err.Error() + ": " + e.detail }
+func (e *detailError) Unwrap() error { return e.err }
+
+// maxTokenInError bounds how much of a bad token an error message quotes.
+const maxTokenInError = 64
+
+func clip(b []byte) string {
+	if len(b) > maxTokenInError {
+		return string(b[:maxTokenInError]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,233 @@
+package nbest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+)
+
+// checkParseError fails unless err is io.EOF or a *ParseError naming file
+// and a line, or an error of the underlying reader (none here).
+func checkParseError(t *testing.T, err error, file string) {
+	t.Helper()
+	if err == io.EOF {
+		return
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+	}
+	if pe.File != file || pe.Line < 1 || pe.Column < 0 {
+		t.Fatalf("error %v at %q:%d:%d", err, pe.File, pe.Line, pe.Column)
+	}
+	if !strings.HasPrefix(err.Error(), "nbest: "+file+":") {
+		t.Fatalf("message %q", err)
+	}
+}
+
+var nbestSeeds = []string{
+	"0 ||| we are here .  ||| LM0= -41.3 TranslationModel0= -1.5 -2 0 WordPenalty0= -4 pp_we~nous= 1 ||| -14.6 ||| 0-0 1-1\n",
+	"0||| this should .  ||| d: 0 -7.66174 0 lm: -41.3435 -40.3647 w: -9 ||| -14.6262\n1||| x ||| d: 1 ||| 2\n",
+	"3 ||| a b ||| LanguageModel=-5.25 Glue=2 ||| -3\n7 ||| c ||| tm_pt_0=-1e-3\n",
+	"1 ||| x ||| LM0= 2 sparse_name 3 foo -1 a=b=4 ||| 0\n",
+	"0 ||| x ||| d: 1 2 lm: 3 d: 4 ||| 1 ||| a ||| b\r\n\n",
+	"0 ||| a ||| w: 1x ||| nan\n",
+	"0 ||| a ||| x_y= ||| 1",
+	"0 ||| a\xff ||| = 5 ||| 1e400\n",
+	"",
+}
+
+func FuzzReader(f *testing.F) {
+	for _, s := range nbestSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx := feature.NewIndex()
+		r := NewReader(bytes.NewReader(data), "fuzz", idx)
+		var hyps []Hypothesis
+		var err error
+		for {
+			var h Hypothesis
+			h, err = r.Read()
+			if err != nil {
+				break
+			}
+			if verr := h.Features.Validate(); verr != nil {
+				t.Fatalf("invalid vector: %v", verr)
+			}
+			hyps = append(hyps, h)
+		}
+		checkParseError(t, err, "fuzz")
+		if err != io.EOF {
+			return
+		}
+		// What was read writes and reads back the same, in every style.
+		for _, style := range []Style{Moses, Old, Cdec} {
+			var buf bytes.Buffer
+			w := NewWriter(&buf, idx)
+			w.Style, w.Groups = style, r.Groups()
+			for _, h := range hyps {
+				if err := w.Write(h); err != nil {
+					t.Fatalf("%s: writing %+v: %v", style, h, err)
+				}
+			}
+			w.Flush()
+			r2 := NewReader(&buf, "again", idx)
+			for i, h := range hyps {
+				got, err := r2.Read()
+				if err != nil {
+					t.Fatalf("%s: reading back %q: %v", style, buf.String(), err)
+				}
+				if !sameHyp(got, h) {
+					t.Fatalf("%s: hypothesis %d: read back %+v, want %+v (%q)", style, i, got, h, buf.String())
+				}
+			}
+			if _, err := r2.Read(); err != io.EOF {
+				t.Fatalf("%s: extra output: %v", style, err)
+			}
+		}
+		// ReadSentence must not panic either.
+		r3 := NewReader(bytes.NewReader(data), "fuzz", feature.NewIndex())
+		for {
+			_, _, err := r3.ReadSentence()
+			if err != nil {
+				if !errors.Is(err, ErrNotGrouped) {
+					checkParseError(t, err, "fuzz")
+				}
+				break
+			}
+		}
+	})
+}
+
+// FuzzParseNum checks the fast number parser against strconv.
+func FuzzParseNum(f *testing.F) {
+	for _, s := range []string{"-7.66174", "0", "-0", "1e-5", "+.5", "5.", "123456789012345678901234", "0.000000000000000000001",
+		"1e22", "1e23", "9007199254740993", "4.9e-324", "1e400", "nan", "Inf", "0x1p3", "1_0", "1e", ".", "-", "1.2.3", "2e+", "00012"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseNum([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		finite := err == nil && !math.IsInf(want, 0) && !math.IsNaN(want)
+		if ok {
+			if !finite || math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("parseNum(%q) = %v, strconv: %v, %v", s, got, want, err)
+			}
+			return
+		}
+		if finite && !strings.ContainsAny(s, "xX_pP") {
+			t.Fatalf("parseNum(%q) failed, strconv gives %v", s, want)
+		}
+	})
+}
+
+func FuzzFeatStat(f *testing.F) {
+	f.Add([]byte("FEATURES_TXT_BEGIN_0 0 2 3 d_0 lm_0 w_0 \n0 -47.2982 -14 pp_x=1 \n-3.3 -42.5518 -13 \nFEATURES_TXT_END_0\n"))
+	f.Add([]byte("FEATURES_TXT_BEGIN_0 4 1 0 \na==1 b=c=2 \nFEATURES_TXT_END_0\n\nFEATURES_TXT_BEGIN_0 1 0 1 x\nFEATURES_TXT_END_0"))
+	f.Add([]byte("FEATURES_TXT_BEGIN_0 0 9999999999 1 a\n1\n"))
+	f.Add([]byte("FEATURES_BIN_BEGIN_0 0 1 1 a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		idx := feature.NewIndex()
+		r := NewFeatStatReader(bytes.NewReader(data), "fuzz", idx)
+		var blocks []FeatBlock
+		var err error
+		for {
+			var b FeatBlock
+			b, err = r.Read()
+			if err != nil {
+				break
+			}
+			for _, v := range b.Vectors {
+				if verr := v.Validate(); verr != nil {
+					t.Fatal(verr)
+				}
+			}
+			blocks = append(blocks, b)
+		}
+		checkParseError(t, err, "fuzz")
+		if err != io.EOF {
+			return
+		}
+		var buf bytes.Buffer
+		w := NewFeatStatWriter(&buf, idx)
+		w.Precision = -1
+		for _, b := range blocks {
+			if err := w.Write(b); err != nil {
+				t.Fatalf("writing %+v: %v", b, err)
+			}
+		}
+		w.Flush()
+		r2 := NewFeatStatReader(&buf, "again", idx)
+		for _, b := range blocks {
+			got, err := r2.Read()
+			if err != nil {
+				t.Fatalf("reading back %q: %v", buf.String(), err)
+			}
+			if got.Sentence != b.Sentence || strings.Join(got.Dense, " ") != strings.Join(b.Dense, " ") || len(got.Vectors) != len(b.Vectors) {
+				t.Fatalf("read back %+v, want %+v", got, b)
+			}
+			for k := range b.Vectors {
+				if !got.Vectors[k].Equal(b.Vectors[k]) {
+					t.Fatalf("row %d: %v, want %v", k, got.Vectors[k], b.Vectors[k])
+				}
+			}
+		}
+		if _, err := r2.Read(); err != io.EOF {
+			t.Fatalf("extra output: %v", err)
+		}
+	})
+}
+
+func FuzzScoreStat(f *testing.F) {
+	f.Add([]byte("SCORES_TXT_BEGIN_0 0 2 9 BLEU\n6 14 1 13 0 12 0 11 18 \n4 13 0 12 0 11 0 10 18 \nSCORES_TXT_END_0\n"))
+	f.Add([]byte("SCORES_TXT_BEGIN_0 3 1 2 TER\n0.5 1e-3\nSCORES_TXT_END_0\nSCORES_TXT_BEGIN_0 1 0 0 TER\nSCORES_TXT_END_0\n"))
+	f.Add([]byte("SCORES_TXT_BEGIN_0 0 1 99999999999 BLEU\n1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewScoreStatReader(bytes.NewReader(data), "fuzz")
+		var blocks []ScoreBlock
+		var err error
+		for {
+			var b ScoreBlock
+			b, err = r.Read()
+			if err != nil {
+				break
+			}
+			blocks = append(blocks, b)
+		}
+		checkParseError(t, err, "fuzz")
+		if err != io.EOF {
+			return
+		}
+		var buf bytes.Buffer
+		w := NewScoreStatWriter(&buf)
+		w.Precision = -1
+		for _, b := range blocks {
+			if err := w.Write(b); err != nil {
+				t.Fatalf("writing %+v: %v", b, err)
+			}
+		}
+		w.Flush()
+		r2 := NewScoreStatReader(&buf, "again")
+		for _, b := range blocks {
+			got, err := r2.Read()
+			if err != nil {
+				t.Fatalf("reading back %q: %v", buf.String(), err)
+			}
+			if got.Sentence != b.Sentence || got.Metric != b.Metric || len(got.Stats) != len(b.Stats) {
+				t.Fatalf("read back %+v, want %+v", got, b)
+			}
+			for k := range b.Stats {
+				if !equalFloats(got.Stats[k], b.Stats[k]) {
+					t.Fatalf("row %d: %v, want %v", k, got.Stats[k], b.Stats[k])
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,223 @@
+package nbest
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// lineReader reads lines of any length. A line shorter than the bufio
+// buffer is returned as a slice of that buffer, with no copy; a longer one
+// is gathered in long, which grows as needed.
+type lineReader struct {
+	br   *bufio.Reader
+	long []byte
+	line int // number of the line last returned, 1-based
+}
+
+const readBufSize = 64 << 10
+
+func newLineReader(r io.Reader) lineReader {
+	return lineReader{br: bufio.NewReaderSize(r, readBufSize)}
+}
+
+// next returns the next line without its "\n" or "\r\n". complete is
+// false for a last line that the input ends without a newline. At the end
+// of input it returns io.EOF; other read errors are returned as they are.
+// The line is valid until the next call.
+func (lr *lineReader) next() (line []byte, complete bool, err error) {
+	line, err = lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = lr.br.ReadSlice('\n')
+			lr.long = append(lr.long, line...)
+		}
+		line = lr.long
+	}
+	switch {
+	case err == nil:
+		complete = true
+		line = line[:len(line)-1]
+	case err == io.EOF:
+		if len(line) == 0 {
+			return nil, false, io.EOF
+		}
+		err = nil
+	default:
+		return nil, false, err
+	}
+	lr.line++
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, complete, nil
+}
+
+// spaceTab marks the bytes that separate tokens and surround fields:
+// space, tab, carriage return, vertical tab and form feed.
+var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+
+func isSpace(c byte) bool { return spaceTab[c] }
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// nextToken returns the token of b starting at or after p, and the
+// position just past it. tok is empty at the end of b.
+func nextToken(b []byte, p int) (tok []byte, start, end int) {
+	for p < len(b) && isSpace(b[p]) {
+		p++
+	}
+	start = p
+	for p < len(b) && !isSpace(b[p]) {
+		p++
+	}
+	return b[start:p], start, p
+}
+
+// unsafeString views b as a string without copying. The string must not
+// outlive the next change to b: use it only for map lookups and parsing.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// parseUint parses a non-negative decimal int with no sign.
+func parseUint(b []byte) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int(c - '0')
+		if n > (math.MaxInt-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+var pow10 = [...]float64{
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+}
+
+// parseNum parses a finite decimal number: an optional sign, digits with
+// an optional point, and an optional exponent. Hexadecimal, "inf", "nan",
+// underscores and values that overflow are rejected.
+//
+// Numbers of at most 19 significant digits whose mantissa is below 2^53
+// and whose decimal exponent is within ±22 are converted by one exact
+// multiplication or division (Clinger's fast path), which is correctly
+// rounded and so equal to strconv.ParseFloat; the others go to
+// strconv.ParseFloat.
+func parseNum(b []byte) (float64, bool) {
+	i := 0
+	neg := false
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	var mant uint64
+	ndig, exp := 0, 0 // significant digits kept in mant; decimal exponent
+	sawDigit, sawDot, slow := false, false, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			sawDigit = true
+			if ndig < 19 {
+				mant = mant*10 + uint64(c-'0')
+				if mant != 0 {
+					ndig++
+				}
+				if sawDot {
+					exp--
+				}
+			} else {
+				slow = true
+				if !sawDot {
+					exp++
+				}
+			}
+			continue
+		case c == '.' && !sawDot:
+			sawDot = true
+			continue
+		}
+		break
+	}
+	if !sawDigit {
+		return 0, false
+	}
+	if i < len(b) {
+		if b[i] != 'e' && b[i] != 'E' {
+			return 0, false
+		}
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '-' || b[i] == '+') {
+			eneg = b[i] == '-'
+			i++
+		}
+		if i == len(b) {
+			return 0, false
+		}
+		e := 0
+		for ; i < len(b); i++ {
+			c := b[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			if e < 100000 {
+				e = e*10 + int(c-'0')
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if !slow {
+		if mant == 0 {
+			if neg {
+				return math.Copysign(0, -1), true
+			}
+			return 0, true
+		}
+		if mant < 1<<53 && exp >= -22 && exp <= 22 {
+			f := float64(mant)
+			if exp < 0 {
+				f /= pow10[-exp]
+			} else {
+				f *= pow10[exp]
+			}
+			if neg {
+				f = -f
+			}
+			return f, true
+		}
+	}
+	f, err := strconv.ParseFloat(unsafeString(b), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
