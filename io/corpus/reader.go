@@ -1,0 +1,159 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Sentinel errors.
+var (
+	// ErrInvalidUTF8 marks a line that is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrLineCount marks files of a tuning set with different numbers of
+	// lines.
+	ErrLineCount = errors.New("line counts differ")
+	// ErrEmpty marks a tuning set with no sentences.
+	ErrEmpty = errors.New("no sentences")
+)
+
+// ParseError is the error of malformed input. File is empty for the
+// io.Reader functions and set to the path by the path-based ones. Line and
+// Column (a byte offset) are 1-based; zero means unknown.
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	loc := e.File
+	switch {
+	case e.File == "" && e.Line > 0 && e.Column > 0:
+		loc = "line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Column)
+	case e.File == "" && e.Line > 0:
+		loc = "line " + strconv.Itoa(e.Line)
+	case e.Line > 0 && e.Column > 0:
+		loc += ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column)
+	case e.Line > 0:
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	if loc == "" {
+		return "corpus: " + e.Err.Error()
+	}
+	return "corpus: " + loc + ": " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+var bom = []byte("\xef\xbb\xbf")
+
+// Reader reads a file one line at a time. Lines may be of any length.
+type Reader struct {
+	br   *bufio.Reader
+	line int
+	acc  []byte
+	err  error
+}
+
+// NewReader returns a Reader reading from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Line returns the number of the line Read returned last, 1-based.
+func (r *Reader) Line() int { return r.line }
+
+// Read returns the next line without its newline (or "\r\n"), io.EOF after
+// the last one, or a *ParseError for invalid UTF-8 or a failed read of the
+// underlying reader. Errors are sticky.
+func (r *Reader) Read() (string, error) {
+	b, err := r.ReadBytes()
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// ReadBytes is Read returning a slice that is valid until the next call.
+func (r *Reader) ReadBytes() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.acc = r.acc[:0]
+	var b []byte
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if err == nil {
+			if len(r.acc) > 0 {
+				r.acc = append(r.acc, frag...)
+				b = r.acc
+			} else {
+				b = frag
+			}
+			b = b[:len(b)-1]
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			r.acc = append(r.acc, frag...)
+			continue
+		}
+		if err != io.EOF {
+			r.err = &ParseError{Line: r.line + 1, Err: err}
+			return nil, r.err
+		}
+		r.acc = append(r.acc, frag...)
+		if len(r.acc) == 0 || (r.line == 0 && bytes.Equal(r.acc, bom)) {
+			r.err = io.EOF
+			return nil, r.err
+		}
+		b = r.acc
+		break
+	}
+	r.line++
+	if r.line == 1 {
+		b = bytes.TrimPrefix(b, bom)
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	if !utf8.Valid(b) {
+		r.err = &ParseError{Line: r.line, Column: invalidAt(b) + 1, Err: ErrInvalidUTF8}
+		return nil, r.err
+	}
+	return b, nil
+}
+
+// invalidAt returns the byte offset of the first invalid UTF-8 in b.
+func invalidAt(b []byte) int {
+	off := 0
+	for off < len(b) {
+		c, size := utf8.DecodeRune(b[off:])
+		if c == utf8.RuneError && size <= 1 {
+			return off
+		}
+		off += size
+	}
+	return off
+}
+
+// ReadLines reads every line of r (see Reader). Empty input gives no lines
+// and no error.
+func ReadLines(r io.Reader) ([]string, error) {
+	lr := NewReader(r)
+	var out []string
+	for {
+		s, err := lr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+}

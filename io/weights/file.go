@@ -1,0 +1,170 @@
+package weights
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/storage"
+)
+
+// Format names a weights file format.
+type Format int
+
+const (
+	// Auto asks ReadFormat to detect the format (see Detect).
+	Auto Format = iota
+	// Moses is Moses dense weights or a moses.ini (ReadMoses). Write
+	// writes it with a [weight] header (StyleINI).
+	Moses
+	// Sparse is Moses' sparse weights file (ReadSparse).
+	Sparse
+	// List is a plain list of values (ReadList); reading it needs names.
+	List
+	// JSON is mtune's JSON document (ReadJSON).
+	JSON
+)
+
+func (f Format) String() string {
+	switch f {
+	case Auto:
+		return "auto"
+	case Moses:
+		return "moses"
+	case Sparse:
+		return "sparse"
+	case List:
+		return "list"
+	case JSON:
+		return "json"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Detect returns the format of a weights file from its content:
+//
+//   - JSON if the first byte that is not white space is '{';
+//   - otherwise the first line that is neither blank nor a comment (starting
+//     with '#') decides: Moses if it starts with '[' (a moses.ini section) or
+//     its first token ends in '=' or ':' (a label); List if its first token
+//     is a number; Sparse otherwise.
+//
+// A leading byte order mark is skipped. Input with no such line is an
+// ErrEmpty *ParseError. A sparse file written "name= value" is detected as
+// Moses: read it with ReadSparse.
+func Detect(data []byte) (Format, error) {
+	data = bytes.TrimPrefix(data, bom)
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return JSON, nil
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		t := trimSpace(bytes.TrimSuffix(line, []byte{'\r'}))
+		if len(t) == 0 || t[0] == '#' {
+			continue
+		}
+		if t[0] == '[' {
+			return Moses, nil
+		}
+		first := fields(nil, t)[0].text
+		if c := first[len(first)-1]; c == '=' || c == ':' {
+			return Moses, nil
+		}
+		if _, err := strconv.ParseFloat(string(first), 64); err == nil {
+			return List, nil
+		}
+		return Sparse, nil
+	}
+	return Auto, &ParseError{Err: ErrEmpty}
+}
+
+// Read reads the weights file at path (local or gs://, .gz/.zst
+// decompressed), detecting its format with Detect, and interns its names
+// in idx (a new Index if nil). A List file is an error: it needs names, see
+// ReadListFile.
+func Read(ctx context.Context, path string, idx *feature.Index) (*Set, error) {
+	return ReadFormat(ctx, path, Auto, idx)
+}
+
+// ReadFormat reads the weights file at path in format f, Auto meaning
+// detect it. Parse errors carry path as their File.
+func ReadFormat(ctx context.Context, path string, f Format, idx *feature.Index) (*Set, error) {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if f == Auto {
+		if f, err = Detect(data); err != nil {
+			return nil, withFile(err, path)
+		}
+	}
+	var s *Set
+	switch f {
+	case Moses:
+		s, err = ReadMoses(bytes.NewReader(data), idx)
+	case Sparse:
+		s, err = ReadSparse(bytes.NewReader(data), idx)
+	case JSON:
+		s, err = ReadJSON(bytes.NewReader(data), idx)
+	case List:
+		return nil, fmt.Errorf("weights: %s is a plain list of values: read it with ReadListFile and the feature names", path)
+	default:
+		return nil, fmt.Errorf("weights: unknown format %v", f)
+	}
+	if err != nil {
+		return nil, withFile(err, path)
+	}
+	return s, nil
+}
+
+// ReadListFile reads the plain list of values at path, naming them by names
+// (see ReadList).
+func ReadListFile(ctx context.Context, path string, names []string, idx *feature.Index) (*Set, error) {
+	r, err := storage.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	s, err := ReadList(r, names, idx)
+	if err != nil {
+		return nil, withFile(err, path)
+	}
+	return s, nil
+}
+
+// Write writes s to path in format f, atomically (nothing is at path unless
+// it returns nil): Moses writes the groups with a [weight] header, Sparse
+// the non-zero features outside the groups, List every group's values,
+// JSON everything. Auto is an error.
+func Write(ctx context.Context, path string, s *Set, f Format) error {
+	var write func(io.Writer) error
+	switch f {
+	case Moses:
+		write = func(w io.Writer) error { return WriteMoses(w, s, StyleINI) }
+	case Sparse:
+		write = func(w io.Writer) error { return WriteSparse(w, s) }
+	case List:
+		write = func(w io.Writer) error { return WriteList(w, s, nil) }
+	case JSON:
+		write = func(w io.Writer) error { return WriteJSON(w, s) }
+	default:
+		return fmt.Errorf("weights: cannot write format %v", f)
+	}
+	w, err := storage.Create(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := write(w); err != nil {
+		w.Abort()
+		return fmt.Errorf("%w (writing %s)", err, path)
+	}
+	return w.Close()
+}
