@@ -1,0 +1,485 @@
+package storage
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	gcs "cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+)
+
+// gcsScheme starts every GCS path.
+const gcsScheme = "gs://"
+
+// Sentinel errors returned, wrapped, by a Writer used after Abort or Close.
+var (
+	ErrAborted = errors.New("storage: write aborted")
+	ErrClosed  = errors.New("storage: writer already closed")
+)
+
+// FS opens, creates and lists local and GCS paths. The package functions
+// (Open, Create, …) use a default FS whose client SetGCSClient sets. An FS is
+// safe for concurrent use and must not be copied after first use.
+type FS struct {
+	// GCS is the client used for gs:// paths. If nil, a client is made on the
+	// first gs:// use with storage.NewClient (application default
+	// credentials; STORAGE_EMULATOR_HOST is honoured) and kept for later
+	// uses. Set it before the FS is first used.
+	GCS *gcs.Client
+
+	mu   sync.Mutex
+	lazy *gcs.Client
+}
+
+var defaultFS FS
+
+// SetGCSClient sets the client the package functions use for gs:// paths. A
+// nil c restores the default: a client made on first use by
+// storage.NewClient.
+func SetGCSClient(c *gcs.Client) {
+	defaultFS.mu.Lock()
+	defaultFS.GCS = c
+	defaultFS.mu.Unlock()
+}
+
+// client returns the FS's GCS client, making the default one if needed.
+func (f *FS) client(ctx context.Context) (*gcs.Client, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.GCS != nil {
+		return f.GCS, nil
+	}
+	if f.lazy == nil {
+		// The client outlives this call: it must not stop working when the
+		// caller's context is cancelled.
+		c, err := gcs.NewClient(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("storage: creating GCS client: %w", err)
+		}
+		f.lazy = c
+	}
+	return f.lazy, nil
+}
+
+// IsGCS reports whether path names a GCS object, that is starts with "gs://".
+func IsGCS(path string) bool { return strings.HasPrefix(path, gcsScheme) }
+
+// Join joins path elements into one path. If the first non-empty element is
+// a gs:// path the elements are joined with "/" after the bucket, otherwise
+// as local paths by filepath.Join. Like filepath.Join, the result is
+// cleaned: Join("gs://b/run1/", "nbest.gz") is "gs://b/run1/nbest.gz".
+func Join(elem ...string) string {
+	for i, e := range elem {
+		if e == "" {
+			continue
+		}
+		if !IsGCS(e) {
+			break
+		}
+		parts := append([]string{strings.TrimPrefix(e, gcsScheme)}, elem[i+1:]...)
+		return gcsScheme + path.Join(parts...)
+	}
+	return filepath.Join(elem...)
+}
+
+// parseGCS splits a gs:// path into bucket and object name. The object name
+// may be empty. The bucket name must be non-empty and made of the characters
+// GCS allows: lower-case letters, digits, '-', '_' and '.'.
+func parseGCS(p string) (bucket, object string, err error) {
+	bucket, object, _ = strings.Cut(strings.TrimPrefix(p, gcsScheme), "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("storage: invalid path %q: no bucket name after gs://", p)
+	}
+	for _, r := range bucket {
+		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return "", "", fmt.Errorf("storage: invalid path %q: bucket name %q has character %q", p, bucket, r)
+		}
+	}
+	return bucket, object, nil
+}
+
+// parseObject is parseGCS for operations on one object: the object name must
+// be non-empty and not end in "/".
+func parseObject(op, p string) (bucket, object string, err error) {
+	bucket, object, err = parseGCS(p)
+	if err != nil {
+		return "", "", err
+	}
+	if object == "" {
+		return "", "", fmt.Errorf("storage: %s %s: no object name after the bucket", op, p)
+	}
+	if strings.HasSuffix(object, "/") {
+		return "", "", fmt.Errorf("storage: %s %s: object name ends in \"/\"", op, p)
+	}
+	return bucket, object, nil
+}
+
+// notExistError is a GCS "not found" error that also matches fs.ErrNotExist.
+type notExistError struct {
+	what string // "object" or "bucket"
+	err  error
+}
+
+func (e *notExistError) Error() string   { return e.what + " does not exist" }
+func (e *notExistError) Unwrap() []error { return []error{e.err, fs.ErrNotExist} }
+
+// gcsErr wraps an error from the GCS client with the operation and path,
+// mapping the client's not-found errors to fs.ErrNotExist.
+func gcsErr(op, p string, err error) error {
+	switch {
+	case errors.Is(err, gcs.ErrObjectNotExist):
+		err = &notExistError{"object", err}
+	case errors.Is(err, gcs.ErrBucketNotExist):
+		err = &notExistError{"bucket", err}
+	}
+	return fmt.Errorf("storage: %s %s: %w", op, p, err)
+}
+
+// Open opens path for reading, decompressing .gz and .zst by extension.
+// Errors name the path.
+func Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	return defaultFS.Open(ctx, path)
+}
+
+// Open opens p for reading, decompressing .gz and .zst by extension. Errors
+// name the path; a missing file or object gives an error matching
+// fs.ErrNotExist. Read errors, including those of a corrupt or truncated
+// compressed stream, name the path too.
+func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
+	if IsGCS(p) {
+		bucket, object, err := parseObject("open", p)
+		if err != nil {
+			return nil, err
+		}
+		c, err := f.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		obj := c.Bucket(bucket).Object(object)
+		if codecOf(p) == codecGzip {
+			// The object may have been stored with Content-Encoding: gzip;
+			// ask for its bytes as stored and decompress them here, once.
+			obj = obj.ReadCompressed(true)
+		}
+		r, err := obj.NewReader(ctx)
+		if err != nil {
+			return nil, gcsErr("open", p, err)
+		}
+		return newReader(p, r)
+	}
+	file, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	if st, err := file.Stat(); err == nil && st.IsDir() {
+		file.Close()
+		return nil, fmt.Errorf("storage: open %s: is a directory", p)
+	}
+	return newReader(p, file)
+}
+
+// ReadFile reads the whole (decompressed) content of path.
+func ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return defaultFS.ReadFile(ctx, path)
+}
+
+// ReadFile reads the whole (decompressed) content of p.
+func (f *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if !IsGCS(p) && codecOf(p) == codecNone {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("storage: %w", err)
+		}
+		return b, nil
+	}
+	r, err := f.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(r)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// WriteFile writes data to path atomically, compressing by extension.
+func WriteFile(ctx context.Context, path string, data []byte) error {
+	return defaultFS.WriteFile(ctx, path, data)
+}
+
+// WriteFile writes data to p atomically, compressing by extension: on error
+// the previous content of p, if any, is left as it was.
+func (f *FS) WriteFile(ctx context.Context, p string, data []byte) error {
+	w, err := f.Create(ctx, p)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// Exists reports whether path exists: a local file or directory, a GCS
+// object, or for "gs://bucket" alone the bucket. A missing path gives false
+// and a nil error; other failures (permissions, network) give the error.
+func Exists(ctx context.Context, path string) (bool, error) {
+	return defaultFS.Exists(ctx, path)
+}
+
+// Exists reports whether p exists; see the package function Exists.
+func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
+	if !IsGCS(p) {
+		_, err := os.Stat(p)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		default:
+			return false, fmt.Errorf("storage: %w", err)
+		}
+	}
+	bucket, object, err := parseGCS(p)
+	if err != nil {
+		return false, err
+	}
+	c, err := f.client(ctx)
+	if err != nil {
+		return false, err
+	}
+	if object == "" {
+		_, err = c.Bucket(bucket).Attrs(ctx)
+	} else {
+		_, err = c.Bucket(bucket).Object(object).Attrs(ctx)
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, gcs.ErrObjectNotExist), errors.Is(err, gcs.ErrBucketNotExist):
+		return false, nil
+	default:
+		return false, gcsErr("stat", p, err)
+	}
+}
+
+// List returns the sorted full paths of the files directly inside dir, not
+// recursively: for a local dir the regular files (symbolic links followed),
+// for "gs://bucket/prefix" the objects named "prefix/NAME" where NAME has no
+// "/". Temporary files of writes in progress are left out. A missing local
+// directory or GCS bucket is an error matching fs.ErrNotExist; a GCS prefix
+// with no objects gives an empty list.
+func List(ctx context.Context, dir string) ([]string, error) {
+	return defaultFS.List(ctx, dir)
+}
+
+// List lists the files directly inside dir; see the package function List.
+func (f *FS) List(ctx context.Context, dir string) ([]string, error) {
+	if IsGCS(dir) {
+		bucket, object, err := parseGCS(dir)
+		if err != nil {
+			return nil, err
+		}
+		if object != "" && !strings.HasSuffix(object, "/") {
+			object += "/"
+		}
+		return f.listGCS(ctx, "list", dir, bucket, object, "", nil)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage: list: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if isLocalFile(p, e.Name(), e.Type()) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// isLocalFile reports whether the directory entry p (base name, type t) is a
+// regular file, following symbolic links, and not one of our temporary files.
+func isLocalFile(p, name string, t fs.FileMode) bool {
+	if isTempName(name) {
+		return false
+	}
+	if t&fs.ModeSymlink != 0 {
+		st, err := os.Stat(p)
+		if err != nil {
+			return false
+		}
+		t = st.Mode().Type()
+	}
+	return t.IsRegular()
+}
+
+// listGCS lists the objects of bucket named dir+NAME with NAME free of "/",
+// starting with namePrefix and, if match is not nil, with match(NAME) true.
+// p names the listed path in errors.
+func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string, match func(string) bool) ([]string, error) {
+	c, err := f.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := &gcs.Query{Prefix: dir + namePrefix, Delimiter: "/"}
+	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
+		return nil, fmt.Errorf("storage: %s %s: %w", op, p, err)
+	}
+	it := c.Bucket(bucket).Objects(ctx, q)
+	var out []string
+	for {
+		attrs, err := it.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			return nil, gcsErr(op, p, err)
+		}
+		if attrs.Prefix != "" || attrs.Name == dir {
+			continue // a "subdirectory", or a placeholder object for dir
+		}
+		name := attrs.Name[len(dir):]
+		if match != nil && !match(name) {
+			continue
+		}
+		out = append(out, gcsScheme+bucket+"/"+attrs.Name)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Glob returns the sorted paths of the files that match pattern, whose last
+// element is a path.Match pattern: "/data/run1/nbest.*.gz",
+// "gs://bucket/run1/nbest.*.gz". For GCS the wildcards may only be in the
+// last element; a local pattern may have them anywhere, as in filepath.Glob.
+// Only files (objects) are returned, never directories. No match gives an
+// empty result and a nil error; a malformed pattern wraps path.ErrBadPattern.
+func Glob(ctx context.Context, pattern string) ([]string, error) {
+	return defaultFS.Glob(ctx, pattern)
+}
+
+// Glob returns the files matching pattern; see the package function Glob.
+func (f *FS) Glob(ctx context.Context, pattern string) ([]string, error) {
+	if IsGCS(pattern) {
+		bucket, object, err := parseGCS(pattern)
+		if err != nil {
+			return nil, err
+		}
+		i := strings.LastIndexByte(object, '/')
+		dir, pat := object[:i+1], object[i+1:]
+		if hasMeta(dir) {
+			return nil, fmt.Errorf("storage: glob %s: wildcards are only allowed in the last path element", pattern)
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("storage: glob %s: %w", pattern, err)
+		}
+		if pat == "" {
+			return nil, nil
+		}
+		return f.listGCS(ctx, "glob", pattern, bucket, dir, literalPrefix(pat), func(name string) bool {
+			ok, _ := path.Match(pat, name)
+			return ok
+		})
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("storage: glob %s: %w", pattern, err)
+	}
+	out := matches[:0]
+	for _, m := range matches {
+		st, err := os.Lstat(m)
+		if err != nil {
+			continue
+		}
+		if isLocalFile(m, filepath.Base(m), st.Mode().Type()) {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// hasMeta reports whether s has a path.Match special character.
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// literalPrefix returns the part of pattern before its first special
+// character.
+func literalPrefix(pattern string) string {
+	if i := strings.IndexAny(pattern, `*?[\`); i >= 0 {
+		return pattern[:i]
+	}
+	return pattern
+}
+
+// Create opens path for writing, compressing by extension. Nothing is visible
+// at path until Close returns nil; see Writer.
+func Create(ctx context.Context, path string) (*Writer, error) {
+	return defaultFS.Create(ctx, path)
+}
+
+// Create opens p for writing, compressing by extension; see the package
+// function Create. The local directory or GCS bucket must exist; a missing
+// bucket is reported by Close. A GCS Writer holds up to the client's upload
+// chunk size (16 MiB by default) in memory; longer content is uploaded in
+// chunks as it is written, and still only made visible by Close.
+func (f *FS) Create(ctx context.Context, p string) (*Writer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("storage: create %s: %w", p, err)
+	}
+	var s sink
+	if IsGCS(p) {
+		bucket, object, err := parseObject("create", p)
+		if err != nil {
+			return nil, err
+		}
+		c, err := f.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s = newGCSSink(ctx, c.Bucket(bucket).Object(object), contentType(p))
+	} else {
+		ls, err := newLocalSink(p)
+		if err != nil {
+			return nil, err
+		}
+		s = ls
+	}
+	return newWriter(ctx, p, s)
+}
+
+// contentType returns the Content-Type stored with a GCS object written at
+// p, or "" to let the client library choose.
+func contentType(p string) string {
+	switch codecOf(p) {
+	case codecGzip:
+		return "application/gzip"
+	case codecZstd:
+		return "application/zstd"
+	}
+	return ""
+}
+
+// bufferedReader returns r with a large read buffer: the decompressors read
+// through an io.ByteReader and would otherwise add a small one of their own.
+func bufferedReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, bufSize) }
+
+// bufSize is the size of the read and write buffers around files and objects.
+const bufSize = 256 << 10
