@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -361,9 +362,44 @@ func appendNum(b []byte, x float64, prec int) []byte {
 	case prec == 0:
 		prec = 6
 	case prec < 0:
-		prec = -1
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	// Fast paths, both exactly what %.{prec}g prints: integers below
+	// 10^prec print as integers, and a number whose shortest exact form
+	// has at most prec significant digits prints as that form (Go's
+	// shortest %g switches to an exponent at the same points as %.6g).
+	if x == math.Trunc(x) && math.Abs(x) < pow10[min(prec, 15)] {
+		if x == 0 && math.Signbit(x) {
+			return append(b, "-0"...)
+		}
+		return strconv.AppendInt(b, int64(x), 10)
+	}
+	if prec == 6 {
+		n := len(b)
+		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+		if significantDigits(b[n:]) <= prec {
+			return b
+		}
+		b = b[:n]
 	}
 	return strconv.AppendFloat(b, x, 'g', prec, 64)
+}
+
+// significantDigits counts the significant digits of a number formatted
+// by strconv: the digits of the mantissa without leading zeros.
+func significantDigits(num []byte) int {
+	n, leading := 0, true
+	for _, c := range num {
+		switch {
+		case c == 'e' || c == 'E':
+			return n
+		case c == '0' && leading:
+		case c >= '0' && c <= '9':
+			leading = false
+			n++
+		}
+	}
+	return n
 }
 
 // FeatStatWriter writes FEATSTAT blocks byte for byte as Moses' extractor

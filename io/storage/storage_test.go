@@ -513,11 +513,23 @@ func TestBadPaths(t *testing.T) {
 			t.Errorf("Create: error %v, want one saying it is a directory", err)
 		}
 	})
-	t.Run("local missing directory", func(t *testing.T) {
+	t.Run("local missing directory is made", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "no", "x.gz")
-		_, err := f.Create(ctx, p)
-		if err == nil || !strings.Contains(err.Error(), p) || !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("Create: error %v, want a not-exist error naming %s", err, p)
+		if err := f.WriteFile(ctx, p, []byte("x\n")); err != nil {
+			t.Fatalf("WriteFile into a missing folder: %v", err)
+		}
+		if got, err := f.ReadFile(ctx, p); err != nil || string(got) != "x\n" {
+			t.Fatalf("ReadFile = %q, %v", got, err)
+		}
+	})
+	t.Run("local parent is a file", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(file, "x.gz")
+		if _, err := f.Create(ctx, p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("Create under a file: error %v, want one naming %s", err, p)
 		}
 	})
 }

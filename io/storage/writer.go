@@ -181,6 +181,13 @@ func newLocalSink(p string) (*localSink, error) {
 		s.mode, s.keepMode = st.Mode().Perm(), true
 	}
 	dir, base := filepath.Split(p)
+	// Like a GCS object, a local file may be created in a folder that does
+	// not exist yet: the folders are made as they are on GCS, implicitly.
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return nil, fmt.Errorf("storage: create %s: %w", p, err)
+		}
+	}
 	if len(base) > 64 {
 		base = base[:64]
 	}

@@ -1,0 +1,141 @@
+// Command mtune tunes the weights of phrase-based translation models.
+//
+// One binary with sub-commands; `mtune help` lists them and
+// `mtune help COMMAND` shows a command's flags. The commands parse flags and
+// wire packages together; the work lives in the library packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one sub-command of mtune.
+type command struct {
+	name    string
+	summary string
+	// usage is the argument synopsis shown after "mtune NAME".
+	usage string
+	// flags registers the command's flags on fs and returns the function
+	// that runs it with the remaining arguments.
+	flags func(fs *flag.FlagSet) func(ctx context.Context, app *app, args []string) error
+	// multi names the flags that take several values after one flag
+	// ("--nbest a b c"); only for commands without positional arguments.
+	multi []string
+}
+
+// app is what every command writes to.
+type app struct {
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+}
+
+// usageError marks an error in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+func commands() []command {
+	return []command{
+		scoreCommand(),
+		rerankCommand(),
+		extractCommand(),
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &app{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin})
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, a *app) int {
+	slog.SetDefault(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if len(args) == 0 {
+		printHelp(a.stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 {
+			if c, ok := lookup(args[1]); ok {
+				fs, _ := newFlagSet(c, a.stdout)
+				fs.SetOutput(a.stdout)
+				fs.Usage()
+				return 0
+			}
+			fmt.Fprintf(a.stderr, "mtune: unknown command %q\n", args[1])
+			return 2
+		}
+		printHelp(a.stdout)
+		return 0
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(a.stderr, "mtune: unknown command %q (see 'mtune help')\n", name)
+		return 2
+	}
+	fs, runFn := newFlagSet(c, a.stderr)
+	positional, err := parseInterspersed(fs, expandMulti(args[1:], c.multi))
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := runFn(ctx, a, positional); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
+			fmt.Fprintf(a.stderr, "usage: mtune %s %s\n", c.name, c.usage)
+			return 2
+		}
+		fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
+		return 1
+	}
+	return 0
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func newFlagSet(c command, out io.Writer) (*flag.FlagSet, func(context.Context, *app, []string) error) {
+	fs := flag.NewFlagSet("mtune "+c.name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	runFn := c.flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: mtune %s %s\n\n%s\n\nflags:\n", c.name, c.usage, c.summary)
+		fs.PrintDefaults()
+	}
+	return fs, runFn
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "mtune tunes the weights of phrase-based translation models.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: mtune COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "  %-12s %s\n", "help", "show this list, or a command's flags: mtune help COMMAND")
+}

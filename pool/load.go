@@ -1,0 +1,95 @@
+package pool
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/nbest"
+)
+
+// Options control Load and Extract. The zero value is ready to use.
+type Options struct {
+	// Threads is the number of goroutines that de-duplicate and score
+	// sentences while one reads the files; 0 means GOMAXPROCS.
+	Threads int
+}
+
+func (o Options) threads() int {
+	if o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Load reads the n-best files at paths (local or gs://, .gz/.zst allowed;
+// several files are several decoding iterations of the same tuning set),
+// pools each sentence's hypotheses across the files, removes duplicates
+// (same target and same features, first kept), and scores every hypothesis
+// with sc. It returns one List per sentence in increasing id order and the
+// dense feature groups the files hold. Feature names are interned in idx.
+func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, opts Options) ([]List, []feature.Group, error) {
+	m, err := openMerger(ctx, paths, idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer m.Close()
+	type job struct {
+		sent int
+		hyps []nbest.Hypothesis
+	}
+	var lists []List
+	err = orderedMap(ctx, opts.threads(),
+		func() (job, bool, error) {
+			sent, hyps, ok, err := m.next()
+			return job{sent, hyps}, ok, err
+		},
+		func(j job) (List, error) {
+			hyps := dedup(j.sent, j.hyps)
+			l := List{Sent: j.sent, Hyps: make([]Hyp, len(hyps))}
+			for k, h := range hyps {
+				st, err := sc.Stats(j.sent, h.Target)
+				if err != nil {
+					return List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
+				}
+				l.Hyps[k] = Hyp{Features: h.Features, Stats: st}
+			}
+			return l, nil
+		},
+		func(l List) error {
+			lists = append(lists, l)
+			return nil
+		})
+	if err != nil {
+		return nil, nil, err
+	}
+	return lists, m.groups(), nil
+}
+
+// Walk streams the n-best files at paths sentence by sentence, in
+// increasing id order, calling fn with each sentence's hypotheses pooled
+// across the files without duplicates (see Load). It holds one sentence's
+// lists in memory.
+func Walk(ctx context.Context, paths []string, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis) error) error {
+	m, err := openMerger(ctx, paths, idx)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sent, hyps, ok, err := m.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := fn(sent, dedup(sent, hyps)); err != nil {
+			return err
+		}
+	}
+}

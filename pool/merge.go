@@ -1,0 +1,142 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/io/storage"
+)
+
+// merger reads several n-best files (the lists of several decoding
+// iterations) in lockstep by sentence id. Each file must list its sentences
+// in increasing id order, as decoders write them; a file may lack some
+// sentences. Memory holds one sentence's list per file.
+type merger struct {
+	paths   []string
+	readers []*nbest.Reader
+	closers []io.Closer
+	heads   []mergeHead
+}
+
+type mergeHead struct {
+	id   int
+	hyps []nbest.Hypothesis
+	done bool
+	prev int // id of the previous sentence, -1 at the start
+}
+
+func openMerger(ctx context.Context, paths []string, idx *feature.Index) (*merger, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("pool: no n-best files")
+	}
+	m := &merger{paths: paths}
+	for _, p := range paths {
+		rc, err := storage.Open(ctx, p)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		m.closers = append(m.closers, rc)
+		m.readers = append(m.readers, nbest.NewReader(rc, p, idx))
+	}
+	m.heads = make([]mergeHead, len(paths))
+	for i := range m.heads {
+		m.heads[i].prev = -1
+		if err := m.advance(i); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *merger) advance(i int) error {
+	h := &m.heads[i]
+	id, hyps, err := m.readers[i].ReadSentence()
+	if err == io.EOF {
+		h.done, h.hyps = true, nil
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if id <= h.prev {
+		return fmt.Errorf("pool: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
+			m.paths[i], m.readers[i].Line(), id, h.prev)
+	}
+	h.id, h.hyps, h.prev = id, hyps, id
+	return nil
+}
+
+// next returns the next sentence id and the hypotheses all files hold for
+// it, in file order, or ok=false at the end.
+func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) {
+	sent = -1
+	for _, h := range m.heads {
+		if !h.done && (sent < 0 || h.id < sent) {
+			sent = h.id
+		}
+	}
+	if sent < 0 {
+		return 0, nil, false, nil
+	}
+	for i := range m.heads {
+		h := &m.heads[i]
+		if h.done || h.id != sent {
+			continue
+		}
+		if hyps == nil {
+			hyps = h.hyps
+		} else {
+			hyps = append(hyps, h.hyps...)
+		}
+		if err := m.advance(i); err != nil {
+			return 0, nil, false, err
+		}
+	}
+	return sent, hyps, true, nil
+}
+
+// groups returns the dense feature groups the files have shown so far, in
+// order of first appearance, each with its largest length.
+func (m *merger) groups() []feature.Group {
+	var out []feature.Group
+	at := map[string]int{}
+	for _, r := range m.readers {
+		for _, g := range r.Groups() {
+			if k, ok := at[g.Label]; ok {
+				out[k].Len = max(out[k].Len, g.Len)
+				continue
+			}
+			at[g.Label] = len(out)
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (m *merger) Close() {
+	for _, c := range m.closers {
+		c.Close()
+	}
+}
+
+// dedup removes repeated hypotheses (same target and same features) from
+// one sentence's pooled list, keeping the first of each, in order.
+func dedup(sent int, hyps []nbest.Hypothesis) []nbest.Hypothesis {
+	if len(hyps) < 2 {
+		return hyps
+	}
+	p := nbest.NewPool()
+	out := hyps[:0:0]
+	for _, h := range hyps {
+		if _, added := p.Add(sent, h); added {
+			out = append(out, h)
+		}
+	}
+	return out
+}
