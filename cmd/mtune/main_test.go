@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/internal/shared"
+)
+
+// mtune runs the command line args in-process and returns its exit status
+// and output.
+func mtune(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &app{stdout: &out, stderr: &errOut, stdin: strings.NewReader(stdin)})
+	return code, out.String(), errOut.String()
+}
+
+func TestScoreWMT15(t *testing.T) {
+	dir := shared.Path(t, "bleu", "wmt15-en-ru-100")
+	const want = "BLEU = 23.17, 53.8/29.6/17.6/10.3 (BP=1.000, ratio=1.074, hyp_len=1989, ref_len=1852)\n"
+	hyp, ref := filepath.Join(dir, "google.ru"), filepath.Join(dir, "ref.ru")
+	text, err := os.ReadFile(hyp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"file", "", []string{"score", "-r", ref, hyp}},
+		{"stdin", string(text), []string{"score", "-r", ref}},
+		{"flags after the file", "", []string{"score", hyp, "--ref", ref}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := mtune(t, tc.stdin, tc.args...)
+			if code != 0 || out != want {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+			}
+		})
+	}
+	code, out, _ := mtune(t, "", "score", "--json", "-r", ref, hyp)
+	var score struct {
+		BLEU   float64 `json:"bleu"`
+		HypLen float64 `json:"hyp_len"`
+		RefLen float64 `json:"ref_len"`
+	}
+	if err := json.Unmarshal([]byte(out), &score); code != 0 || err != nil {
+		t.Fatalf("--json: exit %d, %v: %q", code, err, out)
+	}
+	if score.HypLen != 1989 || score.RefLen != 1852 || score.BLEU < 0.23165 || score.BLEU >= 0.23175 {
+		t.Fatalf("--json gave %+v", score)
+	}
+}
+
+func TestScoreMultipleReferences(t *testing.T) {
+	dir := shared.Path(t, "bleu", "cdec", "test_data")
+	refs := filepath.Join(dir, "re.txt.")
+	// Scoring a reference against all four references (itself included)
+	// gives 100 BLEU.
+	code, out, errOut := mtune(t, "", "score", "-r", refs, filepath.Join(dir, "re.txt.0"))
+	if code != 0 || !strings.HasPrefix(out, "BLEU = 100.00, 100.0/100.0/100.0/100.0 (BP=1.000") {
+		t.Fatalf("exit %d: %q %q", code, out, errOut)
+	}
+}
+
+func TestRerankEuroparl100(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	code, out, errOut := mtune(t, "", "rerank",
+		"--weights", filepath.Join(dir, "init.weights"),
+		"--nbest", filepath.Join(dir, "nbest.gz"),
+		"-r", filepath.Join(dir, "reference"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// Moses re-ranks these lists with init.weights to 13.68 BLEU.
+	if !strings.HasPrefix(errOut, "BLEU = 13.68, ") {
+		t.Fatalf("stderr %q, want BLEU = 13.68", errOut)
+	}
+	if lines := strings.Count(out, "\n"); lines != 100 {
+		t.Fatalf("%d lines of output, want 100", lines)
+	}
+	// The output scored by `mtune score` gives the same figure.
+	hyp := filepath.Join(t.TempDir(), "hyp")
+	if err := os.WriteFile(hyp, []byte(out), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, scored, _ := mtune(t, "", "score", "-r", filepath.Join(dir, "reference"), hyp)
+	if scored != errOut {
+		t.Fatalf("score of the re-ranked output %q differs from rerank's %q", scored, errOut)
+	}
+}
+
+func TestExtractMertExtractor(t *testing.T) {
+	dir := shared.Path(t, "nbest", "mert-extractor")
+	out := t.TempDir()
+	code, _, errOut := mtune(t, "", "extract",
+		"--nbest", filepath.Join(dir, "nbest.1.gz"), filepath.Join(dir, "nbest.2.gz"),
+		"-r", filepath.Join(dir, "reference"), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "10 sentences, 2000 hypotheses read, 1999 kept") {
+		t.Fatalf("summary %q", errOut)
+	}
+	feats, err := os.ReadFile(filepath.Join(out, "features.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Moses' extractor kept 200 hypotheses of each sentence but 199 of
+	// sentence 8 after these two iterations.
+	if !strings.Contains(string(feats), "FEATURES_TXT_BEGIN_0 8 199 14 d_0") {
+		t.Fatal("sentence 8 does not have Moses' 199 hypotheses")
+	}
+	if _, err := os.Stat(filepath.Join(out, "scores.dat")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no command", nil, 2, "commands:"},
+		{"help", []string{"help"}, 0, "extract"},
+		{"help command", []string{"help", "score"}, 0, "-tokenize"},
+		{"unknown", []string{"frobnicate"}, 2, "unknown command"},
+		{"score without refs", []string{"score", "x"}, 2, "no references"},
+		{"bad flag", []string{"score", "--nope"}, 2, "flag provided but not defined"},
+		{"bad tokenizer", []string{"score", "-r", "x", "--tokenize", "intl"}, 2, "--tokenize"},
+		{"rerank missing flags", []string{"rerank"}, 2, "required"},
+		{"missing file", []string{"rerank", "--weights", "/nonexistent/w", "--nbest", "x"}, 1, "/nonexistent/w"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := mtune(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Fatalf("exit %d (want %d), output %q, want it to contain %q", code, tc.code, out+errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestScoreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ref := write("ref", "a b\nc d\n")
+	tests := []struct {
+		name string
+		hyp  string
+		want string
+	}{
+		{"line count", write("short", "a b\n"), "short has 1 lines but the references have 2"},
+		{"invalid utf-8", write("bad", "a b\nc \xff\n"), "bad:2"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := mtune(t, "", "score", "-r", ref, tc.hyp)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %q", tc.name, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestExpandMulti(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"several values", []string{"--nbest", "a", "b", "-r", "r"}, []string{"--nbest", "a", "--nbest", "b", "-r", "r"}},
+		{"single dash", []string{"-nbest", "a", "b"}, []string{"-nbest", "a", "-nbest", "b"}},
+		{"other flags untouched", []string{"--out", "d", "--nbest", "a"}, []string{"--out", "d", "--nbest", "a"}},
+		{"equals form", []string{"--nbest=a", "b"}, []string{"--nbest=a", "b"}},
+		{"no value", []string{"--nbest"}, []string{"--nbest"}},
+		{"after --", []string{"--", "--nbest", "a", "b"}, []string{"--", "--nbest", "a", "b"}},
+	}
+	for _, tc := range tests {
+		if got := expandMulti(tc.in, []string{"nbest", "r"}); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: expandMulti(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
