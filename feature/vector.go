@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // Vector is a sparse feature vector: IDs in strictly increasing order and
@@ -154,11 +153,13 @@ func Scale(alpha float64, v Vector) Vector {
 }
 
 // Builder collects (id, value) entries in any order and makes a Vector of
-// them. Repeated ids are summed and zero sums dropped. A Builder can be
-// reused after Vector; its zero value is ready to use.
+// them. Repeated ids are summed (in the order they were added) and zero sums
+// dropped. A Builder can be reused after Vector; its zero value is ready to
+// use.
 type Builder struct {
 	ids  []ID
 	vals []float64
+	keys []uint64 // scratch: id<<32 | position, for a stable sort
 }
 
 // Add adds x to feature id.
@@ -177,38 +178,49 @@ func (b *Builder) Reset() {
 }
 
 // Vector returns the entries added so far as a Vector with its own storage
-// (exactly sized) and resets the builder.
+// and resets the builder.
 func (b *Builder) Vector() Vector {
 	defer b.Reset()
-	if !sort.IsSorted(byID{b}) {
-		sort.Stable(byID{b})
-	}
-	n := 0
-	for k := 0; k < len(b.ids); {
-		id, x := b.ids[k], b.vals[k]
-		k++
-		for k < len(b.ids) && b.ids[k] == id {
-			x += b.vals[k]
-			k++
-		}
-		if x != 0 {
-			b.ids[n], b.vals[n] = id, x
-			n++
-		}
-	}
+	n := len(b.ids)
 	if n == 0 {
 		return Vector{}
 	}
-	return Vector{IDs: slices.Clone(b.ids[:n]), Vals: slices.Clone(b.vals[:n])}
-}
-
-type byID struct{ b *Builder }
-
-func (s byID) Len() int           { return len(s.b.ids) }
-func (s byID) Less(i, j int) bool { return s.b.ids[i] < s.b.ids[j] }
-func (s byID) Swap(i, j int) {
-	s.b.ids[i], s.b.ids[j] = s.b.ids[j], s.b.ids[i]
-	s.b.vals[i], s.b.vals[j] = s.b.vals[j], s.b.vals[i]
+	out := Vector{IDs: make([]ID, 0, n), Vals: make([]float64, 0, n)}
+	emit := func(id ID, x float64) {
+		if x != 0 {
+			out.IDs = append(out.IDs, id)
+			out.Vals = append(out.Vals, x)
+		}
+	}
+	if slices.IsSorted(b.ids) {
+		for k := 0; k < n; {
+			id, x := b.ids[k], b.vals[k]
+			for k++; k < n && b.ids[k] == id; k++ {
+				x += b.vals[k]
+			}
+			emit(id, x)
+		}
+	} else {
+		// Sorting packed keys keeps equal ids in the order they were
+		// added, so sums are the same as in the sorted case.
+		b.keys = b.keys[:0]
+		for k, id := range b.ids {
+			b.keys = append(b.keys, uint64(uint32(id))<<32|uint64(k))
+		}
+		slices.Sort(b.keys)
+		for k := 0; k < n; {
+			id := ID(b.keys[k] >> 32)
+			x := b.vals[uint32(b.keys[k])]
+			for k++; k < n && ID(b.keys[k]>>32) == id; k++ {
+				x += b.vals[uint32(b.keys[k])]
+			}
+			emit(id, x)
+		}
+	}
+	if len(out.IDs) == 0 {
+		return Vector{}
+	}
+	return Vector{IDs: slices.Clip(out.IDs), Vals: slices.Clip(out.Vals)}
 }
 
 // FromDense returns the sparse vector of the non-zero entries of d.
