@@ -24,7 +24,7 @@ func europarl100(b *testing.B) (refs []*Reference, sent []int, hyps []string) {
 // seconds 1,000,000 hypotheses take.
 func reportPerHyp(b *testing.B, cpuStart time.Duration, perOp int) {
 	n := float64(b.N * perOp)
-	cpu := float64((cpuTime() - cpuStart).Nanoseconds())
+	cpu := float64((shared.CPUTime() - cpuStart).Nanoseconds())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/hyp")
 	b.ReportMetric(cpu/n, "cpu-ns/hyp")
 	b.ReportMetric(cpu/n*1e6/1e9, "cpu-s/1M-hyps")
@@ -36,7 +36,7 @@ func reportPerHyp(b *testing.B, cpuStart time.Duration, perOp int) {
 func BenchmarkStatsString(b *testing.B) {
 	refs, sent, hyps := europarl100(b)
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := shared.CPUTime()
 	var sum Stats
 	for i := 0; i < b.N; i++ {
 		for j, h := range hyps {
@@ -57,7 +57,7 @@ func BenchmarkStats(b *testing.B) {
 		toks[i] = strings.Fields(h)
 	}
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := shared.CPUTime()
 	for i := 0; i < b.N; i++ {
 		for j, t := range toks {
 			refs[sent[j]].Stats(t)

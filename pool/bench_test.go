@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mtune/mtune/internal/shared"
 )
@@ -89,12 +87,6 @@ func makeBig(b *testing.B) (nbestPath, refPath string) {
 	return bigNbest, bigRef
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkExtract100x extracts europarl100 duplicated 100 times: 1M
 // hypotheses, 227 MB. Moses' extractor takes 23 s and 457 MB here. It
 // reports CPU seconds per extraction alongside the wall time; peak memory is
@@ -110,7 +102,7 @@ func BenchmarkExtract100x(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.SetBytes(st.Size())
-			cpu0 := cpuTime()
+			cpu0 := shared.CPUTime()
 			for b.Loop() {
 				res, err := Extract(context.Background(), []string{nbestPath}, sc,
 					filepath.Join(out, "f"), filepath.Join(out, "s"), Options{Threads: threads})
@@ -121,7 +113,7 @@ func BenchmarkExtract100x(b *testing.B) {
 					b.Fatalf("kept %d hypotheses", res.Hypotheses)
 				}
 			}
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((shared.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

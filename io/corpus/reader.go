@@ -5,8 +5,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strconv"
 	"unicode/utf8"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Sentinel errors.
@@ -31,21 +32,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	loc := e.File
-	switch {
-	case e.File == "" && e.Line > 0 && e.Column > 0:
-		loc = "line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Column)
-	case e.File == "" && e.Line > 0:
-		loc = "line " + strconv.Itoa(e.Line)
-	case e.Line > 0 && e.Column > 0:
-		loc += ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column)
-	case e.Line > 0:
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if loc == "" {
-		return "corpus: " + e.Err.Error()
-	}
-	return "corpus: " + loc + ": " + e.Err.Error()
+	return textpos.Format("corpus", e.File, e.Line, e.Column, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

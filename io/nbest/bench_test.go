@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/shared"
 )
 
 func benchRead(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := shared.CPUTime()
 	for b.Loop() {
 		r := NewReader(bytes.NewReader(data), "bench", feature.NewIndex())
 		n = 0
@@ -37,7 +38,7 @@ func benchRead(b *testing.B, data []byte) {
 // reportCPU reports throughput per second of process CPU time (all
 // threads, GC included), the figure that matters on a shared machine.
 func reportCPU(b *testing.B, cpu0 time.Duration, bytes, items float64) {
-	cpu := (cpuTime() - cpu0).Seconds()
+	cpu := (shared.CPUTime() - cpu0).Seconds()
 	if cpu <= 0 {
 		return
 	}

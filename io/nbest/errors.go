@@ -3,7 +3,8 @@ package nbest
 import (
 	"errors"
 	"strconv"
-	"strings"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Errors a reader reports inside a *ParseError. Test for them with
@@ -53,22 +54,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	var b strings.Builder
-	b.WriteString("nbest: ")
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteByte(':')
-	} else {
-		b.WriteString("line ")
-	}
-	b.WriteString(strconv.Itoa(e.Line))
-	if e.Column > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Column))
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return textpos.Format("nbest", e.File, e.Line, e.Column, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -3,7 +3,8 @@ package weights
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Sentinel errors a *ParseError unwraps to.
@@ -39,26 +40,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	loc := e.File
-	if e.File == "" {
-		switch {
-		case e.Line > 0 && e.Column > 0:
-			loc = "line " + strconv.Itoa(e.Line) + ", column " + strconv.Itoa(e.Column)
-		case e.Line > 0:
-			loc = "line " + strconv.Itoa(e.Line)
-		}
-	} else {
-		if e.Line > 0 {
-			loc += ":" + strconv.Itoa(e.Line)
-			if e.Column > 0 {
-				loc += ":" + strconv.Itoa(e.Column)
-			}
-		}
-	}
-	if loc == "" {
-		return "weights: " + e.Err.Error()
-	}
-	return "weights: " + loc + ": " + e.Err.Error()
+	return textpos.Format("weights", e.File, e.Line, e.Column, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
