@@ -1,0 +1,77 @@
+package batch
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/pool"
+)
+
+// benchLearn runs a fresh learner on lists b.N times and reports the BLEU
+// its weights give on the original europarl100 lists.
+func benchLearn(b *testing.B, lists []pool.List, make func(w feature.Weights) (learner.Learner, error)) {
+	d := loadEuroparl100(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, err := make(d.init)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Learn(context.Background(), lists); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		b.ReportMetric(100*pool.OneBest(d.lists, l.Weights()).BLEU(), "BLEU")
+		b.StartTimer()
+	}
+}
+
+func mira(o MIRAOptions) func(feature.Weights) (learner.Learner, error) {
+	return func(w feature.Weights) (learner.Learner, error) { return NewMIRA(w, o) }
+}
+
+// BenchmarkMIRA is kbmira's 60 passes on europarl100 (100 sentences × 100
+// hypotheses).
+func BenchmarkMIRA(b *testing.B) {
+	benchLearn(b, loadEuroparl100(b).lists, mira(MIRAOptions{}))
+}
+
+// BenchmarkMIRA100x runs kbmira's 60 passes on europarl100 duplicated 100
+// times under new sentence ids (10,000 sentences × 100 hypotheses, 1M
+// hypotheses). Moses' kbmira takes 36 s on this machine type.
+func BenchmarkMIRA100x(b *testing.B) {
+	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), mira(MIRAOptions{}))
+}
+
+// BenchmarkMR is MR with its defaults on europarl100.
+func BenchmarkMR(b *testing.B) {
+	benchLearn(b, loadEuroparl100(b).lists, func(w feature.Weights) (learner.Learner, error) {
+		return NewMR(w, MROptions{})
+	})
+}
+
+// BenchmarkMR100x is MR with its defaults on europarl100 duplicated 100
+// times.
+func BenchmarkMR100x(b *testing.B) {
+	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
+		return NewMR(w, MROptions{})
+	})
+}
+
+// BenchmarkPRO is PRO with its defaults on europarl100: sampling and
+// L-BFGS.
+func BenchmarkPRO(b *testing.B) {
+	benchLearn(b, loadEuroparl100(b).lists, func(w feature.Weights) (learner.Learner, error) {
+		return NewPRO(w, PROOptions{})
+	})
+}
+
+// BenchmarkPRO100x is PRO on europarl100 duplicated 100 times (about
+// 330,000 pairs).
+func BenchmarkPRO100x(b *testing.B) {
+	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
+		return NewPRO(w, PROOptions{})
+	})
+}

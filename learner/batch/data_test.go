@@ -1,0 +1,125 @@
+package batch
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// europarl100 is the shared 100-sentence × 100-best pool with its start
+// weights, loaded once.
+type europarl100 struct {
+	idx   *feature.Index
+	lists []pool.List
+	init  feature.Weights
+}
+
+var (
+	europarlOnce sync.Once
+	europarlData europarl100
+	europarlErr  error
+)
+
+func loadEuroparl100(tb testing.TB) europarl100 {
+	tb.Helper()
+	dir := shared.Path(tb, "nbest", "europarl100")
+	europarlOnce.Do(func() {
+		ctx := context.Background()
+		idx := feature.NewIndex()
+		set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
+		if err != nil {
+			europarlErr = err
+			return
+		}
+		refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
+		if err != nil {
+			europarlErr = err
+			return
+		}
+		sc, err := pool.NewScorer(refs, 0, nil)
+		if err != nil {
+			europarlErr = err
+			return
+		}
+		lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
+		if err != nil {
+			europarlErr = err
+			return
+		}
+		europarlData = europarl100{idx: idx, lists: lists, init: set.Weights}
+	})
+	if europarlErr != nil {
+		tb.Fatal(europarlErr)
+	}
+	if pool.Size(europarlData.lists) != 10000 {
+		tb.Fatalf("europarl100 holds %d hypotheses, want 10000", pool.Size(europarlData.lists))
+	}
+	return europarlData
+}
+
+// replicate returns lists copied n times with sentence ids renumbered
+// (the copies share their hypotheses).
+func replicate(lists []pool.List, n int) []pool.List {
+	out := make([]pool.List, 0, n*len(lists))
+	for r := 0; r < n; r++ {
+		for _, l := range lists {
+			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
+		}
+	}
+	return out
+}
+
+// randomStats returns valid BLEU-4 statistics of a hypothesis of length
+// 0..maxLen against a reference of length 1..maxLen.
+func randomStats(r *rand.Rand, maxLen int) metric.Stats {
+	s := metric.Stats{Order: 4, RefLen: float64(1 + r.IntN(maxLen))}
+	n := r.IntN(maxLen + 1)
+	for k := 0; k < 4; k++ {
+		t := max(0, n-k)
+		s.Totals[k] = float64(t)
+		if t > 0 {
+			s.Matches[k] = float64(r.IntN(t + 1))
+		}
+	}
+	return s
+}
+
+// randomPool returns lists of random hypotheses: dense features 0..dense-1
+// always present (some zero), and a few of sparse further features.
+func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {
+	lists := make([]pool.List, nLists)
+	for i := range lists {
+		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, 1+r.IntN(maxHyps))}
+		for k := range l.Hyps {
+			var b feature.Builder
+			for j := 0; j < dense; j++ {
+				if r.IntN(5) > 0 {
+					b.Add(feature.ID(j), r.NormFloat64()*3)
+				}
+			}
+			for m := r.IntN(4); m > 0 && sparse > 0; m-- {
+				b.Add(feature.ID(dense+r.IntN(sparse)), 1)
+			}
+			l.Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: randomStats(r, 30)}
+		}
+		lists[i] = l
+	}
+	return lists
+}
+
+func randomWeights(r *rand.Rand, n int) feature.Weights {
+	w := make(feature.Weights, n)
+	for j := range w {
+		w[j] = r.NormFloat64() * 0.3
+	}
+	return w
+}

@@ -1,0 +1,378 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/loss"
+	"github.com/mtune/mtune/learner/sample"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// PROGain is the sentence BLEU+1 that PRO's sampler ranks hypotheses by.
+type PROGain int
+
+const (
+	// GainMoses is Moses' pro BLEU+1 (metric.MosesPlusOne).
+	GainMoses PROGain = iota
+	// GainMosesSmoothBP is Moses' pro with --smooth-brevity-penalty
+	// (metric.MosesPlusOneSmoothBP).
+	GainMosesSmoothBP
+	// GainLinOch is the BLEU+1 of Lin & Och (2004) (metric.LinOch).
+	GainLinOch
+)
+
+func (g PROGain) variant() metric.PlusOneVariant {
+	switch g {
+	case GainMosesSmoothBP:
+		return metric.MosesPlusOneSmoothBP
+	case GainLinOch:
+		return metric.LinOch
+	}
+	return metric.MosesPlusOne
+}
+
+// PROOptions configure PRO. The zero value is Moses' pro followed by a
+// logistic regression close to the MegaM run mert-moses.pl makes.
+type PROOptions struct {
+	// Gamma, Xi and MinDiff are the sampler's Γ candidate pairs a sentence,
+	// Ξ pairs kept a sentence and threshold on the BLEU+1 difference, as
+	// in sample.PRO: zero means 5000, 50 and 0.05; a negative MinDiff keeps
+	// every pair whose gains differ.
+	Gamma, Xi int
+	MinDiff   float64
+	// Gain is the BLEU+1 the sampler ranks by; the zero value is Moses'.
+	Gain PROGain
+	// Lambda is the weight λ of the L2 term (λ/2)‖w‖² added to the mean
+	// logistic loss of the sampled pairs; zero means 1/(2N) for N pairs,
+	// which is MegaM's default Gaussian prior of precision 1 on the summed
+	// loss of the 2N examples Moses' pro writes (each pair in both
+	// orientations); negative means no regularisation.
+	Lambda float64
+	// Iterations is the most L-BFGS iterations; zero means no limit other
+	// than convergence. (mert-moses.pl runs MegaM with -maxi 30.)
+	Iterations int
+	// Interpolate, when positive, returns α·w_PRO + (1−α)·w_previous
+	// (mert-moses.pl --historic-interpolation, Hopkins & May 2011 §5.4.3
+	// suggest 0.1); zero returns w_PRO, as mert-moses.pl by default.
+	Interpolate float64
+	// Normalize divides the weights PRO learns by the sum of their
+	// absolute values, as mert-moses.pl does with MegaM's output (before
+	// any interpolation); false keeps the classifier's scale.
+	Normalize bool
+	// Seed seeds the sampler. Every seed is valid.
+	Seed uint64
+}
+
+func (o PROOptions) withDefaults() (PROOptions, error) {
+	if o.Gamma == 0 {
+		o.Gamma = sample.DefaultGamma
+	}
+	if o.Xi == 0 {
+		o.Xi = sample.DefaultXi
+	}
+	if o.MinDiff == 0 {
+		o.MinDiff = sample.DefaultMinDiff
+	}
+	switch {
+	case o.Gamma < 0 || o.Xi < 0:
+		return o, fmt.Errorf("batch: PRO gamma = %d, xi = %d, want ≥ 0", o.Gamma, o.Xi)
+	case math.IsNaN(o.MinDiff) || math.IsInf(o.MinDiff, 0):
+		return o, fmt.Errorf("batch: PRO threshold = %v", o.MinDiff)
+	case o.Gain < GainMoses || o.Gain > GainLinOch:
+		return o, fmt.Errorf("batch: unknown PRO gain %d", o.Gain)
+	case math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0):
+		return o, fmt.Errorf("batch: PRO lambda = %v", o.Lambda)
+	case o.Iterations < 0:
+		return o, fmt.Errorf("batch: PRO iterations = %d, want ≥ 0", o.Iterations)
+	case !(o.Interpolate >= 0 && o.Interpolate <= 1):
+		return o, fmt.Errorf("batch: PRO interpolation = %v, want 0 ≤ α ≤ 1", o.Interpolate)
+	}
+	return o, nil
+}
+
+// sampler returns the pair sampler the options describe.
+func (o PROOptions) sampler() sample.PRO {
+	return sample.PRO{Gamma: o.Gamma, Xi: o.Xi, MinDiff: o.MinDiff, Gain: sample.PlusOne(o.Gain.variant())}
+}
+
+// PRORun summarises the last Learn of a PRO.
+type PRORun struct {
+	// Pairs is the number of pairs sampled.
+	Pairs int
+	// Lambda is the L2 weight used.
+	Lambda float64
+	// Initial and Final are the objective at the start and at the end.
+	Initial, Final float64
+	// Iterations is the number of L-BFGS iterations; Status gonum's
+	// termination status.
+	Iterations int
+	Status     string
+}
+
+// PRO is pairwise ranking optimisation (Hopkins & May 2011) as Moses runs
+// it: each Learn samples pairs of hypotheses from every list with the PRO
+// sampler (learner/sample), then fits the weights by L2-regularised
+// logistic regression without bias on their difference vectors,
+//
+//	minimise (1/N) Σ_pairs log(1 + exp(−w·(φ(better) − φ(worse)))) + (λ/2)‖w‖²,
+//
+// by L-BFGS (gonum) from the current weights. Moses' pro writes each pair
+// in both orientations (x labelled 1, −x labelled 0) for MegaM; without a
+// bias both have the same loss, so the mean over them is the mean above.
+type PRO struct {
+	opts PROOptions
+	w    feature.Weights
+	rng  *rand.PCG
+	run  PRORun
+}
+
+var _ learner.Learner = (*PRO)(nil)
+
+// NewPRO returns PRO starting from weights w (copied).
+func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := validWeights(w); err != nil {
+		return nil, err
+	}
+	return &PRO{opts: o, w: w.Clone(), rng: rand.NewPCG(o.Seed, seedStream)}, nil
+}
+
+// Options returns the options with defaults filled in.
+func (p *PRO) Options() PROOptions { return p.opts }
+
+// Weights returns a copy of the current weights.
+func (p *PRO) Weights() feature.Weights { return p.w.Clone() }
+
+// SetWeights replaces the weights the next Learn starts from.
+func (p *PRO) SetWeights(w feature.Weights) { p.w = w.Clone() }
+
+// LastRun returns a summary of the last successful Learn.
+func (p *PRO) LastRun() PRORun { return p.run }
+
+// Learn samples pairs from lists and fits the weights to them. When no
+// pair can be sampled (every list's hypotheses score alike) the weights
+// stay as they are. On error (bad input, ctx cancelled) the learner is
+// unchanged.
+func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
+	if p.rng == nil {
+		return errUninit
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if err := validWeights(p.w); err != nil {
+		return err
+	}
+	c, err := compile(lists)
+	if err != nil {
+		return err
+	}
+	saved := *p.rng
+	w, run, err := p.learn(ctx, c, lists)
+	if err != nil {
+		*p.rng = saved
+		return err
+	}
+	p.w, p.run = w, run
+	return nil
+}
+
+func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (feature.Weights, PRORun, error) {
+	o := p.opts
+	pairs := o.sampler().Sample(rand.New(p.rng), lists, nil)
+	run := PRORun{Pairs: len(pairs)}
+	if len(pairs) == 0 {
+		return p.w.Clone(), run, nil
+	}
+	// Difference vectors over local ids.
+	xs := sample.Vectors(lists, pairs, nil)
+	for i, x := range xs {
+		ids := make([]feature.ID, len(x.IDs))
+		for k, id := range x.IDs {
+			j, _ := slices.BinarySearch(c.ids, id)
+			ids[k] = feature.ID(j)
+		}
+		xs[i].IDs = ids
+	}
+	n := float64(len(xs))
+	lambda := o.Lambda
+	switch {
+	case lambda == 0:
+		lambda = 1 / (2 * n)
+	case lambda < 0:
+		lambda = 0
+	}
+	run.Lambda = lambda
+	obj := func(x []float64, grad []float64) float64 {
+		var g loss.Sink
+		if grad != nil {
+			clear(grad)
+			g = loss.Dense(grad)
+		}
+		f := loss.Logistic(x, xs, g) / n
+		var sq float64
+		for j, v := range x {
+			sq += v * v
+			if grad != nil {
+				grad[j] = grad[j]/n + lambda*v
+			}
+		}
+		return f + lambda/2*sq
+	}
+	// gonum asks for the value and the gradient at the same point in turn:
+	// compute both at once and keep them for the second call.
+	var (
+		lastX, lastG []float64
+		lastF        float64
+	)
+	eval := func(x []float64) {
+		if lastX != nil && slices.Equal(x, lastX) {
+			return
+		}
+		lastX = append(lastX[:0], x...)
+		lastG = slices.Grow(lastG[:0], len(x))[:len(x)]
+		lastF = obj(x, lastG)
+	}
+	problem := optimize.Problem{
+		Func: func(x []float64) float64 { eval(x); return lastF },
+		Grad: func(grad, x []float64) { eval(x); copy(grad, lastG) },
+		Status: func() (optimize.Status, error) {
+			if err := ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	x0 := c.gather(p.w)
+	run.Initial = obj(x0, nil)
+	res, err := optimize.Minimize(problem, x0, &optimize.Settings{MajorIterations: o.Iterations, GradientThreshold: proGradTol}, &optimize.LBFGS{})
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, run, fmt.Errorf("batch: %w", cerr)
+	}
+	if err != nil && res == nil {
+		return nil, run, fmt.Errorf("batch: PRO: %w", err)
+	}
+	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
+		return nil, run, fmt.Errorf("batch: PRO: %w", err)
+	}
+	x := res.X
+	if !allFinite(x) {
+		return nil, run, fmt.Errorf("batch: PRO: L-BFGS reached non-finite weights")
+	}
+	run.Final, run.Iterations, run.Status = res.F, res.MajorIterations, res.Status.String()
+	w := c.scatter(p.w, x)
+	if o.Normalize {
+		normalizeL1(w)
+	}
+	if a := o.Interpolate; a > 0 {
+		prev := p.w
+		for j := range w {
+			w[j] = a*w[j] + (1-a)*prev.At(feature.ID(j))
+		}
+	}
+	return w, run, nil
+}
+
+// proGradTol is the gradient norm (∞-norm, of the mean loss) at which
+// L-BFGS stops.
+const proGradTol = 1e-8
+
+// normalizeL1 divides w by Σ|w_j| unless that is zero.
+func normalizeL1(w []float64) {
+	var s float64
+	for _, v := range w {
+		s += math.Abs(v)
+	}
+	if s == 0 {
+		return
+	}
+	for j := range w {
+		w[j] /= s
+	}
+}
+
+const (
+	proMagic   = "mtune/batch.PRO"
+	proVersion = 1
+)
+
+// MarshalBinary saves the learner's whole state: options, weights, random
+// state and the last run's summary.
+func (p *PRO) MarshalBinary() ([]byte, error) {
+	if p.rng == nil {
+		return nil, errUninit
+	}
+	e := newEncoder(proMagic, proVersion)
+	o := p.opts
+	e.int(o.Gamma)
+	e.int(o.Xi)
+	e.f64(o.MinDiff)
+	e.int(int(o.Gain))
+	e.f64(o.Lambda)
+	e.int(o.Iterations)
+	e.f64(o.Interpolate)
+	e.bool(o.Normalize)
+	e.u64(o.Seed)
+	e.floats(p.w)
+	if err := e.pcg(p.rng); err != nil {
+		return nil, err
+	}
+	r := p.run
+	e.int(r.Pairs)
+	e.f64(r.Lambda)
+	e.f64(r.Initial)
+	e.f64(r.Final)
+	e.int(r.Iterations)
+	e.bytes([]byte(r.Status))
+	return e.b, nil
+}
+
+// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
+// whole learner.
+func (p *PRO) UnmarshalBinary(data []byte) error {
+	d, err := newDecoder(data, proMagic, proVersion)
+	if err != nil {
+		return err
+	}
+	var o PROOptions
+	o.Gamma = d.int()
+	o.Xi = d.int()
+	o.MinDiff = d.f64()
+	o.Gain = PROGain(d.int())
+	o.Lambda = d.f64()
+	o.Iterations = d.int()
+	o.Interpolate = d.f64()
+	o.Normalize = d.bool()
+	o.Seed = d.u64()
+	w := d.floats()
+	rng := d.pcg()
+	var r PRORun
+	r.Pairs = d.int()
+	r.Lambda = d.f64()
+	r.Initial = d.f64()
+	r.Final = d.f64()
+	r.Iterations = d.int()
+	r.Status = string(d.bytes())
+	d.checkFinite("a weight", w...)
+	if err := d.finish(); err != nil {
+		return err
+	}
+	if o, err = o.withDefaults(); err != nil {
+		return fmt.Errorf("%w: %w", ErrState, err)
+	}
+	p.opts, p.w, p.rng, p.run = o, w, rng, r
+	return nil
+}

@@ -1,0 +1,372 @@
+package loss
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/pool"
+)
+
+const dim = 20
+
+func randVector(r *rand.Rand, n int) feature.Vector {
+	var b feature.Builder
+	for range n {
+		b.Add(feature.ID(r.IntN(dim)), r.NormFloat64())
+	}
+	return b.Vector()
+}
+
+func randWeights(r *rand.Rand, scale float64) feature.Weights {
+	w := make(feature.Weights, dim)
+	for j := range w {
+		w[j] = scale * r.NormFloat64()
+	}
+	return w
+}
+
+// problem is one random instance of a loss: its value at w and its gradient
+// into g.
+type problem struct {
+	f func(w feature.Weights, g Sink) float64
+	// smooth reports whether f is differentiable on a neighbourhood of w
+	// of radius eps (no kink of a piecewise-linear loss nearby); nil means
+	// always.
+	smooth func(w feature.Weights, eps float64) bool
+}
+
+func randList(r *rand.Rand, n int) (pool.List, []float64) {
+	l := pool.List{Hyps: make([]pool.Hyp, n)}
+	gains := make([]float64, n)
+	for k := range l.Hyps {
+		l.Hyps[k].Features = randVector(r, 1+r.IntN(6))
+		gains[k] = r.Float64()
+	}
+	return l, gains
+}
+
+func randXs(r *rand.Rand) []feature.Vector {
+	xs := make([]feature.Vector, 1+r.IntN(12))
+	for i := range xs {
+		xs[i] = randVector(r, 1+r.IntN(8))
+	}
+	return xs
+}
+
+// topGap returns the gap between the largest and second largest of v.
+func topGap(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) < 2 {
+		return math.Inf(1)
+	}
+	return s[len(s)-1] - s[len(s)-2]
+}
+
+var problems = []struct {
+	name string
+	make func(r *rand.Rand) problem
+}{
+	{"logistic", func(r *rand.Rand) problem {
+		xs := randXs(r)
+		return problem{f: func(w feature.Weights, g Sink) float64 { return Logistic(w, xs, g) }}
+	}},
+	{"hinge", func(r *rand.Rand) problem {
+		xs := randXs(r)
+		return problem{
+			f: func(w feature.Weights, g Sink) float64 { return Hinge(w, xs, g) },
+			smooth: func(w feature.Weights, eps float64) bool {
+				for _, x := range xs {
+					if math.Abs(1-x.Dot(w)) < eps*10*math.Sqrt(x.SquaredNorm()) {
+						return false
+					}
+				}
+				return true
+			},
+		}
+	}},
+	{"softmax one oracle", func(r *rand.Rand) problem {
+		l, _ := randList(r, 2+r.IntN(10))
+		o := []int{r.IntN(len(l.Hyps))}
+		return problem{f: func(w feature.Weights, g Sink) float64 { return Softmax(w, l, o, g) }}
+	}},
+	{"softmax several oracles", func(r *rand.Rand) problem {
+		l, _ := randList(r, 3+r.IntN(10))
+		o := []int{0, 2, 2, len(l.Hyps) - 1}
+		return problem{f: func(w feature.Weights, g Sink) float64 { return Softmax(w, l, o, g) }}
+	}},
+	{"structured hinge", func(r *rand.Rand) problem {
+		l, gains := randList(r, 2+r.IntN(10))
+		for k := range gains {
+			gains[k] *= 5 // make hope and fear differ
+		}
+		return problem{
+			f: func(w feature.Weights, g Sink) float64 {
+				v, _, _ := StructuredHinge(w, l, gains, g)
+				return v
+			},
+			smooth: func(w feature.Weights, eps float64) bool {
+				plus := make([]float64, len(gains))
+				minus := make([]float64, len(gains))
+				for k, h := range l.Hyps {
+					s := h.Features.Dot(w)
+					plus[k], minus[k] = s+gains[k], s-gains[k]
+				}
+				return topGap(plus) > 100*eps && topGap(minus) > 100*eps
+			},
+		}
+	}},
+	{"expected BLEU", func(r *rand.Rand) problem {
+		l, gains := randList(r, 1+r.IntN(10))
+		return problem{f: func(w feature.Weights, g Sink) float64 { return ExpectedBLEU(w, l, gains, 1, g) }}
+	}},
+	{"expected BLEU scaled", func(r *rand.Rand) problem {
+		l, gains := randList(r, 1+r.IntN(10))
+		return problem{f: func(w feature.Weights, g Sink) float64 { return ExpectedBLEU(w, l, gains, 3.5, g) }}
+	}},
+	{"L1", func(r *rand.Rand) problem {
+		return problem{
+			f: func(w feature.Weights, g Sink) float64 { return L1(w, 0.3, g) },
+			smooth: func(w feature.Weights, eps float64) bool {
+				for _, x := range w {
+					if math.Abs(x) < 10*eps {
+						return false
+					}
+				}
+				return true
+			},
+		}
+	}},
+	{"L2", func(r *rand.Rand) problem {
+		return problem{f: func(w feature.Weights, g Sink) float64 { return L2(w, 0.7, g) }}
+	}},
+	{"noising δ=0.1", func(r *rand.Rand) problem {
+		xs := randXs(r)
+		n := Noising{Rate: 0.1}
+		return problem{f: func(w feature.Weights, g Sink) float64 { return n.Penalty(w, xs, g) }}
+	}},
+	{"noising δ=0.5 unlabelled", func(r *rand.Rand) problem {
+		xs := randXs(r)
+		n := Noising{Rate: 0.5, Unlabeled: randXs(r), UnlabeledWeight: 0.3}
+		return problem{f: func(w feature.Weights, g Sink) float64 { return n.Penalty(w, xs, g) }}
+	}},
+	{"logistic + noising", func(r *rand.Rand) problem {
+		xs := randXs(r)
+		n := Noising{Rate: 0.2, Unlabeled: randXs(r)}
+		return problem{f: func(w feature.Weights, g Sink) float64 { return Logistic(w, xs, g) + n.Penalty(w, xs, g) }}
+	}},
+}
+
+// TestGradients checks every loss and regulariser against central finite
+// differences at random points, with the gradient collected both densely
+// and sparsely.
+func TestGradients(t *testing.T) {
+	const h = 1e-6
+	for _, tc := range problems {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(len(tc.name))))
+			checked, worst := 0, 0.0
+			for trial := 0; checked < 30 && trial < 300; trial++ {
+				p := tc.make(r)
+				w := randWeights(r, 0.7)
+				if p.smooth != nil && !p.smooth(w, h) {
+					continue
+				}
+				checked++
+				g := make(Dense, dim)
+				v := p.f(w, g)
+				var b feature.Builder
+				if v2 := p.f(w, &b); v2 != v {
+					t.Fatalf("value %v with a dense sink, %v with a sparse one", v, v2)
+				}
+				if nv := p.f(w, nil); nv != v {
+					t.Fatalf("value %v without a sink, %v with one", nv, v)
+				}
+				sparse := b.Vector()
+				for j := range dim {
+					wp, wm := w.Clone(), w.Clone()
+					wp[j] += h
+					wm[j] -= h
+					num := (p.f(wp, nil) - p.f(wm, nil)) / (2 * h)
+					err := math.Abs(num-g[j]) / math.Max(1, math.Abs(g[j]))
+					worst = max(worst, err)
+					if err > 1e-6 {
+						t.Fatalf("trial %d: ∂/∂w_%d = %v, finite difference %v", trial, j, g[j], num)
+					}
+					if s := sparse.At(feature.ID(j)); math.Abs(s-g[j]) > 1e-12*math.Max(1, math.Abs(g[j])) {
+						t.Fatalf("trial %d: sparse gradient %v, dense %v at %d", trial, s, g[j], j)
+					}
+				}
+			}
+			if checked < 10 {
+				t.Fatalf("only %d smooth instances", checked)
+			}
+			t.Logf("%d instances, worst relative error %.2g", checked, worst)
+		})
+	}
+}
+
+func TestExtremeScores(t *testing.T) {
+	x := feature.FromDense([]float64{1})
+	for _, s := range []float64{-1e4, -40, 0, 40, 1e4} {
+		w := feature.Weights{s}
+		var g feature.Builder
+		v := Logistic(w, []feature.Vector{x}, &g)
+		want := math.Log1p(math.Exp(-s))
+		if s < -30 {
+			want = -s
+		}
+		if math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("Logistic at w·x = %v: %v, want %v", s, v, want)
+		}
+		gv := g.Vector().At(0)
+		if want := -Sigmoid(-s); gv != want {
+			t.Errorf("gradient at %v: %v, want %v", s, gv, want)
+		}
+		r := Noising{Rate: 0.1}.Penalty(w, []feature.Vector{x}, nil)
+		if math.IsNaN(r) || r < 0 {
+			t.Errorf("noising at %v: %v", s, r)
+		}
+	}
+	l := pool.List{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1e4})}, {Features: feature.FromDense([]float64{-1e4})}}}
+	w := feature.Weights{1}
+	if v := Softmax(w, l, []int{1}, nil); math.Abs(v-2e4) > 1e-6 {
+		t.Errorf("Softmax with scores ±1e4: %v, want 2e4", v)
+	}
+	if v := ExpectedBLEU(w, l, []float64{0.25, 0.75}, 1, nil); v != -0.25 {
+		t.Errorf("ExpectedBLEU with scores ±1e4: %v, want -0.25", v)
+	}
+}
+
+func TestHopeFear(t *testing.T) {
+	v := func(x float64) feature.Vector { return feature.FromDense([]float64{x}) }
+	l := pool.List{Hyps: []pool.Hyp{{Features: v(1)}, {Features: v(2)}, {Features: v(3)}, {Features: v(0)}}}
+	gains := []float64{0.5, 0.2, 0, 3}
+	tests := []struct {
+		name       string
+		w          float64
+		hope, fear int
+		loss       float64
+	}{
+		// scores 1 2 3 0: s+g = 1.5 2.2 3 3 → hope 2 (earlier tie); s−g = .5 1.8 3 −3 → fear 2.
+		{"hope is fear", 1, 2, 2, 0},
+		// scores 0 0 0 0: hope 3 (gain 3), fear 2 (gain 0): loss 3 − 0 − 0.
+		{"zero weights", 0, 3, 2, 3},
+		// scores −1 −2 −3 0: s+g = −.5 −1.8 −3 3 → hope 3; s−g = −1.5 −2.2 −3 −3 → fear 0;
+		// loss = (3 − 0.5) − (0 − (−1)) = 1.5.
+		{"negative", -1, 3, 0, 1.5},
+	}
+	for _, tc := range tests {
+		w := feature.Weights{tc.w}
+		loss, hope, fear := StructuredHinge(w, l, gains, nil)
+		if hope != tc.hope || fear != tc.fear || math.Abs(loss-tc.loss) > 1e-15 {
+			t.Errorf("%s: loss %v hope %d fear %d, want %v %d %d", tc.name, loss, hope, fear, tc.loss, tc.hope, tc.fear)
+		}
+	}
+	if h, f := HopeFear(nil, pool.List{}, nil); h != -1 || f != -1 {
+		t.Errorf("empty list: hope %d fear %d", h, f)
+	}
+}
+
+func TestSoftThreshold(t *testing.T) {
+	tests := []struct{ x, t, want float64 }{
+		{3, 1, 2}, {-3, 1, -2}, {0.5, 1, 0}, {-0.5, 1, 0}, {1, 1, 0}, {2, 0, 2},
+	}
+	for _, tc := range tests {
+		if got := SoftThreshold(tc.x, tc.t); got != tc.want {
+			t.Errorf("SoftThreshold(%v, %v) = %v, want %v", tc.x, tc.t, got, tc.want)
+		}
+	}
+}
+
+// TestNoisingUnlabeled checks eq. 11's weighting of the unlabelled term.
+func TestNoisingUnlabeled(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	w := randWeights(r, 0.5)
+	xs, us := randXs(r), randXs(r)
+	const a = 0.4
+	n, m := float64(len(xs)), float64(len(us))
+	rl := Noising{Rate: 0.2}.Penalty(w, xs, nil)
+	ru := Noising{Rate: 0.2}.Penalty(w, us, nil)
+	got := Noising{Rate: 0.2, Unlabeled: us, UnlabeledWeight: a}.Penalty(w, xs, nil)
+	if want := n / (n + a*m) * (rl + a*ru); math.Abs(got-want) > 1e-12*want {
+		t.Fatalf("semi-supervised penalty %v, want %v", got, want)
+	}
+	if got := (Noising{}).Penalty(w, xs, nil); got != 0 {
+		t.Fatalf("zero Noising: %v", got)
+	}
+}
+
+// TestNoisingMonteCarlo compares the quadratic dropout regulariser with the
+// average increase of the logistic loss over real dropout samples: drop each
+// feature with probability δ, scale the survivors by 1/(1−δ). The inputs
+// have many small contributions x_j·w_j, where the second-order
+// approximation is accurate (its third-order error is below 1% here); the
+// test asks for agreement within 4 standard errors of the Monte-Carlo mean.
+func TestNoisingMonteCarlo(t *testing.T) {
+	const samples = 200000
+	tests := []struct {
+		name  string
+		delta float64
+		nvec  int
+		seed  uint64
+	}{
+		{"δ=0.05 one pair", 0.05, 1, 1},
+		{"δ=0.1 one pair", 0.1, 1, 2},
+		{"δ=0.05 three pairs", 0.05, 3, 3},
+		{"δ=0.1 three pairs", 0.1, 3, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.seed, 99))
+			const nf = 60
+			w := make(feature.Weights, nf)
+			for j := range w {
+				w[j] = 0.3 * r.NormFloat64()
+			}
+			xs := make([]feature.Vector, tc.nvec)
+			for i := range xs {
+				d := make([]float64, nf)
+				for j := range d {
+					d[j] = 0.3 * r.NormFloat64()
+				}
+				xs[i] = feature.FromDense(d)
+			}
+			want := Noising{Rate: tc.delta}.Penalty(w, xs, nil)
+			base := Logistic(w, xs, nil)
+			// The control variate ℓ'(s)·(s̃ − s) has mean exactly 0 (dropout
+			// keeps the score's mean); subtracting it leaves an unbiased
+			// estimate with a much smaller variance.
+			dots := make([]float64, len(xs))
+			for i, x := range xs {
+				dots[i] = x.Dot(w)
+			}
+			var sum, sum2 float64
+			keep := 1 / (1 - tc.delta)
+			for range samples {
+				var inc float64
+				for i, x := range xs {
+					var s float64
+					for k, id := range x.IDs {
+						if r.Float64() >= tc.delta {
+							s += keep * x.Vals[k] * w[id]
+						}
+					}
+					inc += softplus(-s) + Sigmoid(-dots[i])*(s-dots[i])
+				}
+				inc -= base
+				sum += inc
+				sum2 += inc * inc
+			}
+			mean := sum / samples
+			se := math.Sqrt((sum2/samples - mean*mean) / samples)
+			t.Logf("R = %.6f, Monte Carlo %.6f ± %.6f (%.1f standard errors)", want, mean, se, math.Abs(want-mean)/se)
+			if math.Abs(want-mean) > 4*se {
+				t.Fatalf("R = %v, Monte-Carlo mean %v ± %v", want, mean, se)
+			}
+		})
+	}
+}
