@@ -11,10 +11,10 @@
 //	learner/online   online updaters: SGD, AdaGrad + FOBOS (Green et al. 2013),
 //	                 MIRA (Chiang 2008), Watanabe's optimized online rank
 //	                 learning (2012)
-//	learner/batch    batch optimizers on a pool: MERT (Och 2003), PRO,
+//	learner/batch    batch optimizers on a pool: PRO (Hopkins & May 2011),
 //	                 k-best MIRA and expected BLEU (Cherry & Foster 2012)
+//	learner/mert     MERT (Och 2003) as Moses' mert runs it
+//	learner/linesearch  the exact line search over per-sentence upper
+//	                 envelopes that MERT and line-search mixing use
 //	learner/mix      parameter mixing: averaging, line search (Watanabe 2012)
-//
-// learner/linesearch holds the exact MERT line search that both MERT and
-// line-search mixing use.
 package learner

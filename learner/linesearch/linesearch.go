@@ -1,0 +1,422 @@
+package linesearch
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// DefaultMargin is how far beyond the outermost breakpoint a search goes
+// when the best interval is unbounded and holds no preferred point: Moses'
+// mert steps 0.1 past the last breakpoint (and 1000 before the first).
+const DefaultMargin = 0.1
+
+// minChunk is the smallest number of hypotheses worth a worker goroutine
+// (a variable so that tests can make small searches parallel).
+var minChunk = 4096
+
+// sliver is the relative width below which an interval is taken for an
+// artefact of rounding (three or more lines through one point) and chosen
+// only if no wider interval is available.
+const sliver = 1e-10
+
+// ErrNonFinite is wrapped by the errors that report a NaN or infinite model
+// score, slope or breakpoint.
+var ErrNonFinite = errors.New("linesearch: non-finite value")
+
+// Options control a line search. The zero value searches the whole line
+// from γ = 0 with GOMAXPROCS workers.
+type Options struct {
+	// Min and Max restrict γ to [Min, Max] (MERT's bounds). When both are
+	// zero γ is unconstrained; an infinite bound leaves that side open.
+	Min, Max float64
+	// Prefer is the γ returned when it lies inside a best interval, and
+	// the point that breaks ties between intervals of equal BLEU (the
+	// nearest wins). Zero means γ = 0: stay at w unless BLEU improves.
+	Prefer float64
+	// Margin is how far beyond the outermost breakpoint the search goes
+	// when the best interval is unbounded (but at least a millionth of the
+	// breakpoint's magnitude). Zero means DefaultMargin.
+	Margin float64
+	// Threads is the number of worker goroutines that compute envelopes;
+	// zero means GOMAXPROCS. Results do not depend on it.
+	Threads int
+}
+
+// Result is the outcome of a line search.
+type Result struct {
+	// Gamma is the chosen point of the line.
+	Gamma float64
+	// Stats are the summed BLEU statistics of the 1-best hypotheses at
+	// Gamma; corpus BLEU is Stats.BLEU().
+	Stats metric.Stats
+	// Lo and Hi bound the best interval (within Options.Min and Max); they
+	// may be infinite.
+	Lo, Hi float64
+	// Breakpoints is the number of distinct points where the 1-best of some
+	// sentence changes.
+	Breakpoints int
+}
+
+// Search returns the γ that maximises corpus BLEU of lists re-ranked with
+// w + γ·dir, and the statistics there. See Searcher for searching many lines
+// over the same lists.
+func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma float64, stats metric.Stats, err error) {
+	s, err := NewSearcher(lists, opts)
+	if err != nil {
+		return 0, metric.Stats{}, err
+	}
+	base := make([]float64, s.Len())
+	slope := make([]float64, s.Len())
+	k := 0
+	for _, l := range lists {
+		for _, h := range l.Hyps {
+			base[k] = h.Features.Dot(w)
+			slope[k] = h.Features.Dot(dir)
+			k++
+		}
+	}
+	res, err := s.Search(base, slope)
+	if err != nil {
+		return 0, metric.Stats{}, err
+	}
+	return res.Gamma, res.Stats, nil
+}
+
+// A Searcher runs line searches over a fixed set of n-best lists, keeping
+// its buffers between searches. Hypotheses are numbered 0..Len()-1 across
+// the lists in order: list i holds Offset(i) ≤ k < Offset(i+1).
+//
+// The Searcher reads the lists' statistics during every search: they must
+// not change while it is in use. A Searcher is not safe for concurrent use.
+type Searcher struct {
+	lists   []pool.List
+	off     []int32
+	order   int
+	lo, hi  float64
+	prefer  float64
+	margin  float64
+	maxLen  int
+	first   []int32
+	workers []*worker
+	heads   []int
+}
+
+// NewSearcher prepares line searches over lists. It fails if a hypothesis
+// has invalid statistics or statistics of another order than the rest, if
+// there are no hypotheses, or if the options are invalid.
+func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
+	s := &Searcher{
+		lists:  lists,
+		off:    make([]int32, len(lists)+1),
+		lo:     math.Inf(-1),
+		hi:     math.Inf(1),
+		prefer: opts.Prefer,
+		margin: opts.Margin,
+		first:  make([]int32, len(lists)),
+	}
+	if opts.Min != 0 || opts.Max != 0 {
+		s.lo, s.hi = opts.Min, opts.Max
+		if !(s.lo < s.hi) {
+			return nil, fmt.Errorf("linesearch: empty interval [%v, %v]", opts.Min, opts.Max)
+		}
+	}
+	if !finite(opts.Prefer) {
+		return nil, fmt.Errorf("%w: preferred point %v", ErrNonFinite, opts.Prefer)
+	}
+	if s.margin == 0 {
+		s.margin = DefaultMargin
+	}
+	if !(s.margin > 0) || math.IsInf(s.margin, 1) {
+		return nil, fmt.Errorf("linesearch: margin %v is not a positive number", opts.Margin)
+	}
+	n := 0
+	for i, l := range lists {
+		for k, h := range l.Hyps {
+			if err := h.Stats.Validate(); err != nil {
+				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
+			}
+			if s.order == 0 {
+				s.order = h.Stats.Order
+			} else if h.Stats.Order != s.order {
+				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has BLEU order %d, others %d", i, l.Sent, k, h.Stats.Order, s.order)
+			}
+		}
+		n += len(l.Hyps)
+		if n > math.MaxInt32 {
+			return nil, fmt.Errorf("linesearch: more than %d hypotheses", math.MaxInt32)
+		}
+		s.off[i+1] = int32(n)
+		s.maxLen = max(s.maxLen, len(l.Hyps))
+	}
+	if n == 0 {
+		return nil, errors.New("linesearch: no hypotheses")
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = max(1, min(threads, (n+minChunk-1)/minChunk, len(lists)))
+	// Contiguous chunks of sentences with about n/threads hypotheses each.
+	start := 0
+	for t := 0; t < threads; t++ {
+		end := start
+		target := int32((int64(n) * int64(t+1)) / int64(threads))
+		for end < len(lists) && (s.off[end] < target || t == threads-1) {
+			end++
+		}
+		s.workers = append(s.workers, &worker{
+			s: s, from: start, to: end,
+			stack:  make([]int32, s.maxLen),
+			starts: make([]float64, s.maxLen),
+		})
+		start = end
+	}
+	s.heads = make([]int, len(s.workers))
+	return s, nil
+}
+
+// Len returns the number of hypotheses.
+func (s *Searcher) Len() int { return int(s.off[len(s.off)-1]) }
+
+// Offset returns the number of the first hypothesis of list i; Offset(len)
+// is Len().
+func (s *Searcher) Offset(i int) int { return int(s.off[i]) }
+
+// Search returns the best point on the line whose hypothesis k has model
+// score base[k] + γ·slope[k]: base[k] = w·φ_k and slope[k] = d·φ_k for the
+// line w + γ·d. It panics if the slices are not Len() long.
+func (s *Searcher) Search(base, slope []float64) (Result, error) {
+	return s.search(base, slope, nil)
+}
+
+// SearchSorted is Search with each list's hypotheses already sorted by
+// slope: order[Offset(i):Offset(i+1)] holds the numbers of list i's
+// hypotheses, by increasing slope (ties in any order), as SortBySlope
+// returns them. It saves the sorting when many searches share the slopes
+// (MERT's coordinate directions). It fails if order is not sorted.
+func (s *Searcher) SearchSorted(base, slope []float64, order []int32) (Result, error) {
+	if len(order) != s.Len() {
+		panic(fmt.Sprintf("linesearch: order has %d entries for %d hypotheses", len(order), s.Len()))
+	}
+	return s.search(base, slope, order)
+}
+
+// SortBySlope returns, in dst (grown as needed), the hypotheses of each list
+// sorted by increasing slope: the order SearchSorted takes.
+func (s *Searcher) SortBySlope(slope []float64, dst []int32) []int32 {
+	if len(slope) != s.Len() {
+		panic(fmt.Sprintf("linesearch: %d slopes for %d hypotheses", len(slope), s.Len()))
+	}
+	if cap(dst) < s.Len() {
+		dst = make([]int32, s.Len())
+	}
+	dst = dst[:s.Len()]
+	s.parallel(func(w *worker) {
+		w.grow()
+		for i := w.from; i < w.to; i++ {
+			lo, hi := s.off[i], s.off[i+1]
+			w.sortSentence(slope, lo, hi, dst[lo:hi])
+		}
+	})
+	return dst
+}
+
+// OneBest returns the summed statistics of each list's hypothesis with the
+// highest base score (the earlier one on ties), as pool.OneBest does for the
+// weights that give those scores. It panics if base is not Len() long.
+func (s *Searcher) OneBest(base []float64) (metric.Stats, error) {
+	if len(base) != s.Len() {
+		panic(fmt.Sprintf("linesearch: %d scores for %d hypotheses", len(base), s.Len()))
+	}
+	s.parallel(func(w *worker) {
+		w.err = nil
+		for i := w.from; i < w.to; i++ {
+			lo, hi := s.off[i], s.off[i+1]
+			best := int32(-1)
+			for k := lo; k < hi; k++ {
+				if !finite(base[k]) {
+					w.err = fmt.Errorf("%w: model score %v of list %d hypothesis %d", ErrNonFinite, base[k], i, k-lo)
+					return
+				}
+				if best < 0 || base[k] > base[best] {
+					best = k
+				}
+			}
+			if best >= 0 {
+				best -= lo
+			}
+			s.first[i] = best
+		}
+	})
+	if err := s.workerErr(); err != nil {
+		return metric.Stats{}, err
+	}
+	return s.firstStats(), nil
+}
+
+func (s *Searcher) parallel(fn func(w *worker)) {
+	if len(s.workers) == 1 {
+		fn(s.workers[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, w := range s.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w)
+		}()
+	}
+	wg.Wait()
+}
+
+func (s *Searcher) workerErr() error {
+	for _, w := range s.workers {
+		if w.err != nil {
+			return w.err
+		}
+	}
+	return nil
+}
+
+// firstStats sums the statistics of the hypotheses s.first names, in list
+// order (so that the sum does not depend on the number of workers).
+func (s *Searcher) firstStats() metric.Stats {
+	var sum metric.Stats
+	for i, f := range s.first {
+		if f >= 0 {
+			sum.Add(s.lists[i].Hyps[f].Stats)
+		}
+	}
+	return sum
+}
+
+func (s *Searcher) search(base, slope []float64, order []int32) (Result, error) {
+	if len(base) != s.Len() || len(slope) != s.Len() {
+		panic(fmt.Sprintf("linesearch: %d scores and %d slopes for %d hypotheses", len(base), len(slope), s.Len()))
+	}
+	s.parallel(func(w *worker) { w.envelopes(base, slope, order) })
+	if err := s.workerErr(); err != nil {
+		return Result{}, err
+	}
+	return s.sweep(), nil
+}
+
+// candidate is an interval of γ considered for the best one.
+type candidate struct {
+	set   bool
+	score float64 // log BLEU
+	dist  float64 // from the preferred point
+	a, b  float64
+	stats metric.Stats
+}
+
+// better reports whether an interval with score and dist beats c.
+func (c *candidate) better(score, dist float64) bool {
+	return !c.set || score > c.score || (score == c.score && dist < c.dist)
+}
+
+// sweep merges the workers' sorted breakpoints, adding up the statistics
+// interval by interval, and picks the best interval.
+func (s *Searcher) sweep() Result {
+	cur := s.firstStats()
+	var best, thin candidate
+	consider := func(lo, hi float64) {
+		a, b := max(lo, s.lo), min(hi, s.hi)
+		if !(a < b) {
+			return
+		}
+		score := cur.LogBLEU()
+		dist := distance(s.prefer, a, b)
+		c := &best
+		if finite(b-a) && b-a <= sliver*max(math.Abs(a), math.Abs(b)) {
+			c = &thin
+		}
+		if c.better(score, dist) {
+			*c = candidate{set: true, score: score, dist: dist, a: a, b: b, stats: cur}
+		}
+	}
+	for i := range s.heads {
+		s.heads[i] = 0
+	}
+	lo := math.Inf(-1)
+	distinct := 0
+	for {
+		// The smallest key among the workers' heads; workers hold
+		// increasing sentence ranges, so ties go in sentence order.
+		var key uint64
+		found := false
+		for i, w := range s.workers {
+			if h := s.heads[i]; h < len(w.sorted) {
+				if k := w.sorted[h].key; !found || k < key {
+					key, found = k, true
+				}
+			}
+		}
+		if !found {
+			break
+		}
+		x := keyFloat(key)
+		consider(lo, x)
+		for i, w := range s.workers {
+			h := s.heads[i]
+			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
+				bp := &w.sorted[h]
+				hyps := s.lists[bp.sent].Hyps
+				cur.Sub(hyps[bp.from].Stats)
+				cur.Add(hyps[bp.to].Stats)
+			}
+			s.heads[i] = h
+		}
+		lo = x
+		distinct++
+	}
+	consider(lo, math.Inf(1))
+	if !best.set {
+		best = thin
+	}
+	return Result{
+		Gamma:       s.pick(best.a, best.b),
+		Stats:       best.stats,
+		Lo:          best.a,
+		Hi:          best.b,
+		Breakpoints: distinct,
+	}
+}
+
+// distance returns how far p is from the open interval (a, b): zero inside.
+func distance(p, a, b float64) float64 {
+	switch {
+	case p <= a:
+		if p == a {
+			return 0
+		}
+		return a - p
+	case p >= b:
+		return p - b
+	}
+	return 0
+}
+
+// pick returns the point of (a, b) a search returns.
+func (s *Searcher) pick(a, b float64) float64 {
+	if a < s.prefer && s.prefer < b {
+		return s.prefer
+	}
+	switch {
+	case math.IsInf(a, -1):
+		return b - max(s.margin, math.Abs(b)*1e-6)
+	case math.IsInf(b, 1):
+		return a + max(s.margin, math.Abs(a)*1e-6)
+	}
+	return a + (b-a)/2
+}
+
+func finite(x float64) bool { return x-x == 0 }

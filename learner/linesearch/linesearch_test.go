@@ -1,0 +1,568 @@
+package linesearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// randomStats returns plausible BLEU-4 statistics of a hypothesis.
+func randomStats(r *rand.Rand) metric.Stats {
+	s := metric.Stats{Order: 4, RefLen: float64(4 + r.IntN(12))}
+	n := 4 + r.IntN(12)
+	prev := n
+	for i := 0; i < 4; i++ {
+		t := n - i
+		m := r.IntN(min(t, prev) + 1)
+		s.Totals[i], s.Matches[i] = float64(t), float64(m)
+		prev = m + 1
+	}
+	return s
+}
+
+// randomLists returns sentences of random hypotheses over dims dense
+// features. Some features are small integers (many equal slopes), and some
+// hypotheses repeat another's features (identical lines) with other stats.
+func randomLists(r *rand.Rand, sentences, hyps, dims int) []pool.List {
+	lists := make([]pool.List, sentences)
+	for i := range lists {
+		n := 1 + r.IntN(hyps)
+		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, n)}
+		for k := range l.Hyps {
+			if k > 0 && r.IntN(8) == 0 {
+				l.Hyps[k] = pool.Hyp{Features: l.Hyps[r.IntN(k)].Features, Stats: randomStats(r)}
+				continue
+			}
+			d := make([]float64, dims)
+			for j := range d {
+				if j%2 == 0 {
+					d[j] = float64(r.IntN(5) - 2)
+				} else {
+					d[j] = math.Round(r.NormFloat64()*1000) / 100
+				}
+			}
+			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: randomStats(r)}
+		}
+		lists[i] = l
+	}
+	return lists
+}
+
+func randomWeights(r *rand.Rand, dims int) feature.Weights {
+	w := make(feature.Weights, dims)
+	for j := range w {
+		w[j] = r.Float64()*2 - 1
+	}
+	return w
+}
+
+func along(w, d feature.Weights, gamma float64) feature.Weights {
+	out := w.Clone()
+	out.Grow(len(d))
+	for j, x := range d {
+		out[j] += gamma * x
+	}
+	return out
+}
+
+// bruteMax returns the best corpus BLEU over [lo, hi] by brute force: every
+// sentence's 1-best is evaluated between each pair of consecutive
+// intersections of any two of its lines, the changes are merged and every
+// interval scored.
+func bruteMax(lists []pool.List, w, d feature.Weights, lo, hi float64) float64 {
+	type change struct {
+		x        float64
+		sent     int
+		from, to int
+	}
+	var changes []change
+	cur := make([]int, len(lists))
+	var sum metric.Stats
+	for i, l := range lists {
+		n := len(l.Hyps)
+		b, m := make([]float64, n), make([]float64, n)
+		for k, h := range l.Hyps {
+			b[k], m[k] = h.Features.Dot(w), h.Features.Dot(d)
+		}
+		var xs []float64
+		for p := 0; p < n; p++ {
+			for q := p + 1; q < n; q++ {
+				if m[p] != m[q] {
+					xs = append(xs, (b[p]-b[q])/(m[q]-m[p]))
+				}
+			}
+		}
+		sort.Float64s(xs)
+		xs = slices.CompactFunc(xs, func(a, b float64) bool { return thin(min(a, b), max(a, b)) })
+		best := func(x float64) int {
+			arg := 0
+			for k := 1; k < n; k++ {
+				if b[k]+x*m[k] > b[arg]+x*m[arg] {
+					arg = k
+				}
+			}
+			return arg
+		}
+		if len(xs) == 0 {
+			cur[i] = best(0)
+		} else {
+			cur[i] = best(xs[0] - 1)
+			prev := cur[i]
+			for j, x := range xs {
+				next := x + 1
+				if j+1 < len(xs) {
+					next = (x + xs[j+1]) / 2
+				}
+				if a := best(next); a != prev {
+					changes = append(changes, change{x, i, prev, a})
+					prev = a
+				}
+			}
+		}
+		sum.Add(l.Hyps[cur[i]].Stats)
+	}
+	sort.SliceStable(changes, func(a, b int) bool { return changes[a].x < changes[b].x })
+	top, topThin := math.Inf(-1), math.Inf(-1)
+	score := func(a, b float64) {
+		a, b = max(a, lo), min(b, hi)
+		switch {
+		case !(a < b):
+		case thin(a, b):
+			topThin = max(topThin, sum.BLEU())
+		default:
+			top = max(top, sum.BLEU())
+		}
+	}
+	left := math.Inf(-1)
+	for j := 0; j < len(changes); {
+		x := changes[j].x
+		score(left, x)
+		for ; j < len(changes) && changes[j].x == x; j++ {
+			c := changes[j]
+			sum.Sub(lists[c.sent].Hyps[c.from].Stats)
+			sum.Add(lists[c.sent].Hyps[c.to].Stats)
+		}
+		left = x
+	}
+	score(left, math.Inf(1))
+	if math.IsInf(top, -1) {
+		return topThin
+	}
+	return top
+}
+
+// thin reports whether [a, b] is a sliver: the search ignores intervals
+// narrower than 1e-10 relative, artefacts of rounding where three or more
+// lines meet in one point.
+func thin(a, b float64) bool {
+	return !math.IsInf(b-a, 0) && b-a <= 1e-10*max(math.Abs(a), math.Abs(b))
+}
+
+// lineBLEU is corpus BLEU at γ with the model scores taken on the lines,
+// base + γ·slope, the earlier hypothesis on ties: unlike re-ranking with
+// w + γ·d it gives identical lines identical scores whatever their
+// features.
+func lineBLEU(lists []pool.List, w, d feature.Weights, g float64) float64 {
+	var sum metric.Stats
+	for _, l := range lists {
+		arg, top := -1, 0.0
+		for k, h := range l.Hyps {
+			if s := h.Features.Dot(w) + g*h.Features.Dot(d); arg < 0 || s > top {
+				arg, top = k, s
+			}
+		}
+		sum.Add(l.Hyps[arg].Stats)
+	}
+	return sum.BLEU()
+}
+
+// check runs a search and compares it with brute force and a grid. If
+// rerank is set, it also checks the statistics the search reports against
+// re-ranking the lists with w + γ·d (which identical lines of different
+// features may defeat by rounding).
+func check(t *testing.T, name string, lists []pool.List, w, d feature.Weights, opts Options, grid int, rerank bool) Result {
+	t.Helper()
+	s, err := NewSearcher(lists, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	base, slope := make([]float64, s.Len()), make([]float64, s.Len())
+	k := 0
+	for _, l := range lists {
+		for _, h := range l.Hyps {
+			base[k], slope[k] = h.Features.Dot(w), h.Features.Dot(d)
+			k++
+		}
+	}
+	res, err := s.Search(base, slope)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if opts.Min != 0 || opts.Max != 0 {
+		lo, hi = opts.Min, opts.Max
+	}
+	if !(res.Gamma > lo && res.Gamma < hi) || !(res.Gamma > res.Lo && res.Gamma < res.Hi) {
+		t.Errorf("%s: γ = %v outside [%v, %v] or its interval (%v, %v)", name, res.Gamma, lo, hi, res.Lo, res.Hi)
+	}
+	got := res.Stats.BLEU()
+	if at := pool.OneBest(lists, along(w, d, res.Gamma)); rerank && at != res.Stats {
+		t.Errorf("%s: statistics at γ = %v are %v, the search reports %v", name, res.Gamma, at, res.Stats)
+	}
+	if want := bruteMax(lists, w, d, lo, hi); math.Abs(got-want) > 1e-12 {
+		t.Errorf("%s: BLEU %.15f at γ = %v, brute force finds %.15f", name, got, res.Gamma, want)
+	}
+	// A fine grid over the breakpoints' range (and beyond), off the
+	// rational points where integer features cross, never beats it.
+	glo, ghi := max(lo, -3.0), min(hi, 3.0)
+	for i := 0; i < grid; i++ {
+		g := glo + (ghi-glo)*(float64(i)+1/math.Pi)/float64(grid)
+		if b := lineBLEU(lists, w, d, g); b > got+1e-12 {
+			t.Errorf("%s: BLEU %.15f at γ = %v beats the search's %.15f at %v", name, b, g, got, res.Gamma)
+			break
+		}
+	}
+	return res
+}
+
+func TestRandomAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tests := []struct {
+		name                 string
+		sentences, hyps, dim int
+		opts                 Options
+		cases                int
+	}{
+		{"one sentence", 1, 12, 3, Options{}, 40},
+		{"small", 5, 8, 3, Options{}, 40},
+		{"many", 40, 30, 4, Options{}, 15},
+		{"bounded", 20, 20, 3, Options{Min: -0.5, Max: 0.7}, 15},
+		{"half-open", 20, 20, 3, Options{Min: math.Inf(-1), Max: 0.25}, 15},
+		{"prefer 1", 20, 20, 3, Options{Prefer: 1}, 15},
+		{"wide margin", 20, 20, 3, Options{Margin: 5}, 10},
+	}
+	for _, tc := range tests {
+		for c := 0; c < tc.cases; c++ {
+			lists := randomLists(r, tc.sentences, tc.hyps, tc.dim)
+			w := randomWeights(r, tc.dim)
+			d := randomWeights(r, tc.dim)
+			if c%3 == 0 { // a coordinate direction
+				d = make(feature.Weights, tc.dim)
+				d[c%tc.dim] = 1
+			}
+			check(t, tc.name, lists, w, d, tc.opts, 600, true)
+		}
+	}
+}
+
+func TestThreadsDeterministic(t *testing.T) {
+	defer func(m int) { minChunk = m }(minChunk)
+	minChunk = 16
+	r := rand.New(rand.NewPCG(3, 4))
+	lists := randomLists(r, 300, 40, 5)
+	w, d := randomWeights(r, 5), randomWeights(r, 5)
+	var want Result
+	for i, threads := range []int{1, 2, 3, 8} {
+		res := check(t, "threads", lists, w, d, Options{Threads: threads}, 50, true)
+		if i == 0 {
+			want = res
+		} else if res != want {
+			t.Errorf("threads %d: %+v, with 1 thread %+v", threads, res, want)
+		}
+		s, _ := NewSearcher(lists, Options{Threads: threads})
+		if threads > 1 && len(s.workers) < 2 {
+			t.Errorf("threads %d: %d workers", threads, len(s.workers))
+		}
+	}
+}
+
+// TestTies: identical lines go to the earlier hypothesis, and of parallel
+// lines the higher one wins, as pool.Best does.
+func TestTies(t *testing.T) {
+	st := func(m int) metric.Stats {
+		return metric.Stats{Order: 1, Matches: [6]float64{float64(m)}, Totals: [6]float64{10}, RefLen: 10}
+	}
+	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
+	tests := []struct {
+		name     string
+		hyps     []pool.Hyp
+		w, d     feature.Weights
+		wantBLEU float64
+	}{
+		// Two identical lines: the first (2 matches) wins everywhere.
+		{"identical", []pool.Hyp{{Features: v(1, 1), Stats: st(2)}, {Features: v(1, 1), Stats: st(9)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.2},
+		// Parallel lines: the higher one (3 matches) everywhere.
+		{"parallel", []pool.Hyp{{Features: v(0, 1), Stats: st(9)}, {Features: v(1, 1), Stats: st(3)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.3},
+		// Crossing lines: 9 matches for γ > 1.
+		{"crossing", []pool.Hyp{{Features: v(1, 0), Stats: st(2)}, {Features: v(0, 1), Stats: st(9)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.9},
+	}
+	for _, tc := range tests {
+		lists := []pool.List{{Hyps: tc.hyps}}
+		g, s, err := Search(lists, tc.w, tc.d, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := s.BLEU(); math.Abs(got-tc.wantBLEU) > 1e-15 {
+			t.Errorf("%s: BLEU %v at γ %v, want %v", tc.name, got, g, tc.wantBLEU)
+		}
+		if at := pool.OneBest(lists, along(tc.w, tc.d, g)); at != s {
+			t.Errorf("%s: pool.OneBest at γ %v gives %v, search %v", tc.name, g, at, s)
+		}
+	}
+}
+
+// TestPick checks the point returned inside the best interval.
+func TestPick(t *testing.T) {
+	st := func(m int) metric.Stats {
+		return metric.Stats{Order: 1, Matches: [6]float64{float64(m)}, Totals: [6]float64{10}, RefLen: 10}
+	}
+	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
+	// Lines 0, γ and 2γ-3: breakpoints at 0 and 3.
+	three := []pool.Hyp{{Features: v(0, 0), Stats: st(1)}, {Features: v(0, 1), Stats: st(1)}, {Features: v(-3, 2), Stats: st(1)}}
+	with := func(m0, m1, m2 int) []pool.List {
+		h := slices.Clone(three)
+		h[0].Stats, h[1].Stats, h[2].Stats = st(m0), st(m1), st(m2)
+		return []pool.List{{Hyps: h}}
+	}
+	w, d := feature.Weights{1, 0}, feature.Weights{0, 1}
+	tests := []struct {
+		name  string
+		lists []pool.List
+		opts  Options
+		want  float64
+	}{
+		{"midpoint", with(1, 5, 1), Options{}, 1.5},
+		{"right, margin", with(1, 1, 5), Options{}, 3.1},
+		{"left, margin", with(5, 1, 1), Options{Prefer: 1}, -0.1},
+		{"left holds the preferred point", with(5, 1, 1), Options{Prefer: -7}, -7},
+		{"all equal: stay", with(4, 4, 4), Options{}, 0.0 - 0.1}, // 0 is a breakpoint: nearest interval, leftmost
+		{"all equal: preferred", with(4, 4, 4), Options{Prefer: 1}, 1},
+		{"bounded", with(1, 1, 5), Options{Min: -1, Max: 5}, 4},
+		{"bounded left", with(5, 1, 1), Options{Min: -1, Max: 5}, -0.5},
+		{"wide margin", with(1, 1, 5), Options{Margin: 2}, 5},
+	}
+	for _, tc := range tests {
+		g, _, err := Search(tc.lists, w, d, tc.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if math.Abs(g-tc.want) > 1e-12 {
+			t.Errorf("%s: γ = %v, want %v", tc.name, g, tc.want)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	good := []pool.List{{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: metric.Stats{Order: 1, Matches: [6]float64{1}, Totals: [6]float64{2}, RefLen: 2}}}}}
+	bad := func(s metric.Stats) []pool.List {
+		return []pool.List{{Hyps: append(slices.Clone(good[0].Hyps), pool.Hyp{Stats: s})}}
+	}
+	tests := []struct {
+		name  string
+		lists []pool.List
+		w, d  feature.Weights
+		opts  Options
+	}{
+		{"no lists", nil, nil, nil, Options{}},
+		{"empty lists", []pool.List{{}, {}}, nil, nil, Options{}},
+		{"invalid stats", bad(metric.Stats{Order: 1, Matches: [6]float64{3}, Totals: [6]float64{2}}), nil, nil, Options{}},
+		{"NaN stats", bad(metric.Stats{Order: 1, Matches: [6]float64{math.NaN()}, Totals: [6]float64{2}}), nil, nil, Options{}},
+		{"mixed orders", bad(metric.Stats{Order: 2}), nil, nil, Options{}},
+		{"empty interval", good, nil, nil, Options{Min: 1, Max: 1}},
+		{"NaN bound", good, nil, nil, Options{Min: math.NaN(), Max: 1}},
+		{"negative margin", good, nil, nil, Options{Margin: -1}},
+		{"NaN prefer", good, nil, nil, Options{Prefer: math.NaN()}},
+		{"NaN weight", good, feature.Weights{math.NaN()}, nil, Options{}},
+		{"infinite direction", good, nil, feature.Weights{math.Inf(1)}, Options{}},
+	}
+	for _, tc := range tests {
+		if _, _, err := Search(tc.lists, tc.w, tc.d, tc.opts); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	_, _, err := Search(good, feature.Weights{math.NaN()}, nil, Options{})
+	if !errors.Is(err, ErrNonFinite) {
+		t.Errorf("NaN weight: %v does not wrap ErrNonFinite", err)
+	}
+	s, _ := NewSearcher(good, Options{})
+	if _, err := s.SearchSorted([]float64{0}, []float64{0}, []int32{0}); err != nil {
+		t.Errorf("SearchSorted: %v", err)
+	}
+}
+
+func TestUnsortedOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	lists := randomLists(r, 3, 10, 2)
+	s, _ := NewSearcher(lists, Options{})
+	slope := make([]float64, s.Len())
+	for k := range slope {
+		slope[k] = float64(k % 7)
+	}
+	order := make([]int32, s.Len())
+	for k := range order {
+		order[k] = int32(k)
+	}
+	if _, err := s.SearchSorted(make([]float64, s.Len()), slope, order); err == nil {
+		t.Error("unsorted order accepted")
+	}
+	order = s.SortBySlope(slope, nil)
+	res1, err := s.SearchSorted(make([]float64, s.Len()), slope, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res2, _ := s.Search(make([]float64, s.Len()), slope)
+	if res1 != res2 {
+		t.Errorf("sorted %+v, unsorted %+v", res1, res2)
+	}
+}
+
+func TestRadixSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 10, 255, 256, 1000, 5000} {
+		a := make([]breakpoint, n)
+		for i := range a {
+			x := r.NormFloat64() * math.Pow(10, float64(r.IntN(10)-5))
+			switch r.IntN(10) {
+			case 0:
+				x = 0
+			case 1:
+				x = math.Round(x)
+			case 2, 3: // keys equal in their high 32 bits
+				x = 1 + float64(r.IntN(1000))*1e-12
+			}
+			if n == 5000 && i > 1000 { // a long reversed run of close keys
+				x = 2 - float64(i)*1e-13
+			}
+			a[i] = breakpoint{key: floatKey(x + 0), sent: int32(i)}
+		}
+		want := slices.Clone(a)
+		slices.SortStableFunc(want, func(x, y breakpoint) int {
+			fx, fy := keyFloat(x.key), keyFloat(y.key)
+			switch {
+			case fx < fy:
+				return -1
+			case fx > fy:
+				return 1
+			}
+			return 0
+		})
+		var counts [4][256]int
+		got := radixSort(a, make([]breakpoint, n), &counts)
+		if !slices.Equal(got, want) {
+			t.Errorf("n = %d: radix sort differs from a stable sort by value", n)
+		}
+	}
+	for _, x := range []float64{math.Inf(-1), -1e300, -1, -1e-300, 0, 1e-300, 1, 1e300, math.Inf(1)} {
+		if keyFloat(floatKey(x)) != x {
+			t.Errorf("key round trip of %v", x)
+		}
+	}
+}
+
+// loadEuroparl loads europarl100 and init.weights.
+func loadEuroparl(tb testing.TB) ([]pool.List, feature.Weights) {
+	tb.Helper()
+	dir := shared.Path(tb, "nbest", "europarl100")
+	ctx := context.Background()
+	idx := feature.NewIndex()
+	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := pool.NewScorer(refs, 4, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lists, set.Weights
+}
+
+func TestEuroparl100(t *testing.T) {
+	lists, w := loadEuroparl(t)
+	dims := len(w)
+	r := rand.New(rand.NewPCG(9, 10))
+	var dirs []feature.Weights
+	for _, j := range []int{0, 7, 9, 14} {
+		d := make(feature.Weights, dims)
+		d[j] = 1
+		dirs = append(dirs, d)
+	}
+	for range 2 {
+		d := make(feature.Weights, dims)
+		for j := range d {
+			d[j] = r.Float64()*2 - 1
+		}
+		dirs = append(dirs, d)
+	}
+	start := pool.OneBest(lists, w).BLEU()
+	for i, d := range dirs {
+		res := check(t, "europarl100", lists, w, d, Options{}, 200, true)
+		if res.Stats.BLEU() < start {
+			t.Errorf("direction %d: BLEU %v below the start's %v", i, res.Stats.BLEU(), start)
+		}
+		t.Logf("direction %d: γ = %.4f, BLEU %.4f (start %.4f), %d breakpoints", i, res.Gamma, 100*res.Stats.BLEU(), 100*start, res.Breakpoints)
+	}
+}
+
+// TestDegenerate: integer features and weights make many lines identical,
+// parallel, or meet three at a time in one point; zero weights make every
+// line meet at γ = 0.
+func TestDegenerate(t *testing.T) {
+	for seed := uint64(0); seed < 300; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		dims := 2 + r.IntN(3)
+		lists := randomLists(r, 1+r.IntN(15), 2+r.IntN(20), dims)
+		integer := seed%2 == 0
+		if integer {
+			for _, l := range lists {
+				for k := range l.Hyps {
+					d := make([]float64, dims)
+					for j := range d {
+						d[j] = float64(r.IntN(5) - 2)
+					}
+					l.Hyps[k].Features = feature.FromDense(d)
+				}
+			}
+		}
+		w := randomWeights(r, dims)
+		if seed%4 == 0 {
+			for j := range w {
+				w[j] = float64(r.IntN(3) - 1)
+			}
+		}
+		d := randomWeights(r, dims)
+		if seed%3 == 0 {
+			d = make(feature.Weights, dims)
+			d[r.IntN(dims)] = 1
+		}
+		opts := Options{}
+		if seed%5 == 0 {
+			opts = Options{Min: -1, Max: 2}
+		}
+		name := fmt.Sprintf("seed %d (w %v, d %v)", seed, w, d)
+		// With integer features, identical lines may come from different
+		// feature vectors, which re-ranking by w + γ·d tells apart by
+		// rounding.
+		check(t, name, lists, w, d, opts, 100, !integer)
+	}
+}
