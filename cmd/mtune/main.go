@@ -50,6 +50,7 @@ func commands() []command {
 		scoreCommand(),
 		rerankCommand(),
 		extractCommand(),
+		tuneNbestCommand(),
 	}
 }
 

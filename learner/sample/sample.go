@@ -192,7 +192,7 @@ func (s PRO) sample(r *rand.Rand, gains []float64, list int, dst []Pair, scratch
 	}
 	slices.Sort(scratch)
 	t := scratch[len(scratch)-xi] // the Xi-th largest gap
-	above := 0                     // candidates strictly above t, all kept
+	above := 0                    // candidates strictly above t, all kept
 	for _, g := range scratch[len(scratch)-xi:] {
 		if g > t {
 			above++

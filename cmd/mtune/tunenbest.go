@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+func tuneNbestCommand() command {
+	return command{
+		name:    "tune-nbest",
+		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
+		usage:   "--algo mert|pro|kbmira|mr|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
+		multi:   []string{"nbest", "r", "ref"},
+		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
+			var sf scoringFlags
+			sf.add(fs, "references of the tuning set (file, folder or prefix; repeat for several)")
+			var nbests listFlag
+			fs.Var(&nbests, "nbest", "n-best lists (several files are several decoding iterations, pooled per sentence)")
+			algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
+			lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+			var cfg algo.Config
+			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
+			fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&cfg.L2))
+			fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss (Wang et al. 2013); 0 = off")
+			fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of an online learner (0 = its default)")
+			fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (0 = the learner's default)")
+			fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (0 = 20)")
+			fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (0 = 60)")
+			seed := fs.Uint64("seed", 1, "random seed")
+			fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (0 = all cores)")
+			epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
+			initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
+			out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
+			return func(ctx context.Context, a *app, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
+					return usagef("--nbest, -r and --out are required")
+				}
+				info, ok := algo.Lookup(*algoName)
+				if !ok {
+					return usagef("--algo %q: choose from %s", *algoName, strings.Join(algo.Names(), ", "))
+				}
+				if *epochs < 1 {
+					return usagef("--epochs %d: must be at least 1", *epochs)
+				}
+				cfg.Loss, cfg.Seed = *lossName, *seed
+				return runTuneNbest(ctx, a, tuneNbestOptions{
+					info: info, cfg: cfg, nbests: nbests, scoring: &sf,
+					init: *initPath, out: *out, epochs: *epochs,
+				})
+			}
+		},
+	}
+}
+
+// floatPtr returns a flag.Func handler that stores a parsed float in a new
+// *float64, so that "not given" stays distinguishable from 0.
+func floatPtr(dst **float64) func(string) error {
+	return func(s string) error {
+		var x float64
+		if _, err := fmt.Sscan(s, &x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("want a non-negative number, got %q", s)
+		}
+		*dst = &x
+		return nil
+	}
+}
+
+type tuneNbestOptions struct {
+	info    algo.Info
+	cfg     algo.Config
+	nbests  []string
+	scoring *scoringFlags
+	init    string
+	out     string
+	epochs  int
+}
+
+func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
+	start := time.Now()
+	idx := feature.NewIndex()
+	var set *weights.Set
+	if o.init != "" {
+		var err error
+		if set, err = readWeights(ctx, o.init, "", idx); err != nil {
+			return err
+		}
+	}
+	sc, err := o.scoring.scorer(ctx)
+	if err != nil {
+		return err
+	}
+	lists, groups, err := pool.Load(ctx, o.nbests, idx, sc, pool.Options{Threads: o.cfg.Threads})
+	if err != nil {
+		return err
+	}
+	if len(lists) == 0 {
+		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
+	}
+	if set == nil {
+		set = weights.NewSet(idx)
+		n := len(feature.GroupNames(groups))
+		for _, name := range feature.GroupNames(groups) {
+			set.SetValue(name, 1/float64(n))
+		}
+	}
+	set.Groups = mergeGroups(set.Groups, groups)
+	w := set.Weights.Clone()
+	w.Grow(idx.Len())
+	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
+		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
+
+	l, err := algo.New(o.info.Name, w, o.cfg)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	best, bestBLEU := w, pool.OneBest(lists, w).BLEU()
+	rounds := 1
+	if o.info.Online {
+		rounds = o.epochs
+	}
+	for e := 1; e <= rounds; e++ {
+		t0 := time.Now()
+		if err := l.Learn(ctx, lists); err != nil {
+			return err
+		}
+		cur := l.Weights()
+		bleu := pool.OneBest(lists, cur).BLEU()
+		if o.info.Online {
+			fmt.Fprintf(a.stderr, "epoch %d: BLEU %.2f, %d non-zero weights, %.2f s\n", e, 100*bleu, cur.NonZero(), time.Since(t0).Seconds())
+		}
+		if !o.info.Online || bleu > bestBLEU {
+			best, bestBLEU = cur, bleu
+		}
+	}
+	set.Weights = best
+	if err := writeWeightsDir(ctx, o.out, set); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
+		o.info.Name, best.NonZero(), time.Since(start).Seconds(), storage.Join(o.out, "weights"))
+	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
+	return nil
+}
+
+// mergeGroups returns the groups of a, then those of b that a lacks; a
+// label in both gets the longer length.
+func mergeGroups(a, b []feature.Group) []feature.Group {
+	out := append([]feature.Group(nil), a...)
+	at := map[string]int{}
+	for i, g := range out {
+		at[g.Label] = i
+	}
+	for _, g := range b {
+		if i, ok := at[g.Label]; ok {
+			out[i].Len = max(out[i].Len, g.Len)
+			continue
+		}
+		at[g.Label] = len(out)
+		out = append(out, g)
+	}
+	return out
+}
+
+// writeWeightsDir writes set as DIR/weights (Moses dense lines),
+// DIR/weights.sparse (the non-zero sparse weights, if any) and
+// DIR/weights.json (mtune's exact form).
+func writeWeightsDir(ctx context.Context, dir string, set *weights.Set) error {
+	if err := weights.Write(ctx, storage.Join(dir, "weights"), set, weights.Moses); err != nil {
+		return err
+	}
+	if len(set.Sparse()) > 0 {
+		if err := weights.Write(ctx, storage.Join(dir, "weights.sparse"), set, weights.Sparse); err != nil {
+			return err
+		}
+	}
+	return weights.Write(ctx, storage.Join(dir, "weights.json"), set, weights.JSON)
+}

@@ -1,0 +1,176 @@
+// Package algo makes any of mtune's learners by name, for the --algo flag
+// of `mtune tune-nbest` and of the tuning pipeline:
+//
+//	mert     MERT (Och 2003) as Moses' mert                      batch
+//	pro      PRO (Hopkins & May 2011) as Moses' pro               batch
+//	kbmira   batch k-best MIRA (Cherry & Foster 2012) as kbmira   batch
+//	mr       expected BLEU / minimum risk (Cherry & Foster §2.4)  batch
+//	adagrad  AdaGrad + FOBOS L1 (Green et al. 2013)               online
+//	sgd      plain SGD on the same pairwise loss                  online
+//	mira     online MIRA with hope/fear (Chiang et al. 2008)      online
+//	oro      optimized online rank learning (Watanabe 2012)       online
+//
+// Config carries the settings the command-line flags give; a zero field
+// leaves the learner's own default (the paper's or Moses').
+package algo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/batch"
+	"github.com/mtune/mtune/learner/loss"
+	"github.com/mtune/mtune/learner/mert"
+	"github.com/mtune/mtune/learner/online"
+)
+
+// Config holds the settings shared by the --algo flags. The zero value
+// gives every learner its defaults.
+type Config struct {
+	// Loss selects an online learner's loss: "logistic" (the default of
+	// adagrad and sgd) or "hinge" for the pairwise learners; "hinge" (the
+	// default) or "softmax" for oro. Empty means the default.
+	Loss string
+	// L1 is the L1 strength of adagrad (nil: 0.1; 0 turns it off).
+	L1 *float64
+	// L2 is the L2 strength of adagrad, sgd and pro, and Watanabe's λ for
+	// oro (nil: each learner's default).
+	L2 *float64
+	// Noise is the dropout rate δ of feature noising (Wang et al. 2013)
+	// added to the logistic loss of adagrad and sgd; 0 means none.
+	Noise float64
+	// Rate is the learning rate of the online learners (0: default).
+	Rate float64
+	// MiniBatch is the number of sentences an online update learns from
+	// (0: the learner's default).
+	MiniBatch int
+	// Restarts is MERT's number of random restarts (0: 20).
+	Restarts int
+	// Passes is kb-MIRA's number of passes (0: 60).
+	Passes int
+	// Features restricts MERT to these dimensions (nil: the features
+	// active in the pool).
+	Features []feature.ID
+	// Seed seeds every random choice.
+	Seed uint64
+	// Threads bounds the goroutines of the batch optimizers (0: all cores).
+	Threads int
+}
+
+// Info describes one learner.
+type Info struct {
+	Name    string
+	Summary string
+	Online  bool
+	// Losses are the values Config.Loss accepts, the default first; none
+	// for learners with a fixed loss.
+	Losses []string
+}
+
+var registry = []Info{
+	{"mert", "MERT (Och 2003): exact line search, 20 random restarts, as Moses' mert", false, nil},
+	{"pro", "PRO (Hopkins & May 2011): sampled pairs, L2 logistic regression by L-BFGS", false, nil},
+	{"kbmira", "batch k-best MIRA (Cherry & Foster 2012) as Moses' kbmira: 60 passes, C=0.01", false, nil},
+	{"mr", "minimum risk: expected sentence BLEU by SGD (Cherry & Foster 2012)", false, nil},
+	{"adagrad", "AdaGrad + FOBOS L1 on the pairwise loss (Green et al. 2013)", true, []string{"logistic", "hinge"}},
+	{"sgd", "plain SGD on the pairwise loss", true, []string{"logistic", "hinge"}},
+	{"mira", "online MIRA with hope/fear and background BLEU (Chiang et al. 2008)", true, nil},
+	{"oro", "optimized online rank learning (Watanabe 2012)", true, []string{"hinge", "softmax"}},
+}
+
+// All returns every learner's description, in the order of the package
+// documentation.
+func All() []Info { return slices.Clone(registry) }
+
+// Names returns the learners' names.
+func Names() []string {
+	var out []string
+	for _, in := range registry {
+		out = append(out, in.Name)
+	}
+	return out
+}
+
+// Lookup returns the description of the named learner.
+func Lookup(name string) (Info, bool) {
+	for _, in := range registry {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+// New returns the named learner starting from weights w.
+func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
+	info, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("algo: unknown learner %q (choose from %s)", name, strings.Join(Names(), ", "))
+	}
+	if c.Loss != "" && !slices.Contains(info.Losses, c.Loss) {
+		if len(info.Losses) == 0 {
+			return nil, fmt.Errorf("algo: %s has a fixed loss; --loss %s does not apply", name, c.Loss)
+		}
+		return nil, fmt.Errorf("algo: %s takes the loss %s, not %q", name, strings.Join(info.Losses, " or "), c.Loss)
+	}
+	if c.Noise != 0 && name != "adagrad" && name != "sgd" {
+		return nil, fmt.Errorf("algo: feature noising applies to the logistic loss of adagrad and sgd, not %s", name)
+	}
+	if c.Noise != 0 && c.Loss == "hinge" {
+		return nil, fmt.Errorf("algo: feature noising is defined for the logistic loss, not the hinge")
+	}
+	if c.L1 != nil && name != "adagrad" {
+		return nil, fmt.Errorf("algo: --l1 applies to adagrad, not %s", name)
+	}
+	seed2 := c.Seed ^ 0x6a09e667f3bcc909 // a second PCG word derived from the seed
+	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: loss.Noising{Rate: c.Noise}}
+	l2 := func(def float64) float64 {
+		if c.L2 == nil {
+			return def
+		}
+		if *c.L2 == 0 {
+			return -1 // the learners read a negative strength as "off"
+		}
+		return *c.L2
+	}
+	switch name {
+	case "mert":
+		return mert.New(w, mert.Options{Restarts: c.Restarts, Features: c.Features, Threads: c.Threads, Seed: c.Seed}), nil
+	case "pro":
+		return batch.NewPRO(w, batch.PROOptions{Lambda: l2(0), Seed: c.Seed})
+	case "kbmira":
+		return batch.NewMIRA(w, batch.MIRAOptions{Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
+	case "mr":
+		return batch.NewMR(w, batch.MROptions{Lambda: l2(0), Seed: c.Seed, Threads: c.Threads})
+	case "adagrad":
+		l1 := 0.0 // the learner's default
+		if c.L1 != nil {
+			l1 = *c.L1
+			if l1 == 0 {
+				l1 = -1
+			}
+		}
+		l2v := 0.0
+		if c.L2 != nil {
+			l2v = *c.L2
+		}
+		return online.NewAdaGrad(w, online.AdaGradOptions{Rate: c.Rate, L1: l1, L2: l2v, BatchSize: c.MiniBatch,
+			Objective: pairwise, Seed1: c.Seed, Seed2: seed2})
+	case "sgd":
+		l2v := 0.0
+		if c.L2 != nil {
+			l2v = *c.L2
+		}
+		return online.NewSGD(w, online.SGDOptions{Rate: c.Rate, L2: l2v, BatchSize: c.MiniBatch,
+			Objective: pairwise, Seed1: c.Seed, Seed2: seed2})
+	case "mira":
+		return online.NewMIRA(w, online.MIRAOptions{BatchSize: c.MiniBatch, Seed1: c.Seed, Seed2: seed2})
+	case "oro":
+		return online.NewWatanabe(w, online.WatanabeOptions{Softmax: c.Loss == "softmax", Rate: c.Rate,
+			Lambda: l2(0), BatchSize: c.MiniBatch, Seed1: c.Seed, Seed2: seed2})
+	}
+	panic("algo: registry and New disagree about " + name)
+}

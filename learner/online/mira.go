@@ -1,0 +1,341 @@
+package online
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/sample"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// DefaultC is MIRA's step cap C of Cherry & Foster (2012) and Moses'
+// kbmira.
+const DefaultC = 0.01
+
+// MIRAOptions configure online MIRA. The zero value is Cherry & Foster's
+// setting: C = 0.01, background BLEU with decay 0.999, one sentence per
+// update.
+type MIRAOptions struct {
+	// C caps the step size; zero means DefaultC.
+	C float64
+	// Decay is the pseudo-corpus decay γ; zero means metric.DefaultDecay.
+	Decay float64
+	// Order is the BLEU order of the pseudo-corpus; zero means
+	// metric.DefaultOrder.
+	Order int
+	// Gain is the per-hypothesis gain hope and fear are chosen with; nil
+	// means the pseudo-corpus background BLEU scaled by the reference
+	// length (metric.Background, as kbmira), whose pseudo-corpus is updated
+	// with each hope's statistics.
+	Gain sample.Gain
+	// BatchSize is the number of lists per update in Learn; zero means 1,
+	// the online MIRA of Chiang et al. (2008) and Cherry & Foster.
+	BatchSize int
+	// Seed1 and Seed2 seed the learner's PCG generator, which orders the
+	// lists of each epoch.
+	Seed1, Seed2 uint64
+}
+
+// MIRA is online MIRA with hope and fear (Chiang et al. 2008; Cherry &
+// Foster 2012, Alg. 1 with Ẽ = E). For each sentence, hope maximises
+// w·φ + gain and fear w·φ − gain, and
+//
+//	η = min(C, (Δgain + w·(φ(fear) − φ(hope))) / ‖φ(hope) − φ(fear)‖²)
+//	w ← w + η·(φ(hope) − φ(fear))       (when the numerator is positive)
+//
+// after which the pseudo-corpus absorbs the hope's statistics (decayed by
+// γ). The sentences of a mini-batch are processed one after the other, each
+// against the weights the previous ones left.
+//
+// Weights returns the average of the weights after each update (Apply),
+// kept lazily as in kbmira, so an update costs O(active coordinates);
+// Current returns the raw weights.
+type MIRA struct {
+	opts MIRAOptions
+
+	mu    sync.Mutex
+	w     []float64
+	sum   []float64 // Σ of w_j over the ticks up to last[j]
+	last  []int64
+	ticks int64 // updates averaged over, since the start or SetWeights
+	total int64 // updates applied
+	bg    metric.Background
+	pcg   *rand.PCG
+	rng   *rand.Rand
+}
+
+var _ learner.Online = (*MIRA)(nil)
+
+// NewMIRA returns an online MIRA learner starting from weights w (copied).
+func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
+	if opts.C == 0 {
+		opts.C = DefaultC
+	}
+	if opts.Decay == 0 {
+		opts.Decay = metric.DefaultDecay
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = 1
+	}
+	if !(opts.C > 0) || math.IsInf(opts.C, 0) || !(opts.Decay > 0 && opts.Decay <= 1) ||
+		opts.Order < 0 || opts.Order > metric.MaxOrder || opts.BatchSize < 0 {
+		return nil, fmt.Errorf("online: invalid MIRA options (C %v, decay %v, order %d, batch %d)", opts.C, opts.Decay, opts.Order, opts.BatchSize)
+	}
+	if !w.Finite() {
+		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
+	}
+	m := &MIRA{opts: opts, pcg: rand.NewPCG(opts.Seed1, opts.Seed2)}
+	m.rng = rand.New(m.pcg)
+	m.w = append([]float64(nil), w...)
+	m.sum = make([]float64, len(w))
+	m.last = make([]int64, len(w))
+	m.bg = *metric.NewBackground(opts.Order)
+	m.bg.Decay = opts.Decay
+	return m, nil
+}
+
+// Step returns minus MIRA's step on batch at w, computed against the
+// learner's current pseudo-corpus, and the statistics of each sentence's
+// hope in order. It does not change the learner; ApplyStep applies the
+// result.
+func (m *MIRA) Step(w feature.Weights, batch []pool.List) (feature.Vector, []metric.Stats, error) {
+	m.mu.Lock()
+	bg := m.bg
+	m.mu.Unlock()
+	return m.step(w, batch, bg)
+}
+
+func (m *MIRA) step(w feature.Weights, batch []pool.List, bg metric.Background) (feature.Vector, []metric.Stats, error) {
+	var delta map[feature.ID]float64 // steps of the batch's earlier sentences
+	dot := func(v feature.Vector) float64 {
+		s := v.Dot(w)
+		if len(delta) > 0 {
+			for k, id := range v.IDs {
+				s += v.Vals[k] * delta[id]
+			}
+		}
+		return s
+	}
+	var gains []float64
+	var hopes []metric.Stats
+	for _, l := range batch {
+		if len(l.Hyps) == 0 {
+			continue
+		}
+		if m.opts.Gain != nil {
+			gains = sample.Gains(l, m.opts.Gain, gains)
+		} else {
+			gains = sample.Gains(l, bg.BLEU, gains)
+		}
+		hope, fear := -1, -1
+		var hs, fs float64
+		for k, h := range l.Hyps {
+			s := dot(h.Features)
+			if hope < 0 || s+gains[k] > hs {
+				hope, hs = k, s+gains[k]
+			}
+			if fear < 0 || s-gains[k] > fs {
+				fear, fs = k, s-gains[k]
+			}
+		}
+		hopes = append(hopes, l.Hyps[hope].Stats)
+		if m.opts.Gain == nil {
+			bg.Update(l.Hyps[hope].Stats)
+		}
+		diff := feature.Diff(l.Hyps[hope].Features, l.Hyps[fear].Features)
+		loss := gains[hope] - gains[fear] - dot(diff)
+		if n2 := diff.SquaredNorm(); loss > 0 && n2 > 0 {
+			eta := min(m.opts.C, loss/n2)
+			if delta == nil {
+				delta = make(map[feature.ID]float64)
+			}
+			for k, id := range diff.IDs {
+				delta[id] += eta * diff.Vals[k]
+			}
+		}
+	}
+	var g feature.Builder
+	for id, x := range delta {
+		g.Add(id, -x)
+	}
+	v := g.Vector()
+	if err := finite(v); err != nil {
+		return feature.Vector{}, nil, fmt.Errorf("%w: MIRA step on a batch of %d lists", err, len(batch))
+	}
+	return v, hopes, nil
+}
+
+// Gradient returns minus MIRA's step on batch at w (see Step). It does not
+// change the learner; seed is unused.
+func (m *MIRA) Gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
+	g, _, err := m.Step(w, batch)
+	return g, err
+}
+
+// Apply adds the step −g to the weights and counts one tick of averaging.
+// The pseudo-corpus is left as it is: ApplyStep also updates it with the
+// hopes Step returned.
+func (m *MIRA) Apply(g feature.Vector) { m.ApplyStep(g, nil) }
+
+// ApplyStep applies what Step returned: w −= g, one tick of averaging, and
+// the hopes' statistics added to the pseudo-corpus (unless Gain is set).
+func (m *MIRA) ApplyStep(g feature.Vector, hopes []metric.Stats) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.apply(g, hopes)
+}
+
+func (m *MIRA) apply(g feature.Vector, hopes []metric.Stats) {
+	if n := len(g.IDs); n > 0 && int(g.IDs[n-1]) >= len(m.w) {
+		n := int(g.IDs[n-1]) + 1
+		m.w, m.sum, m.last = grow(m.w, n), grow(m.sum, n), grow(m.last, n)
+	}
+	for k, id := range g.IDs {
+		j := int(id)
+		m.sum[j] += float64(m.ticks-m.last[j]) * m.w[j]
+		m.last[j] = m.ticks
+		m.w[j] -= g.Vals[k]
+	}
+	m.ticks++
+	m.total++
+	if m.opts.Gain == nil {
+		for _, h := range hopes {
+			m.bg.Update(h)
+		}
+	}
+}
+
+// Update makes one update from batch: ApplyStep(Step(Current(), batch)).
+func (m *MIRA) Update(ctx context.Context, batch []pool.List) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.update(batch)
+}
+
+func (m *MIRA) update(batch []pool.List) error {
+	g, hopes, err := m.step(m.w, batch, m.bg)
+	if err != nil {
+		return err
+	}
+	m.apply(g, hopes)
+	return nil
+}
+
+// Learn runs one epoch over lists in a random order, in mini-batches.
+func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	order := m.rng.Perm(len(lists))
+	return epoch(ctx, order, lists, m.opts.BatchSize, func(_ context.Context, b []pool.List) error { return m.update(b) })
+}
+
+// Weights returns the averaged weights: the mean of the weights after each
+// update since the start or the last SetWeights (the current weights before
+// any update).
+func (m *MIRA) Weights() feature.Weights {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := make(feature.Weights, len(m.w))
+	if m.ticks == 0 {
+		copy(w, m.w)
+		return w
+	}
+	for j := range w {
+		w[j] = (m.sum[j] + float64(m.ticks-m.last[j])*m.w[j]) / float64(m.ticks)
+	}
+	return w
+}
+
+// Current returns a copy of the raw (not averaged) weights.
+func (m *MIRA) Current() feature.Weights {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append(feature.Weights(nil), m.w...)
+}
+
+// SetWeights replaces the current weights and restarts the average from
+// them, keeping the pseudo-corpus and the generator.
+func (m *MIRA) SetWeights(w feature.Weights) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := max(len(w), len(m.w))
+	m.w, m.sum, m.last = grow(m.w, n), grow(m.sum, n), grow(m.last, n)
+	copy(m.w, w)
+	clear(m.w[len(w):])
+	clear(m.sum)
+	clear(m.last)
+	m.ticks = 0
+}
+
+// Updates returns the number of updates applied.
+func (m *MIRA) Updates() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return int(m.total)
+}
+
+const miraMagic, miraVersion = "mtune/online.MIRA", 1
+
+// MarshalBinary returns the learner's state: the update count, weights,
+// averaging sums and counters, the pseudo-corpus and the generator. Restore it into a learner
+// made with the same options.
+func (m *MIRA) MarshalBinary() ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := newEncoder(miraMagic, miraVersion)
+	e.i64(m.total)
+	e.i64(m.ticks)
+	e.f64s(m.w)
+	e.f64s(m.sum)
+	e.i64s(m.last)
+	e.i64(int64(m.bg.Stats.Order))
+	e.f64s(m.bg.Stats.Matches[:])
+	e.f64s(m.bg.Stats.Totals[:])
+	e.f64(m.bg.Stats.RefLen)
+	e.rng(m.pcg)
+	return e.b, nil
+}
+
+// UnmarshalBinary restores a state MarshalBinary returned. On error the
+// learner is unchanged.
+func (m *MIRA) UnmarshalBinary(data []byte) error {
+	d := newDecoder(data, miraMagic, miraVersion)
+	total, ticks := d.i64(), d.i64()
+	w, sum, last := d.f64s(), d.f64s(), d.i64s()
+	var bg metric.Stats
+	bg.Order = int(d.i64())
+	matches, totals := d.f64s(), d.f64s()
+	bg.RefLen = d.f64()
+	pcg := d.rng()
+	d.check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
+	d.check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder, "background statistics")
+	if d.err == nil {
+		copy(bg.Matches[:], matches)
+		copy(bg.Totals[:], totals)
+		if err := bg.Validate(); err != nil {
+			d.fail("background: %v", err)
+		}
+	}
+	for j := range last {
+		if last[j] < 0 || last[j] > ticks {
+			d.fail("bad entry %d", j)
+			break
+		}
+	}
+	if err := d.done(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.total, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
+	m.bg.Stats = bg
+	m.pcg = pcg
+	m.rng = rand.New(pcg)
+	return nil
+}
