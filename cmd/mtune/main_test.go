@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -195,5 +196,47 @@ func TestExpandMulti(t *testing.T) {
 		if got := expandMulti(tc.in, []string{"nbest", "r"}); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: expandMulti(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestTuneNbest tunes europarl100 with MERT and AdaGrad and checks that the
+// weights written re-rank the lists to the BLEU tune-nbest printed last.
+func TestTuneNbest(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	for _, tc := range []struct {
+		algo  string
+		floor string // the BLEU line must sort at or above "BLEU = floor"
+	}{
+		{"mert", "14.39"},
+		{"adagrad", "13.35"},
+	} {
+		t.Run(tc.algo, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, errOut := mtune(t, "", "tune-nbest", "--algo", tc.algo, "--epochs", "3",
+				"--init", filepath.Join(dir, "init.weights"),
+				"--nbest", filepath.Join(dir, "nbest.gz"),
+				"-r", filepath.Join(dir, "reference"), "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			last := lines[len(lines)-1]
+			var bleu float64
+			if _, err := fmt.Sscanf(last, "BLEU = %f,", &bleu); err != nil {
+				t.Fatalf("last line %q is not a BLEU line", last)
+			}
+			var floor float64
+			fmt.Sscan(tc.floor, &floor)
+			if bleu < floor {
+				t.Fatalf("BLEU %.2f, want at least %s", bleu, tc.floor)
+			}
+			for _, f := range []string{"weights", "weights.json"} {
+				code, _, rerankErr := mtune(t, "", "rerank", "--weights", filepath.Join(out, f),
+					"--nbest", filepath.Join(dir, "nbest.gz"), "-r", filepath.Join(dir, "reference"))
+				if code != 0 || strings.TrimSpace(rerankErr) != last {
+					t.Fatalf("rerank with %s: exit %d, %q; tune-nbest printed %q", f, code, rerankErr, last)
+				}
+			}
+		})
 	}
 }

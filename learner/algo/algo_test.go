@@ -1,0 +1,164 @@
+package algo
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/pool"
+)
+
+func europarl100(t *testing.T) ([]pool.List, feature.Weights) {
+	t.Helper()
+	ctx := context.Background()
+	dir := shared.Path(t, "nbest", "europarl100")
+	idx := feature.NewIndex()
+	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := pool.NewScorer(refs, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lists, set.Weights
+}
+
+// train runs name for the given epochs (one Learn for a batch learner) and
+// returns the BLEU×100 of the pool's 1-best under the result.
+func train(t *testing.T, name string, lists []pool.List, w feature.Weights, c Config, epochs int) (learner.Learner, float64) {
+	t.Helper()
+	l, err := New(name, w.Clone(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range epochs {
+		if err := l.Learn(context.Background(), lists); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l, 100 * pool.OneBest(lists, l.Weights()).BLEU()
+}
+
+// TestEuroparl100 runs every learner on Moses' europarl100 lists from
+// init.weights (13.68 BLEU). The floors are the issue's: Moses' MERT 14.39,
+// kbmira (de-duplication fixed) 14.28, PRO 13.35, and PRO's 13.35 for the
+// ranking surrogates; the others must beat the start.
+func TestEuroparl100(t *testing.T) {
+	lists, w := europarl100(t)
+	tests := []struct {
+		name   string
+		cfg    Config
+		epochs int
+		floor  float64
+	}{
+		{"mert", Config{Seed: 1}, 1, 14.39},
+		{"pro", Config{Seed: 1}, 1, 13.35},
+		{"mr", Config{Seed: 1}, 1, 13.68},
+		{"adagrad", Config{Seed: 1}, 5, 13.35},
+		{"adagrad", Config{Seed: 1, Noise: 0.1}, 5, 13.35},
+		{"adagrad", Config{Seed: 1, Loss: "hinge"}, 5, 13.35},
+		{"sgd", Config{Seed: 1}, 5, 13.68},
+		{"mira", Config{Seed: 1}, 5, 13.68},
+		{"oro", Config{Seed: 1}, 3, 13.35},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l, bleu := train(t, tc.name, lists, w, tc.cfg, tc.epochs)
+			t.Logf("%s %+v: BLEU %.2f, %d non-zero weights", tc.name, tc.cfg, bleu, l.Weights().NonZero())
+			if bleu < tc.floor {
+				t.Fatalf("BLEU %.2f, want at least %.2f", bleu, tc.floor)
+			}
+		})
+	}
+}
+
+// TestKBMIRASeeds checks kb-MIRA against Moses' figure the way Moses' own
+// runs vary: Moses' kbmira (bug fixed) gives 14.25–14.31 over seeds, 14.28
+// typically; the median of five seeds must reach 14.28.
+func TestKBMIRASeeds(t *testing.T) {
+	lists, w := europarl100(t)
+	var got []float64
+	for seed := uint64(1); seed <= 5; seed++ {
+		_, bleu := train(t, "kbmira", lists, w, Config{Seed: seed}, 1)
+		got = append(got, bleu)
+	}
+	sort.Float64s(got)
+	t.Logf("kbmira BLEU over seeds 1-5: %.2f", got)
+	if got[2] < 14.28 {
+		t.Fatalf("median BLEU %.2f over seeds 1-5, want at least 14.28", got[2])
+	}
+}
+
+// TestResume checks, for every learner, that state saved after one Learn
+// and restored into a fresh learner continues bit-identically.
+func TestResume(t *testing.T) {
+	lists, w := europarl100(t)
+	lists = lists[:30]
+	for _, info := range All() {
+		t.Run(info.Name, func(t *testing.T) {
+			cfg := Config{Seed: 7, Restarts: 2, Passes: 5}
+			a, _ := train(t, info.Name, lists, w, cfg, 2)
+
+			b, _ := train(t, info.Name, lists, w, cfg, 1)
+			state, err := b.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := New(info.Name, feature.Weights{1, 2, 3}, cfg) // weights replaced by the state
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.UnmarshalBinary(state); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Learn(context.Background(), lists); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a.Weights(), c.Weights()) {
+				t.Fatalf("resumed weights differ:\n%v\n%v", a.Weights(), c.Weights())
+			}
+		})
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	l1 := 0.5
+	tests := []struct {
+		name string
+		algo string
+		cfg  Config
+	}{
+		{"unknown", "frobnicate", Config{}},
+		{"loss of a fixed-loss learner", "mert", Config{Loss: "hinge"}},
+		{"wrong loss", "adagrad", Config{Loss: "softmax"}},
+		{"noise on hinge", "adagrad", Config{Loss: "hinge", Noise: 0.1}},
+		{"noise on mira", "mira", Config{Noise: 0.1}},
+		{"l1 on kbmira", "kbmira", Config{L1: &l1}},
+	}
+	for _, tc := range tests {
+		if _, err := New(tc.algo, nil, tc.cfg); err == nil {
+			t.Errorf("%s: New accepted it", tc.name)
+		}
+	}
+	for _, name := range Names() {
+		if _, err := New(name, nil, Config{}); err != nil {
+			t.Errorf("New(%s) with defaults: %v", name, err)
+		}
+	}
+}
