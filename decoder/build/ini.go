@@ -1,0 +1,76 @@
+package build
+
+import (
+	"strconv"
+	"strings"
+)
+
+// iniPaths are the paths moses.ini names.
+type iniPaths struct {
+	phraseTable, reordering, lm string // lm "" leaves the LM out
+}
+
+// reorderingType is the lexicalized reordering model the builder makes, as
+// train-model.perl names it in moses.ini (word-based extraction, msd,
+// bidirectional, conditioned on both phrases, all features).
+const reorderingType = "wbe-msd-bidirectional-fe-allff"
+
+// File names inside Options.Out.
+const (
+	PhraseTableFile = "phrase-table.gz"
+	ReorderingFile  = "reordering-table.wbe-msd-bidirectional-fe.gz"
+	ConfigFile      = "moses.ini"
+)
+
+// LMFile returns the name of the language model file of the given order.
+func LMFile(order int) string { return "lm." + strconv.Itoa(order) + ".arpa.gz" }
+
+// mosesINI returns the moses.ini of a built system, laid out as Moses'
+// train-model.perl (step 9) writes it, with its default weights.
+func mosesINI(p iniPaths, lmOrder, distLimit int) string {
+	var b strings.Builder
+	b.WriteString(`#########################
+### MOSES CONFIG FILE ###
+#########################
+
+# input factors
+[input-factors]
+0
+
+# mapping steps
+[mapping]
+0 T 0
+
+[distortion-limit]
+`)
+	b.WriteString(strconv.Itoa(distLimit))
+	b.WriteString(`
+
+# feature functions
+[feature]
+UnknownWordPenalty
+WordPenalty
+PhrasePenalty
+PhraseDictionaryMemory name=TranslationModel0 num-features=4 path=`)
+	b.WriteString(p.phraseTable)
+	b.WriteString(" input-factor=0 output-factor=0\nLexicalReordering name=LexicalReordering0 num-features=6 type=" + reorderingType + " input-factor=0 output-factor=0 path=")
+	b.WriteString(p.reordering)
+	b.WriteString("\nDistortion\n")
+	if p.lm != "" {
+		b.WriteString("KENLM name=LM0 factor=0 path=" + p.lm + " order=" + strconv.Itoa(lmOrder) + "\n")
+	}
+	b.WriteString(`
+# dense weights for feature functions
+[weight]
+UnknownWordPenalty0= 1
+WordPenalty0= -1
+PhrasePenalty0= 0.2
+TranslationModel0= 0.2 0.2 0.2 0.2
+LexicalReordering0= 0.3 0.3 0.3 0.3 0.3 0.3
+Distortion0= 0.3
+`)
+	if p.lm != "" {
+		b.WriteString("LM0= 0.5\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,67 @@
+package lm
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Sentinel errors a *ParseError unwraps to.
+var (
+	// ErrSyntax marks a malformed line: a bad header, a missing or
+	// unexpected section, the wrong number of fields, trailing text after
+	// \end\.
+	ErrSyntax = errors.New("syntax error")
+	// ErrNumber marks a probability or back-off that is not a finite
+	// decimal number, or a positive log probability.
+	ErrNumber = errors.New("bad number")
+	// ErrCount marks a section whose number of n-grams differs from the
+	// count in the \data\ header.
+	ErrCount = errors.New("n-gram count does not match the header")
+	// ErrDuplicate marks an n-gram listed twice.
+	ErrDuplicate = errors.New("duplicate n-gram")
+	// ErrUnknownWord marks a word of an n-gram that the 1-grams do not list.
+	ErrUnknownWord = errors.New("word not in the 1-grams")
+	// ErrMissingContext marks an n-gram whose context (its first n-1 words)
+	// is not an (n-1)-gram of the model.
+	ErrMissingContext = errors.New("context of the n-gram is not in the model")
+	// ErrSpecialWord marks a model without <s> or </s>.
+	ErrSpecialWord = errors.New("missing special word")
+	// ErrOrder marks a model of order zero or above MaxOrder.
+	ErrOrder = errors.New("unsupported order")
+	// ErrInvalidUTF8 marks a line that is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+)
+
+// ParseError is the error of a reader for malformed input. File is the name
+// given to the reader (the path for Load). Line is 1-based; zero means the
+// error concerns the input as a whole.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	loc := e.File
+	switch {
+	case e.File == "" && e.Line > 0:
+		loc = "line " + strconv.Itoa(e.Line)
+	case e.Line > 0:
+		loc += ":" + strconv.Itoa(e.Line)
+	}
+	if loc == "" {
+		return "lm: " + e.Err.Error()
+	}
+	return "lm: " + loc + ": " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// errorf returns an error wrapping the sentinel kind with a message.
+func errorf(kind error, format string, args ...any) error {
+	if format == "" {
+		return kind
+	}
+	return fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
+}
