@@ -51,6 +51,7 @@ func commands() []command {
 		rerankCommand(),
 		extractCommand(),
 		tuneNbestCommand(),
+		buildCommand(),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -238,5 +239,37 @@ func TestTuneNbest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBuildDemo builds the embedded demo system and loads its moses.ini
+// back with the decoder's reader.
+func TestBuildDemo(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, errOut := mtune(t, "", "build", "--demo", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ini := strings.TrimSpace(stdout)
+	cfg, err := model.LoadConfig(context.Background(), ini, model.ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{model.TypePhraseDictionaryMemory, model.TypeLexicalReordering, model.TypeKENLM} {
+		fs := cfg.FeaturesOfType(typ)
+		if len(fs) != 1 {
+			t.Fatalf("%s: %d features of type %s", ini, len(fs), typ)
+		}
+		if _, err := os.Stat(fs[0].Path()); err != nil {
+			t.Fatalf("%s names %s: %v", ini, fs[0].Path(), err)
+		}
+	}
+	for _, f := range []string{"tune.src", "tune.ref", "test.src", "test.ref"} {
+		if _, err := os.Stat(filepath.Join(out, "corpus", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, _ := mtune(t, "", "build", "--demo", "--src", "x", "--out", out); code != 2 {
+		t.Fatalf("--demo with --src: exit %d, want 2", code)
 	}
 }
