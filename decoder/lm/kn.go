@@ -554,9 +554,7 @@ func sortUnigrams(g *NGrams) {
 	sortSuffix(g, 1, make([]int, g.Len()))
 }
 
-var log10fImpl = func(x float32) float32 { return float32(math.Log10(float64(x))) }
-
-func log10f(x float32) float32 { return log10fImpl(x) }
+func log10f(x float32) float32 { return float32(math.Log10(float64(x))) }
 
 // discounts computes the modified Kneser–Ney discounts from the numbers of
 // n-grams with counts 0…4 as lmplz does, in float32 (Chen and Goodman,

@@ -31,6 +31,9 @@ type Model struct {
 	bos     WordID
 	eos     WordID
 	hasUnk  bool
+	// open: some n-gram's suffix (its last n-1 words) is not listed, as in
+	// pruned models, so scoring cannot stop at the first n-gram missing.
+	open bool
 }
 
 // Order returns the order of the model.
@@ -215,6 +218,9 @@ func (b *builder) add(words []WordID, prob, backoff float32) error {
 	if !ok {
 		return ErrMissingContext
 	}
+	if !b.m.open && !b.m.hasSuffix(words) {
+		b.m.open = true
+	}
 	return b.addAt(len(words), ctx, words[len(words)-1], prob, backoff)
 }
 
@@ -228,6 +234,18 @@ func (m *Model) context(words []WordID) (int32, bool) {
 		}
 	}
 	return ctx, true
+}
+
+// hasSuffix reports whether the model lists the suffix of the n-gram words
+// (its last n-1 words; n ≥ 2). It only reads the tables below order n.
+func (m *Model) hasSuffix(words []WordID) bool {
+	idx := int32(words[1])
+	for k := 2; k < len(words); k++ {
+		if idx = m.mid[k-2].find(idx, words[k]); idx < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // addAt inserts the n-gram whose context is in slot ctx of order n-1 and

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -160,6 +161,7 @@ type reader struct {
 	failed   chan struct{}   // closed by the inserter when it fails
 	complete []chan struct{} // complete[n] is closed when order n is in
 	free     chan *batch     // batches to reuse
+	open     atomic.Bool     // some n-gram's suffix is missing
 }
 
 type job struct {
@@ -230,6 +232,7 @@ func (rd *reader) run(ctx context.Context, r io.Reader, size int) (*Model, error
 	if err != nil {
 		return nil, err
 	}
+	rd.b.m.open = rd.open.Load()
 	return rd.b.m, nil
 }
 
@@ -707,12 +710,20 @@ func (rd *reader) parseJob(j *job) *batch {
 		return b
 	}
 	m := rd.b.m
+	open := false
 	for i := range b.prob {
-		ctx, ok := m.context(b.words[i*j.n : (i+1)*j.n])
+		words := b.words[i*j.n : (i+1)*j.n]
+		ctx, ok := m.context(words)
 		if !ok {
 			ctx = -1
 		}
 		b.ctx = append(b.ctx, ctx)
+		if !open && !m.hasSuffix(words) {
+			open = true
+		}
+	}
+	if open {
+		rd.open.Store(true)
 	}
 	return b
 }

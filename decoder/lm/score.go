@@ -100,6 +100,9 @@ func (m *Model) FullScore(st State, w WordID) (prob float32, length int, next St
 		// The (k+2)-gram: context st.ctx[k], then w. A context with back-off
 		// -0 is nobody's context: no n-gram extends it.
 		if !extends(st.bo[k]) {
+			if !m.open {
+				break // nor any longer one: its suffix would be this one
+			}
 			next.ctx[k+1], next.bo[k+1] = -1, negZero
 			continue
 		}
@@ -113,6 +116,9 @@ func (m *Model) FullScore(st State, w WordID) (prob float32, length int, next St
 		t := &m.mid[k]
 		i := t.find(st.ctx[k], w)
 		if i < 0 {
+			if !m.open {
+				break
+			}
 			next.ctx[k+1], next.bo[k+1] = -1, negZero
 			continue
 		}

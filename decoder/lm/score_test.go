@@ -459,3 +459,29 @@ func TestEuroparlAgainstReference(t *testing.T) {
 	}
 	t.Logf("largest difference %.2g", worst)
 }
+
+// TestOpen checks the detection of models with missing suffixes, where
+// scoring must look past a missing n-gram.
+func TestOpen(t *testing.T) {
+	cases := []struct {
+		name string
+		open bool
+	}{
+		{"test.arpa", true}, // "also would consider higher looking" without "higher looking"
+		{"test_nounk.arpa", true},
+		{"toy0.arpa", false},
+		{"toy1.arpa", false},
+	}
+	for _, c := range cases {
+		if m := loadString(t, readShared(t, "lm", c.name)); m.open != c.open {
+			t.Errorf("%s: open = %v", c.name, m.open)
+		}
+	}
+	if m := europarlLM(t); m.open {
+		t.Error("lmplz's model is open")
+	}
+	m, err := NewModel(loadString(t, readShared(t, "lm", "test.arpa")).ARPA(), nil)
+	if err != nil || !m.open {
+		t.Errorf("NewModel: %v, open %v", err, m != nil && m.open)
+	}
+}
