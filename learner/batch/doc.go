@@ -30,7 +30,7 @@
 // features absent from the pool pass through unchanged.
 //
 // State: MarshalBinary writes a versioned binary state (a magic string
-// naming the learner, a version byte, then the options, the weights as
+// naming the learner, a uint32 version, then the options, the weights as
 // IEEE-754 bits, the PCG random state and the last run's summary);
 // UnmarshalBinary restores it exactly, so that a restored learner given
 // the same pools produces bit-identical weights. Randomness (MIRA's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -411,67 +412,59 @@ func (m *MIRA) MarshalBinary() ([]byte, error) {
 	if m.rng == nil {
 		return nil, errUninit
 	}
-	e := newEncoder(miraMagic, miraVersion)
+	e := statecodec.NewEncoder(miraMagic, miraVersion)
 	o := m.opts
-	e.f64(o.C)
-	e.f64(o.Decay)
-	e.int(o.Passes)
-	e.bool(o.NoShuffle)
-	e.bool(o.ModelBackground)
-	e.bool(o.SafeHope)
-	e.int(int(o.Background))
-	e.bool(o.LastPass)
-	e.u64(o.Seed)
-	e.int(o.Threads)
-	e.floats(m.w)
-	if err := e.pcg(m.rng); err != nil {
-		return nil, err
-	}
-	e.f64(m.run.Initial)
-	e.int(m.run.Best)
-	e.int(len(m.run.Passes))
+	e.F64(o.C)
+	e.F64(o.Decay)
+	e.Int(o.Passes)
+	e.Bool(o.NoShuffle)
+	e.Bool(o.ModelBackground)
+	e.Bool(o.SafeHope)
+	e.Int(int(o.Background))
+	e.Bool(o.LastPass)
+	e.U64(o.Seed)
+	e.Int(o.Threads)
+	e.F64s(m.w)
+	e.PCG(m.rng)
+	e.F64(m.run.Initial)
+	e.Int(m.run.Best)
+	e.Int(len(m.run.Passes))
 	for _, p := range m.run.Passes {
-		e.int(p.Updates)
-		e.int(p.Examples)
-		e.f64(p.Loss)
-		e.f64(p.BLEU)
+		e.Int(p.Updates)
+		e.Int(p.Examples)
+		e.F64(p.Loss)
+		e.F64(p.BLEU)
 	}
-	return e.b, nil
+	return e.Finish()
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (m *MIRA) UnmarshalBinary(data []byte) error {
-	d, err := newDecoder(data, miraMagic, miraVersion)
+	d := statecodec.NewDecoder(data, miraMagic, miraVersion)
+	var o MIRAOptions
+	o.C = d.F64()
+	o.Decay = d.F64()
+	o.Passes = d.Int()
+	o.NoShuffle = d.Bool()
+	o.ModelBackground = d.Bool()
+	o.SafeHope = d.Bool()
+	o.Background = Background(d.Int())
+	o.LastPass = d.Bool()
+	o.Seed = d.U64()
+	o.Threads = d.Int()
+	w := d.FiniteF64s()
+	rng := d.PCG()
+	var run MIRARun
+	run.Initial = d.F64()
+	run.Best = d.Int()
+	n := d.Count(8 * 4)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		run.Passes = append(run.Passes, MIRAPass{Updates: d.Int(), Examples: d.Int(), Loss: d.F64(), BLEU: d.F64()})
+	}
+	o, err := restoredOptions(d, o)
 	if err != nil {
 		return err
-	}
-	var o MIRAOptions
-	o.C = d.f64()
-	o.Decay = d.f64()
-	o.Passes = d.int()
-	o.NoShuffle = d.bool()
-	o.ModelBackground = d.bool()
-	o.SafeHope = d.bool()
-	o.Background = Background(d.int())
-	o.LastPass = d.bool()
-	o.Seed = d.u64()
-	o.Threads = d.int()
-	w := d.floats()
-	rng := d.pcg()
-	var run MIRARun
-	run.Initial = d.f64()
-	run.Best = d.int()
-	n := d.length(8 * 4)
-	for i := 0; i < n && d.err == nil; i++ {
-		run.Passes = append(run.Passes, MIRAPass{Updates: d.int(), Examples: d.int(), Loss: d.f64(), BLEU: d.f64()})
-	}
-	d.checkFinite("a weight", w...)
-	if err := d.finish(); err != nil {
-		return err
-	}
-	if o, err = o.withDefaults(); err != nil {
-		return fmt.Errorf("%w: %w", ErrState, err)
 	}
 	m.opts, m.w, m.rng, m.run = o, w, rng, run
 	return nil

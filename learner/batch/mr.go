@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -528,66 +529,58 @@ func (m *MR) MarshalBinary() ([]byte, error) {
 	if m.rng == nil {
 		return nil, errUninit
 	}
-	e := newEncoder(mrMagic, mrVersion)
+	e := statecodec.NewEncoder(mrMagic, mrVersion)
 	o := m.opts
-	e.f64(o.Lambda)
-	e.f64(o.Eta0)
-	e.int(o.TuneSample)
-	e.f64(o.Scale)
-	e.int(o.Restarts)
-	e.int(o.Epochs)
-	e.f64(o.Tolerance)
-	e.int(int(o.Smoothing))
-	e.u64(o.Seed)
-	e.int(o.Threads)
-	e.floats(m.w)
-	if err := e.pcg(m.rng); err != nil {
-		return nil, err
-	}
-	e.f64(m.run.Initial)
-	e.f64(m.run.Final)
-	e.int(len(m.run.Restarts))
+	e.F64(o.Lambda)
+	e.F64(o.Eta0)
+	e.Int(o.TuneSample)
+	e.F64(o.Scale)
+	e.Int(o.Restarts)
+	e.Int(o.Epochs)
+	e.F64(o.Tolerance)
+	e.Int(int(o.Smoothing))
+	e.U64(o.Seed)
+	e.Int(o.Threads)
+	e.F64s(m.w)
+	e.PCG(m.rng)
+	e.F64(m.run.Initial)
+	e.F64(m.run.Final)
+	e.Int(len(m.run.Restarts))
 	for _, r := range m.run.Restarts {
-		e.f64(r.Eta0)
-		e.int(r.Epochs)
-		e.floats(r.Objective)
+		e.F64(r.Eta0)
+		e.Int(r.Epochs)
+		e.F64s(r.Objective)
 	}
-	return e.b, nil
+	return e.Finish()
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (m *MR) UnmarshalBinary(data []byte) error {
-	d, err := newDecoder(data, mrMagic, mrVersion)
+	d := statecodec.NewDecoder(data, mrMagic, mrVersion)
+	var o MROptions
+	o.Lambda = d.F64()
+	o.Eta0 = d.F64()
+	o.TuneSample = d.Int()
+	o.Scale = d.F64()
+	o.Restarts = d.Int()
+	o.Epochs = d.Int()
+	o.Tolerance = d.F64()
+	o.Smoothing = metric.PlusOneVariant(d.Int())
+	o.Seed = d.U64()
+	o.Threads = d.Int()
+	w := d.FiniteF64s()
+	rng := d.PCG()
+	var run MRRun
+	run.Initial = d.F64()
+	run.Final = d.F64()
+	n := d.Count(8 * 3)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		run.Restarts = append(run.Restarts, MRRestart{Eta0: d.F64(), Epochs: d.Int(), Objective: d.F64s()})
+	}
+	o, err := restoredOptions(d, o)
 	if err != nil {
 		return err
-	}
-	var o MROptions
-	o.Lambda = d.f64()
-	o.Eta0 = d.f64()
-	o.TuneSample = d.int()
-	o.Scale = d.f64()
-	o.Restarts = d.int()
-	o.Epochs = d.int()
-	o.Tolerance = d.f64()
-	o.Smoothing = metric.PlusOneVariant(d.int())
-	o.Seed = d.u64()
-	o.Threads = d.int()
-	w := d.floats()
-	rng := d.pcg()
-	var run MRRun
-	run.Initial = d.f64()
-	run.Final = d.f64()
-	n := d.length(8 * 3)
-	for i := 0; i < n && d.err == nil; i++ {
-		run.Restarts = append(run.Restarts, MRRestart{Eta0: d.f64(), Epochs: d.int(), Objective: d.floats()})
-	}
-	d.checkFinite("a weight", w...)
-	if err := d.finish(); err != nil {
-		return err
-	}
-	if o, err = o.withDefaults(); err != nil {
-		return fmt.Errorf("%w: %w", ErrState, err)
 	}
 	m.opts, m.w, m.rng, m.run = o, w, rng, run
 	return nil

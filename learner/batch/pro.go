@@ -12,6 +12,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
@@ -315,63 +316,55 @@ func (p *PRO) MarshalBinary() ([]byte, error) {
 	if p.rng == nil {
 		return nil, errUninit
 	}
-	e := newEncoder(proMagic, proVersion)
+	e := statecodec.NewEncoder(proMagic, proVersion)
 	o := p.opts
-	e.int(o.Gamma)
-	e.int(o.Xi)
-	e.f64(o.MinDiff)
-	e.int(int(o.Gain))
-	e.f64(o.Lambda)
-	e.int(o.Iterations)
-	e.f64(o.Interpolate)
-	e.bool(o.Normalize)
-	e.u64(o.Seed)
-	e.floats(p.w)
-	if err := e.pcg(p.rng); err != nil {
-		return nil, err
-	}
+	e.Int(o.Gamma)
+	e.Int(o.Xi)
+	e.F64(o.MinDiff)
+	e.Int(int(o.Gain))
+	e.F64(o.Lambda)
+	e.Int(o.Iterations)
+	e.F64(o.Interpolate)
+	e.Bool(o.Normalize)
+	e.U64(o.Seed)
+	e.F64s(p.w)
+	e.PCG(p.rng)
 	r := p.run
-	e.int(r.Pairs)
-	e.f64(r.Lambda)
-	e.f64(r.Initial)
-	e.f64(r.Final)
-	e.int(r.Iterations)
-	e.bytes([]byte(r.Status))
-	return e.b, nil
+	e.Int(r.Pairs)
+	e.F64(r.Lambda)
+	e.F64(r.Initial)
+	e.F64(r.Final)
+	e.Int(r.Iterations)
+	e.Bytes([]byte(r.Status))
+	return e.Finish()
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (p *PRO) UnmarshalBinary(data []byte) error {
-	d, err := newDecoder(data, proMagic, proVersion)
+	d := statecodec.NewDecoder(data, proMagic, proVersion)
+	var o PROOptions
+	o.Gamma = d.Int()
+	o.Xi = d.Int()
+	o.MinDiff = d.F64()
+	o.Gain = PROGain(d.Int())
+	o.Lambda = d.F64()
+	o.Iterations = d.Int()
+	o.Interpolate = d.F64()
+	o.Normalize = d.Bool()
+	o.Seed = d.U64()
+	w := d.FiniteF64s()
+	rng := d.PCG()
+	var r PRORun
+	r.Pairs = d.Int()
+	r.Lambda = d.F64()
+	r.Initial = d.F64()
+	r.Final = d.F64()
+	r.Iterations = d.Int()
+	r.Status = string(d.Bytes())
+	o, err := restoredOptions(d, o)
 	if err != nil {
 		return err
-	}
-	var o PROOptions
-	o.Gamma = d.int()
-	o.Xi = d.int()
-	o.MinDiff = d.f64()
-	o.Gain = PROGain(d.int())
-	o.Lambda = d.f64()
-	o.Iterations = d.int()
-	o.Interpolate = d.f64()
-	o.Normalize = d.bool()
-	o.Seed = d.u64()
-	w := d.floats()
-	rng := d.pcg()
-	var r PRORun
-	r.Pairs = d.int()
-	r.Lambda = d.f64()
-	r.Initial = d.f64()
-	r.Final = d.f64()
-	r.Iterations = d.int()
-	r.Status = string(d.bytes())
-	d.checkFinite("a weight", w...)
-	if err := d.finish(); err != nil {
-		return err
-	}
-	if o, err = o.withDefaults(); err != nil {
-		return fmt.Errorf("%w: %w", ErrState, err)
 	}
 	p.opts, p.w, p.rng, p.run = o, w, rng, r
 	return nil

@@ -278,7 +278,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"trailing", append(slices.Clone(good), 0)},
 		{"NaN weight", nanState},
 		{"bad range", badRangeState},
-		{"huge count", append(slices.Clone(good[:11+6*8+1+8+8+8+4]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)},
+		{"huge count", append(slices.Clone(good[:14+6*8+1+8+8+8+8]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f)},
 	}
 	for _, tc := range tests {
 		var m MERT

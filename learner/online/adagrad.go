@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/pool"
 )
@@ -77,16 +76,13 @@ type AdaGradOptions struct {
 type AdaGrad struct {
 	opts AdaGradOptions
 
-	mu   sync.Mutex
+	core
 	w    []float64 // weights, regularised through update last[j]
 	sumG []float64 // G_j, the sum of squared gradients
 	last []int64   // update count up to which w[j] is regularised
 	t    int64     // updates applied
-	pcg  *rand.PCG
-	rng  *rand.Rand
 
-	ids   []feature.ID // scratch of Update
-	saved []float64
+	cur atCurrent // scratch of Update
 }
 
 var _ learner.Online = (*AdaGrad)(nil)
@@ -115,8 +111,8 @@ func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
 	if !w.Finite() {
 		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
 	}
-	a := &AdaGrad{opts: opts, pcg: rand.NewPCG(opts.Seed1, opts.Seed2)}
-	a.rng = rand.New(a.pcg)
+	a := &AdaGrad{opts: opts}
+	a.seed(opts.Seed1, opts.Seed2)
 	a.w = append([]float64(nil), w...)
 	a.sumG = make([]float64, len(w))
 	a.last = make([]int64, len(w))
@@ -221,10 +217,9 @@ func (a *AdaGrad) Update(ctx context.Context, batch []pool.List) error {
 
 func (a *AdaGrad) update(batch []pool.List) error {
 	seed := a.rng.Uint64()
-	a.ids = batchIDs(batch, a.ids)
 	var g feature.Vector
 	var err error
-	a.saved = withCurrent(a.w, a.ids, a.saved, a.current, func() {
+	a.cur.run(a.w, a.current, batch, func() {
 		g, _, err = a.opts.Objective.gradient(a.w, batch, seed)
 	})
 	if err != nil {
@@ -239,8 +234,7 @@ func (a *AdaGrad) update(batch []pool.List) error {
 func (a *AdaGrad) Learn(ctx context.Context, lists []pool.List) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	order := a.rng.Perm(len(lists))
-	err := epoch(ctx, order, lists, a.opts.BatchSize, func(_ context.Context, b []pool.List) error { return a.update(b) })
+	err := a.epoch(ctx, lists, a.opts.BatchSize, a.update)
 	a.flush()
 	return err
 }
@@ -296,37 +290,26 @@ const adagradMagic, adagradVersion = "mtune/online.AdaGrad", 1
 // The options are not saved: restore into a learner made with the same
 // options.
 func (a *AdaGrad) MarshalBinary() ([]byte, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	e := newEncoder(adagradMagic, adagradVersion)
-	e.i64(a.t)
-	e.f64s(a.w)
-	e.f64s(a.sumG)
-	e.i64s(a.last)
-	e.rng(a.pcg)
-	return e.b, nil
+	return a.marshal(adagradMagic, adagradVersion, func(e *statecodec.Encoder) {
+		e.I64(a.t)
+		e.F64s(a.w)
+		e.F64s(a.sumG)
+		e.I64s(a.last)
+	})
 }
 
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (a *AdaGrad) UnmarshalBinary(data []byte) error {
-	d := newDecoder(data, adagradMagic, adagradVersion)
-	t := d.i64()
-	w, sumG, last := d.f64s(), d.f64s(), d.i64s()
-	pcg := d.rng()
-	d.check(t >= 0 && len(sumG) == len(w) && len(last) == len(w), "inconsistent lengths or count")
-	for j := range last {
-		if last[j] < 0 || last[j] > t || sumG[j] < 0 {
-			d.fail("bad entry %d", j)
-			break
+	d := statecodec.NewDecoder(data, adagradMagic, adagradVersion)
+	t := d.I64()
+	w, sumG, last := d.FiniteF64s(), d.FiniteF64s(), d.I64s()
+	if d.Check(t >= 0 && len(sumG) == len(w) && len(last) == len(w), "inconsistent lengths or count") {
+		for j := range last {
+			if !d.Check(last[j] >= 0 && last[j] <= t && sumG[j] >= 0, "bad entry %d", j) {
+				break
+			}
 		}
 	}
-	if err := d.done(); err != nil {
-		return err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.t, a.w, a.sumG, a.last, a.pcg = t, w, sumG, last, pcg
-	a.rng = rand.New(pcg)
-	return nil
+	return a.restore(d, func() { a.t, a.w, a.sumG, a.last = t, w, sumG, last })
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -59,15 +58,13 @@ type MIRAOptions struct {
 type MIRA struct {
 	opts MIRAOptions
 
-	mu    sync.Mutex
+	core
 	w     []float64
 	sum   []float64 // Σ of w_j over the ticks up to last[j]
 	last  []int64
 	ticks int64 // updates averaged over, since the start or SetWeights
 	total int64 // updates applied
 	bg    metric.Background
-	pcg   *rand.PCG
-	rng   *rand.Rand
 }
 
 var _ learner.Online = (*MIRA)(nil)
@@ -90,8 +87,8 @@ func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 	if !w.Finite() {
 		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
 	}
-	m := &MIRA{opts: opts, pcg: rand.NewPCG(opts.Seed1, opts.Seed2)}
-	m.rng = rand.New(m.pcg)
+	m := &MIRA{opts: opts}
+	m.seed(opts.Seed1, opts.Seed2)
 	m.w = append([]float64(nil), w...)
 	m.sum = make([]float64, len(w))
 	m.last = make([]int64, len(w))
@@ -231,8 +228,7 @@ func (m *MIRA) update(batch []pool.List) error {
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	order := m.rng.Perm(len(lists))
-	return epoch(ctx, order, lists, m.opts.BatchSize, func(_ context.Context, b []pool.List) error { return m.update(b) })
+	return m.epoch(ctx, lists, m.opts.BatchSize, m.update)
 }
 
 // Weights returns the averaged weights: the mean of the weights after each
@@ -286,56 +282,43 @@ const miraMagic, miraVersion = "mtune/online.MIRA", 1
 // averaging sums and counters, the pseudo-corpus and the generator. Restore it into a learner
 // made with the same options.
 func (m *MIRA) MarshalBinary() ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e := newEncoder(miraMagic, miraVersion)
-	e.i64(m.total)
-	e.i64(m.ticks)
-	e.f64s(m.w)
-	e.f64s(m.sum)
-	e.i64s(m.last)
-	e.i64(int64(m.bg.Stats.Order))
-	e.f64s(m.bg.Stats.Matches[:])
-	e.f64s(m.bg.Stats.Totals[:])
-	e.f64(m.bg.Stats.RefLen)
-	e.rng(m.pcg)
-	return e.b, nil
+	return m.marshal(miraMagic, miraVersion, func(e *statecodec.Encoder) {
+		e.I64(m.total)
+		e.I64(m.ticks)
+		e.F64s(m.w)
+		e.F64s(m.sum)
+		e.I64s(m.last)
+		e.I64(int64(m.bg.Stats.Order))
+		e.F64s(m.bg.Stats.Matches[:])
+		e.F64s(m.bg.Stats.Totals[:])
+		e.F64(m.bg.Stats.RefLen)
+	})
 }
 
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (m *MIRA) UnmarshalBinary(data []byte) error {
-	d := newDecoder(data, miraMagic, miraVersion)
-	total, ticks := d.i64(), d.i64()
-	w, sum, last := d.f64s(), d.f64s(), d.i64s()
+	d := statecodec.NewDecoder(data, miraMagic, miraVersion)
+	total, ticks := d.I64(), d.I64()
+	w, sum, last := d.FiniteF64s(), d.FiniteF64s(), d.I64s()
 	var bg metric.Stats
-	bg.Order = int(d.i64())
-	matches, totals := d.f64s(), d.f64s()
-	bg.RefLen = d.f64()
-	pcg := d.rng()
-	d.check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
-	d.check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder, "background statistics")
-	if d.err == nil {
+	bg.Order = int(d.I64())
+	matches, totals := d.FiniteF64s(), d.FiniteF64s()
+	bg.RefLen = d.FiniteF64()
+	d.Check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
+	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder, "background statistics") {
 		copy(bg.Matches[:], matches)
 		copy(bg.Totals[:], totals)
-		if err := bg.Validate(); err != nil {
-			d.fail("background: %v", err)
-		}
+		err := bg.Validate()
+		d.Check(err == nil, "background: %v", err)
 	}
 	for j := range last {
-		if last[j] < 0 || last[j] > ticks {
-			d.fail("bad entry %d", j)
+		if !d.Check(last[j] >= 0 && last[j] <= ticks, "bad entry %d", j) {
 			break
 		}
 	}
-	if err := d.done(); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.total, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
-	m.bg.Stats = bg
-	m.pcg = pcg
-	m.rng = rand.New(pcg)
-	return nil
+	return m.restore(d, func() {
+		m.total, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
+		m.bg.Stats = bg
+	})
 }

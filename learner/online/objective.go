@@ -1,7 +1,6 @@
 package online
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -108,68 +107,10 @@ func finite(v feature.Vector) error {
 	return nil
 }
 
-// batchIDs returns the distinct feature ids of the hypotheses of batch, in
-// increasing order, reusing buf.
-func batchIDs(batch []pool.List, buf []feature.ID) []feature.ID {
-	buf = buf[:0]
-	for _, l := range batch {
-		for _, h := range l.Hyps {
-			buf = append(buf, h.Features.IDs...)
-		}
-	}
-	slices.Sort(buf)
-	return slices.Compact(buf)
-}
-
-// withCurrent runs f on the weight slice w whose coordinates ids (sorted,
-// distinct) hold, during the call, the values cur(j) reports, the other
-// coordinates left as they are; it restores w before returning. Learners
-// whose stored weights lag their current ones (pending lazy
-// regularisation, a pending scale factor) compute a gradient this way in
-// O(|ids|) with exactly the values Current would give.
-func withCurrent(w []float64, ids []feature.ID, saved []float64, cur func(j int) float64, f func()) []float64 {
-	saved = saved[:0]
-	for _, id := range ids {
-		if int(id) >= len(w) {
-			break
-		}
-		saved = append(saved, w[id])
-	}
-	for k := range saved {
-		w[ids[k]] = cur(int(ids[k]))
-	}
-	defer func() {
-		for k, x := range saved {
-			w[ids[k]] = x
-		}
-	}()
-	f()
-	return saved
-}
-
 // grow returns s extended with zeros to length n.
 func grow[T any](s []T, n int) []T {
 	if n <= len(s) {
 		return s
 	}
 	return append(s, make([]T, n-len(s))...)
-}
-
-// epoch runs one epoch over lists in the given order (a permutation of
-// their indices): mini-batches of size, update called on each.
-func epoch(ctx context.Context, order []int, lists []pool.List, size int, update func(context.Context, []pool.List) error) error {
-	batch := make([]pool.List, 0, size)
-	for start := 0; start < len(order); start += size {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		batch = batch[:0]
-		for _, i := range order[start:min(start+size, len(order))] {
-			batch = append(batch, lists[i])
-		}
-		if err := update(ctx, batch); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
@@ -570,4 +571,36 @@ func FuzzUnmarshal(f *testing.F) {
 			_ = l.Update(context.Background(), lists[:2])
 		}
 	})
+}
+
+// TestUnmarshalInconsistentLengths: states whose slices disagree in length
+// are errors (AdaGrad's decoder once indexed G past its end on them).
+func TestUnmarshalInconsistentLengths(t *testing.T) {
+	tests := []struct {
+		name    string
+		w, sumG []float64
+		last    []int64
+		t       int64
+	}{
+		{"last longer", nil, nil, []int64{0}, 0},
+		{"G shorter", []float64{1}, nil, []int64{0}, 0},
+		{"G longer", []float64{1}, []float64{1, 2}, []int64{0}, 0},
+		{"negative count", []float64{1}, []float64{1}, []int64{0}, -1},
+	}
+	for _, tc := range tests {
+		e := statecodec.NewEncoder(adagradMagic, adagradVersion)
+		e.I64(tc.t)
+		e.F64s(tc.w)
+		e.F64s(tc.sumG)
+		e.I64s(tc.last)
+		e.PCG(rand.NewPCG(1, 2))
+		state, err := e.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := NewAdaGrad(feature.Weights{1}, AdaGradOptions{})
+		if err := a.UnmarshalBinary(state); !errors.Is(err, ErrState) {
+			t.Errorf("%s: error %v, want ErrState", tc.name, err)
+		}
+	}
 }

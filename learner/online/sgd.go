@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -85,15 +84,15 @@ func (x *scaled) set(w feature.Weights) {
 	x.recount()
 }
 
-func (x *scaled) encode(e *encoder) {
-	e.f64s(x.v)
-	e.f64(x.s)
-	e.f64(x.norm2)
+func (x *scaled) encode(e *statecodec.Encoder) {
+	e.F64s(x.v)
+	e.F64(x.s)
+	e.F64(x.norm2)
 }
 
-func decodeScaled(d *decoder) scaled {
-	x := scaled{v: d.f64s(), s: d.f64(), norm2: d.f64()}
-	d.check(x.s > 0, "scale %v", x.s)
+func decodeScaled(d *statecodec.Decoder) scaled {
+	x := scaled{v: d.FiniteF64s(), s: d.FiniteF64(), norm2: d.FiniteF64()}
+	d.Check(x.s > 0, "scale %v", x.s)
 	return x
 }
 
@@ -123,14 +122,11 @@ type SGDOptions struct {
 type SGD struct {
 	opts SGDOptions
 
-	mu  sync.Mutex
-	w   scaled
-	t   int64
-	pcg *rand.PCG
-	rng *rand.Rand
+	core
+	w scaled
+	t int64
 
-	ids   []feature.ID
-	saved []float64
+	cur atCurrent // scratch of Update
 }
 
 var _ learner.Online = (*SGD)(nil)
@@ -152,8 +148,8 @@ func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {
 	if !w.Finite() {
 		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
 	}
-	s := &SGD{opts: opts, w: newScaled(w), pcg: rand.NewPCG(opts.Seed1, opts.Seed2)}
-	s.rng = rand.New(s.pcg)
+	s := &SGD{opts: opts, w: newScaled(w)}
+	s.seed(opts.Seed1, opts.Seed2)
 	return s, nil
 }
 
@@ -193,10 +189,9 @@ func (s *SGD) Update(ctx context.Context, batch []pool.List) error {
 
 func (s *SGD) update(batch []pool.List) error {
 	seed := s.rng.Uint64()
-	s.ids = batchIDs(batch, s.ids)
 	var g feature.Vector
 	var err error
-	s.saved = withCurrent(s.w.v, s.ids, s.saved, s.w.at, func() {
+	s.cur.run(s.w.v, s.w.at, batch, func() {
 		g, _, err = s.opts.Objective.gradient(s.w.v, batch, seed)
 	})
 	if err != nil {
@@ -210,8 +205,7 @@ func (s *SGD) update(batch []pool.List) error {
 func (s *SGD) Learn(ctx context.Context, lists []pool.List) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	order := s.rng.Perm(len(lists))
-	return epoch(ctx, order, lists, s.opts.BatchSize, func(_ context.Context, b []pool.List) error { return s.update(b) })
+	return s.epoch(ctx, lists, s.opts.BatchSize, s.update)
 }
 
 // Weights returns a copy of the current weights.
@@ -244,29 +238,18 @@ const sgdMagic, sgdVersion = "mtune/online.SGD", 1
 // MarshalBinary returns the learner's state (weights, update count,
 // generator); restore it into a learner made with the same options.
 func (s *SGD) MarshalBinary() ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := newEncoder(sgdMagic, sgdVersion)
-	e.i64(s.t)
-	s.w.encode(e)
-	e.rng(s.pcg)
-	return e.b, nil
+	return s.marshal(sgdMagic, sgdVersion, func(e *statecodec.Encoder) {
+		e.I64(s.t)
+		s.w.encode(e)
+	})
 }
 
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (s *SGD) UnmarshalBinary(data []byte) error {
-	d := newDecoder(data, sgdMagic, sgdVersion)
-	t := d.i64()
+	d := statecodec.NewDecoder(data, sgdMagic, sgdVersion)
+	t := d.I64()
 	w := decodeScaled(d)
-	pcg := d.rng()
-	d.check(t >= 0, "update count %d", t)
-	if err := d.done(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.t, s.w, s.pcg = t, w, pcg
-	s.rng = rand.New(pcg)
-	return nil
+	d.Check(t >= 0, "update count %d", t)
+	return s.restore(d, func() { s.t, s.w = t, w })
 }

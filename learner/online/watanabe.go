@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/pool"
@@ -86,15 +85,12 @@ type WatanabeOptions struct {
 type Watanabe struct {
 	opts WatanabeOptions
 
-	mu     sync.Mutex
+	core
 	w      scaled
 	k      atomic.Int64 // updates applied
 	period atomic.Int64 // K in use; 0: no decay
-	pcg    *rand.PCG
-	rng    *rand.Rand
 
-	ids   []feature.ID
-	saved []float64
+	cur atCurrent // scratch of Update
 }
 
 var _ learner.Online = (*Watanabe)(nil)
@@ -124,8 +120,8 @@ func NewWatanabe(w feature.Weights, opts WatanabeOptions) (*Watanabe, error) {
 	if !w.Finite() {
 		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
 	}
-	l := &Watanabe{opts: opts, w: newScaled(w), pcg: rand.NewPCG(opts.Seed1, opts.Seed2)}
-	l.rng = rand.New(l.pcg)
+	l := &Watanabe{opts: opts, w: newScaled(w)}
+	l.seed(opts.Seed1, opts.Seed2)
 	l.period.Store(int64(opts.Period))
 	return l, nil
 }
@@ -258,11 +254,10 @@ func (l *Watanabe) Update(ctx context.Context, batch []pool.List) error {
 }
 
 func (l *Watanabe) update(batch []pool.List) error {
-	l.ids = batchIDs(batch, l.ids)
 	var g feature.Vector
 	var err error
 	eta := l.rate(l.k.Load())
-	l.saved = withCurrent(l.w.v, l.ids, l.saved, l.w.at, func() {
+	l.cur.run(l.w.v, l.w.at, batch, func() {
 		g, err = l.step(l.w.v, batch, eta)
 	})
 	if err != nil {
@@ -280,8 +275,7 @@ func (l *Watanabe) Learn(ctx context.Context, lists []pool.List) error {
 	if l.opts.Period == 0 && l.opts.BatchSize > 0 {
 		l.period.Store(int64((len(lists) + l.opts.BatchSize - 1) / l.opts.BatchSize))
 	}
-	order := l.rng.Perm(len(lists))
-	err := epoch(ctx, order, lists, l.opts.BatchSize, func(_ context.Context, b []pool.List) error { return l.update(b) })
+	err := l.epoch(ctx, lists, l.opts.BatchSize, l.update)
 	l.w.recount()
 	return err
 }
@@ -314,32 +308,23 @@ const watanabeMagic, watanabeVersion = "mtune/online.Watanabe", 1
 // squared norm), update count, K and the generator. Restore it into a
 // learner made with the same options.
 func (l *Watanabe) MarshalBinary() ([]byte, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	e := newEncoder(watanabeMagic, watanabeVersion)
-	e.i64(l.k.Load())
-	e.i64(l.period.Load())
-	l.w.encode(e)
-	e.rng(l.pcg)
-	return e.b, nil
+	return l.marshal(watanabeMagic, watanabeVersion, func(e *statecodec.Encoder) {
+		e.I64(l.k.Load())
+		e.I64(l.period.Load())
+		l.w.encode(e)
+	})
 }
 
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (l *Watanabe) UnmarshalBinary(data []byte) error {
-	d := newDecoder(data, watanabeMagic, watanabeVersion)
-	k, period := d.i64(), d.i64()
+	d := statecodec.NewDecoder(data, watanabeMagic, watanabeVersion)
+	k, period := d.I64(), d.I64()
 	w := decodeScaled(d)
-	pcg := d.rng()
-	d.check(k >= 0 && period >= 0, "update count %d, period %d", k, period)
-	if err := d.done(); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.k.Store(k)
-	l.period.Store(period)
-	l.w, l.pcg = w, pcg
-	l.rng = rand.New(pcg)
-	return nil
+	d.Check(k >= 0 && period >= 0, "update count %d, period %d", k, period)
+	return l.restore(d, func() {
+		l.k.Store(k)
+		l.period.Store(period)
+		l.w = w
+	})
 }

@@ -1,0 +1,125 @@
+package online
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/statecodec"
+	"github.com/mtune/mtune/pool"
+)
+
+// ErrState reports learner state that UnmarshalBinary cannot restore:
+// another learner's state, another version, or corrupt or truncated bytes.
+var ErrState = errors.New("online: invalid learner state")
+
+// core is what every learner of the package has: the lock that serialises
+// its methods, and its generator, which orders the lists of each Learn
+// epoch (AdaGrad and SGD also draw each update's sampling seed from it).
+//
+// A learner's state is a learner/internal/statecodec record: the magic
+// "mtune/online.<learner>", a version, the learner's own fields, then the
+// generator. Floats keep their exact bits, so a restored learner continues
+// bit-identically.
+type core struct {
+	mu  sync.Mutex
+	pcg *rand.PCG
+	rng *rand.Rand
+}
+
+// seed starts the generator.
+func (c *core) seed(seed1, seed2 uint64) {
+	c.pcg = rand.NewPCG(seed1, seed2)
+	c.rng = rand.New(c.pcg)
+}
+
+// epoch runs one epoch over lists: an order drawn from the generator,
+// mini-batches of size in that order, update called on each, the context
+// checked before each. The caller holds the lock.
+func (c *core) epoch(ctx context.Context, lists []pool.List, size int, update func([]pool.List) error) error {
+	order := c.rng.Perm(len(lists))
+	batch := make([]pool.List, 0, size)
+	for start := 0; start < len(order); start += size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		for _, i := range order[start:min(start+size, len(order))] {
+			batch = append(batch, lists[i])
+		}
+		if err := update(batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// marshal returns the state: under the lock, the header of magic and
+// version, the fields that fields writes, and the generator.
+func (c *core) marshal(magic string, version uint32, fields func(*statecodec.Encoder)) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := statecodec.NewEncoder(magic, version)
+	fields(e)
+	e.PCG(c.pcg)
+	return e.Finish()
+}
+
+// restore reads the generator, the last field of the state d decodes, and
+// checks that nothing follows. If d holds no error it calls set to install
+// the learner's fields and installs the generator, under the lock;
+// otherwise it changes nothing and returns an error wrapping ErrState.
+func (c *core) restore(d *statecodec.Decoder, set func()) error {
+	pcg := d.PCG()
+	if err := d.Finish(); err != nil {
+		return fmt.Errorf("%w: %w", ErrState, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set()
+	c.pcg, c.rng = pcg, rand.New(pcg)
+	return nil
+}
+
+// atCurrent lets a learner whose stored weights lag its current ones
+// (pending lazy regularisation, a pending scale factor) compute a gradient
+// at its current weights in time proportional to the mini-batch's features.
+// It holds the scratch that reuses.
+type atCurrent struct {
+	ids   []feature.ID
+	saved []float64
+}
+
+// run calls f while the weight slice w holds, at every coordinate active in
+// batch, the value cur reports (what Current would give), the other
+// coordinates left as they are; it restores w before returning.
+func (s *atCurrent) run(w []float64, cur func(j int) float64, batch []pool.List, f func()) {
+	s.ids = s.ids[:0]
+	for _, l := range batch {
+		for _, h := range l.Hyps {
+			s.ids = append(s.ids, h.Features.IDs...)
+		}
+	}
+	slices.Sort(s.ids)
+	s.ids = slices.Compact(s.ids)
+	s.saved = s.saved[:0]
+	for _, id := range s.ids {
+		if int(id) >= len(w) {
+			break
+		}
+		s.saved = append(s.saved, w[id])
+	}
+	for k := range s.saved {
+		w[s.ids[k]] = cur(int(s.ids[k]))
+	}
+	defer func() {
+		for k, x := range s.saved {
+			w[s.ids[k]] = x
+		}
+	}()
+	f()
+}
