@@ -1,0 +1,724 @@
+package decoder
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"unsafe"
+
+	"github.com/mtune/mtune/decoder/lm"
+)
+
+// hyp is a partial translation: a path from the empty hypothesis through
+// translation options. Hypotheses live in searcher.hyps and refer to each
+// other by index.
+type hyp struct {
+	lm    lm.State
+	score float64 // model score so far
+	total float64 // score + future cost estimate of the uncovered words
+	prev  int32   // predecessor; -1 for the empty hypothesis
+	opt   int32   // translation option (index in sentence.opts); -1 for the empty hypothesis
+	cov   int32   // coverage id
+	// Arcs: the hypotheses that lost recombination to this one, a linked
+	// list through arcNext (Moses' ArcList, kept for n-best lists).
+	arcHead, arcTail, arcNext int32
+	s, e                      int16 // source span of the last phrase; -1, -1 for the empty hypothesis
+}
+
+// recKey is what two hypotheses must share to be recombined: coverage,
+// language-model state, the end of the last phrase (Distortion) and, with
+// lexicalized reordering, its start and the previous option's forward
+// scores (Moses' PhraseBasedReorderingState). It has no padding of its own
+// so that its bytes can be hashed (see hashKey).
+type recKey struct {
+	lm   lm.State
+	cov  int32
+	lrf  [4]uint32 // forward reordering scores (bits); lrf[3] = 1 when present
+	s, e int16
+	_    int32
+}
+
+// hashKey hashes the bytes of a key. Equal keys have equal bytes: the LM
+// state's back-off cache is a function of its context slots, so == and
+// the bytes agree.
+func hashKey(k *recKey) uint64 {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(k)), unsafe.Sizeof(*k))
+	h := uint64(0x9e3779b97f4a7c15)
+	for len(b) >= 8 {
+		h ^= binary.LittleEndian.Uint64(b)
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		b = b[8:]
+	}
+	for _, c := range b {
+		h = (h ^ uint64(c)) * 0x94d049bb133111eb
+	}
+	h ^= h >> 29
+	return h
+}
+
+// stack holds the hypotheses covering the same number of source words,
+// with an open-addressing index of their recombination keys.
+type stack struct {
+	ids         []int32
+	keys        []recKey
+	hashes      []uint64
+	slots       []int32 // position in ids + 1; 0 is empty
+	best, worst float64
+}
+
+// find returns the position of the hypothesis with key k, or -1.
+func (st *stack) find(k *recKey, h uint64) int {
+	if len(st.slots) == 0 {
+		return -1
+	}
+	mask := len(st.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		p := st.slots[i]
+		if p == 0 {
+			return -1
+		}
+		if st.hashes[p-1] == h && st.keys[p-1] == *k {
+			return int(p - 1)
+		}
+	}
+}
+
+// insert indexes position p, whose key and hash are stored.
+func (st *stack) insert(p int) {
+	if 2*len(st.ids) > len(st.slots) {
+		st.rehash(max(1024, 4*len(st.ids)))
+		return // rehash indexed every position
+	}
+	mask := len(st.slots) - 1
+	for i := int(st.hashes[p]) & mask; ; i = (i + 1) & mask {
+		if st.slots[i] == 0 {
+			st.slots[i] = int32(p + 1)
+			return
+		}
+	}
+}
+
+// rehash rebuilds the index with size slots (a power of two ≥ size).
+func (st *stack) rehash(size int) {
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	st.slots = resize(st.slots, n)
+	mask := n - 1
+	for p, h := range st.hashes {
+		for i := int(h) & mask; ; i = (i + 1) & mask {
+			if st.slots[i] == 0 {
+				st.slots[i] = int32(p + 1)
+				break
+			}
+		}
+	}
+}
+
+// searcher is the state of one decode; it is reused across sentences.
+type searcher struct {
+	m  *Model
+	w  *dense
+	st sentence
+	sb sparseScratch
+
+	hyps   []hyp
+	free   []int32
+	stacks []stack
+	covs   covTable
+
+	keepArcs  bool
+	arcLimit  int // prune arc lists longer than 5×arcLimit to arcLimit (0: never)
+	stackSize int
+	beam      float64 // ln(beam threshold); -Inf for none
+	limit     int     // distortion limit; negative: none
+	early     bool
+	order     int
+	loOn      bool
+	lmBound   bool // the LM weight is ≥ 0: the LM can only lower a score
+	eos       lm.WordID
+
+	sortBuf []int32
+	dense   []float64
+	// LM prefix memo of one expandAll call: for option i of the span and
+	// prefix length j+1, the state and score after its first j+1 words.
+	memoState []lm.State
+	memoSum   []float32
+	memoLen   []int8
+}
+
+func (m *Model) newSearcher() *searcher {
+	x := &searcher{m: m}
+	if m.lm != nil {
+		x.order = m.lm.Order()
+		x.eos = m.lm.EOS()
+	}
+	return x
+}
+
+// setup prepares x for a sentence with the given weights and settings.
+func (x *searcher) setup(words []string, w *dense, so SearchOptions, nbest int, distinct bool) {
+	m := x.m
+	x.w = w
+	x.stackSize = so.StackSize
+	if so.BeamThreshold > 0 {
+		x.beam = math.Log(so.BeamThreshold)
+	} else {
+		x.beam = math.Inf(-1)
+	}
+	x.limit = *so.DistortionLimit
+	x.early = *so.EarlyDistortionCost
+	x.keepArcs = nbest > 0
+	x.arcLimit = 0
+	if nbest > 0 && !distinct {
+		x.arcLimit = nbest
+	}
+	x.loOn = m.tmpl.Reordering && w.sparse
+	x.lmBound = w.lm >= 0
+	m.collect(&x.st, words, w, &x.sb)
+	n := len(words)
+	x.hyps = x.hyps[:0]
+	x.free = x.free[:0]
+	x.covs.reset(n, x.st.fc)
+	if cap(x.stacks) < n+1 {
+		grown := make([]stack, n+1)
+		copy(grown, x.stacks[:cap(x.stacks)])
+		x.stacks = grown
+	}
+	x.stacks = x.stacks[:n+1]
+	for i := range x.stacks {
+		st := &x.stacks[i]
+		*st = stack{ids: st.ids[:0], keys: st.keys[:0], hashes: st.hashes[:0], slots: st.slots[:0],
+			best: math.Inf(-1), worst: math.Inf(-1)}
+	}
+}
+
+// run is Moses' SearchNormal::Decode: the stacks in order, each pruned to
+// the stack size, then every hypothesis expanded. It returns the final
+// stack sorted best first.
+func (x *searcher) run(ctx context.Context) ([]int32, error) {
+	n := x.st.n
+	root := hyp{prev: -1, opt: -1, cov: x.covs.empty(), s: -1, e: -1, arcHead: -1, arcTail: -1, arcNext: -1}
+	if x.m.lm != nil {
+		root.lm = x.m.lm.BeginSentence()
+	}
+	var key recKey
+	x.keyOf(&key, &root)
+	x.add(&x.stacks[0], &root, &key, hashKey(&key))
+	for k := 0; k <= n; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("decoder: %w", err)
+		}
+		st := &x.stacks[k]
+		x.prune(st, x.stackSize)
+		x.sortStack(st)
+		if x.arcLimit > 0 {
+			for _, id := range st.ids {
+				x.cleanupArcs(id)
+			}
+		}
+		st.slots = st.slots[:0] // no more additions
+		if k == n {
+			break
+		}
+		for _, id := range st.ids {
+			x.processOne(id)
+		}
+	}
+	final := x.stacks[n].ids
+	if len(final) == 0 {
+		return nil, fmt.Errorf("decoder: %w", ErrNoTranslation)
+	}
+	return final, nil
+}
+
+// sortStack orders a stack's hypotheses best first (ties: older first).
+func (x *searcher) sortStack(st *stack) {
+	slices.SortFunc(st.ids, func(a, b int32) int {
+		ta, tb := x.hyps[a].total, x.hyps[b].total
+		switch {
+		case ta > tb:
+			return -1
+		case ta < tb:
+			return 1
+		}
+		return int(a - b)
+	})
+}
+
+// processOne is SearchNormal::ProcessOneHypothesis: every span that the
+// hypothesis leaves uncovered and the distortion limit allows.
+func (x *searcher) processOne(id int32) {
+	h := &x.hyps[id]
+	cov := h.cov
+	pe := int(h.e)
+	n := x.st.n
+	g := x.covs.firstGap[cov]
+	bitsOf := x.covs.get(cov)
+	for s := g; s < n; s++ {
+		if has(bitsOf, s) {
+			continue
+		}
+		if x.limit >= 0 && jump(pe, s) > x.limit {
+			continue
+		}
+		for l := 1; l <= x.st.maxLen && s+l <= n; l++ {
+			e := s + l - 1
+			if has(bitsOf, e) {
+				break // overlap: so do the longer spans
+			}
+			if len(x.st.span(s, l)) == 0 {
+				continue
+			}
+			// Starting right of the first gap: the gap must stay reachable
+			// from the end of this phrase.
+			if x.limit >= 0 && s != g && jump(e, g) > x.limit {
+				break
+			}
+			x.expandAll(id, s, e)
+			bitsOf = x.covs.get(cov) // the table may have grown
+		}
+	}
+}
+
+// expandAll is SearchNormal::ExpandAllHypotheses with ExpandHypothesis:
+// every option of span [s, e] applied to hypothesis id.
+func (x *searcher) expandAll(id int32, s, e int) {
+	m, w := x.m, x.w
+	h := x.hyps[id] // a copy: x.hyps may grow below
+	ncov := x.covs.extend(h.cov, s, e)
+	fut := x.covs.future[ncov]
+	count := x.covs.count[ncov]
+	st := &x.stacks[count]
+	complete := count == x.st.n
+	first := h.opt < 0
+
+	base := h.score
+	if m.fDist >= 0 {
+		base += w.dist * distortion(x.early, int(h.s), int(h.e), x.covs.firstGap[h.cov], s, e)
+	}
+	lr := &m.lr
+	ori := 0
+	if m.fLR >= 0 {
+		if first {
+			ori = lr.orientFirst(s)
+		} else {
+			ori = lr.orient(int(h.s), int(h.e), s, e)
+			if lr.fwd {
+				if p := x.st.opts[h.opt].lr; p != nil {
+					base += w.lr[lr.offF+ori] * float64(p[lr.offF+ori])
+				}
+			}
+		}
+	}
+	loB, loM := 0, 0
+	if x.loOn {
+		loB, loM = msdBack(msdOrient(int(h.s), int(h.e), s, e))
+		if !first {
+			base += x.st.lo[int(h.opt)*numLO+msdFwd(msdOrient(int(h.s), int(h.e), s, e))]
+		}
+	}
+	start := x.st.spanStart(s, e-s+1)
+	opts := x.st.span(s, e-s+1)
+	var key recKey
+	K := max(x.order-1, 0)
+	x.memoLen = resize(x.memoLen, len(opts))
+	if cap(x.memoState) < len(opts)*K {
+		x.memoState = make([]lm.State, len(opts)*K)
+		x.memoSum = make([]float32, len(opts)*K)
+	}
+	for i := range opts {
+		o := &opts[i]
+		sc := base + o.static
+		if lr.back && o.lr != nil {
+			sc += w.lr[lr.offB+ori] * float64(o.lr[lr.offB+ori])
+		}
+		if x.loOn {
+			k := (int(start) + i) * numLO
+			sc += x.st.lo[k+loB] + x.st.lo[k+loM]
+		}
+		if x.lmBound && sc+fut < st.worst {
+			continue // the language model can only make it worse
+		}
+		lmScore, state := x.lmContextMemo(h.lm, opts, i, K, complete)
+		sc += w.lm * float64(lmScore)
+		total := sc + fut
+		if total < st.worst || math.IsInf(total, -1) {
+			continue
+		}
+		nh := hyp{lm: state, score: sc, total: total, prev: id, opt: start + int32(i), cov: ncov,
+			s: int16(s), e: int16(e), arcHead: -1, arcTail: -1, arcNext: -1}
+		x.keyOf(&key, &nh)
+		x.add(st, &nh, &key, hashKey(&key))
+	}
+}
+
+// lmContext scores the first words of o's target in the context of state
+// st, and </s> when the translation is complete, as Moses'
+// LanguageModelKen::EvaluateWhenApplied does; it returns the score (ln)
+// and the state after the phrase.
+func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, lm.State) {
+	l := x.m.lm
+	if l == nil || o.tLen == 0 {
+		return 0, st
+	}
+	tgt := x.st.target(o)
+	k := min(len(tgt), x.order-1)
+	var sum float32
+	for j := 0; j < k; j++ {
+		var p float32
+		p, st = l.Score(st, tgt[j])
+		sum += p
+	}
+	if len(tgt) > x.order-1 {
+		st = o.end
+	}
+	if complete {
+		p, next := l.Score(st, x.eos)
+		sum += p
+		st = next
+	}
+	return sum * ln10, st
+}
+
+// keyOf sets k to the recombination key of h.
+// lmContextMemo is lmContext for option i of opts, reusing the scores of
+// the prefix it shares with an earlier option (transOpt.pre) and recording
+// its own. The sums are the same float32 sums lmContext makes.
+func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complete bool) (float32, lm.State) {
+	l := x.m.lm
+	o := &opts[i]
+	if l == nil || o.tLen == 0 {
+		return 0, st
+	}
+	tgt := x.st.target(o)
+	k := min(len(tgt), K)
+	var sum float32
+	j := 0
+	if p := int(o.pre); p >= 0 && int(x.memoLen[p]) >= int(o.preK) && o.preK > 0 {
+		j = int(o.preK)
+		copy(x.memoState[i*K:i*K+j], x.memoState[p*K:p*K+j])
+		copy(x.memoSum[i*K:i*K+j], x.memoSum[p*K:p*K+j])
+		st, sum = x.memoState[i*K+j-1], x.memoSum[i*K+j-1]
+	}
+	for ; j < k; j++ {
+		var p float32
+		p, st = l.Score(st, tgt[j])
+		sum += p
+		x.memoState[i*K+j], x.memoSum[i*K+j] = st, sum
+	}
+	x.memoLen[i] = int8(k)
+	if len(tgt) > K {
+		st = o.end
+	}
+	if complete {
+		p, next := l.Score(st, x.eos)
+		sum += p
+		st = next
+	}
+	return sum * ln10, st
+}
+
+func (x *searcher) keyOf(k *recKey, h *hyp) {
+	*k = recKey{lm: h.lm, cov: h.cov, e: h.e}
+	if x.m.fLR >= 0 {
+		k.s = h.s
+		lr := &x.m.lr
+		if lr.fwd && h.opt >= 0 {
+			if p := x.st.opts[h.opt].lr; p != nil {
+				k.lrf[3] = 1
+				for j, v := range p[lr.offF:lr.n] {
+					k.lrf[j] = math.Float32bits(v)
+				}
+			}
+		}
+	}
+}
+
+// newHyp stores h and returns its index.
+func (x *searcher) newHyp(h *hyp) int32 {
+	if k := len(x.free); k > 0 {
+		id := x.free[k-1]
+		x.free = x.free[:k-1]
+		x.hyps[id] = *h
+		return id
+	}
+	x.hyps = append(x.hyps, *h)
+	return int32(len(x.hyps) - 1)
+}
+
+// release frees a hypothesis that was pruned, with its arcs.
+func (x *searcher) release(id int32) {
+	for a := x.hyps[id].arcHead; a >= 0; {
+		next := x.hyps[a].arcNext
+		x.free = append(x.free, a)
+		a = next
+	}
+	x.free = append(x.free, id)
+}
+
+// add is HypothesisStackNormal::AddPrune (after the threshold test): a new
+// hypothesis joins the stack, or recombines with the one that has its key.
+func (x *searcher) add(st *stack, h *hyp, key *recKey, hash uint64) {
+	if pos := st.find(key, hash); pos >= 0 {
+		old := st.ids[pos]
+		if h.total > x.hyps[old].total {
+			id := x.newHyp(h)
+			if x.keepArcs {
+				x.addArc(id, old)
+			} else {
+				x.free = append(x.free, old)
+			}
+			st.ids[pos] = id
+			x.noteBest(st, h.total)
+		} else if x.keepArcs {
+			id := x.newHyp(h)
+			x.addArc(old, id)
+		}
+		return
+	}
+	id := x.newHyp(h)
+	st.ids = append(st.ids, id)
+	st.keys = append(st.keys, *key)
+	st.hashes = append(st.hashes, hash)
+	st.insert(len(st.ids) - 1)
+	x.noteBest(st, h.total)
+	if len(st.ids) > 2*x.stackSize-1 {
+		x.prune(st, x.stackSize)
+	}
+}
+
+func (x *searcher) noteBest(st *stack, total float64) {
+	if total > st.best {
+		st.best = total
+		if st.best+x.beam > st.worst {
+			st.worst = st.best + x.beam
+		}
+	}
+}
+
+// addArc makes loser an arc of winner, taking over the loser's arcs
+// (Hypothesis::AddArc).
+func (x *searcher) addArc(winner, loser int32) {
+	wh, lh := &x.hyps[winner], &x.hyps[loser]
+	if lh.arcHead >= 0 {
+		if wh.arcHead < 0 {
+			wh.arcHead, wh.arcTail = lh.arcHead, lh.arcTail
+		} else {
+			x.hyps[wh.arcTail].arcNext = lh.arcHead
+			wh.arcTail = lh.arcTail
+		}
+		lh.arcHead, lh.arcTail = -1, -1
+	}
+	lh.arcNext = -1
+	if wh.arcHead < 0 {
+		wh.arcHead = loser
+	} else {
+		x.hyps[wh.arcTail].arcNext = loser
+	}
+	wh.arcTail = loser
+}
+
+// prune is HypothesisStackNormal::PruneToSize: when the stack holds more
+// than size hypotheses, keep the best size of them that are within the
+// beam of the best, and raise the stack's threshold to the worst kept.
+func (x *searcher) prune(st *stack, size int) {
+	if len(st.ids) <= size {
+		return
+	}
+	x.sortStack(st)
+	thr := st.best + x.beam
+	keep := 0
+	for keep < len(st.ids) && keep < size && x.hyps[st.ids[keep]].total > thr {
+		keep++
+	}
+	if keep == size {
+		st.worst = x.hyps[st.ids[keep-1]].total
+	}
+	for _, id := range st.ids[keep:] {
+		x.release(id)
+	}
+	st.ids = st.ids[:keep]
+	// The keys and hashes follow the sorted order of ids.
+	st.keys = st.keys[:0]
+	st.hashes = st.hashes[:0]
+	var k recKey
+	for _, id := range st.ids {
+		x.keyOf(&k, &x.hyps[id])
+		st.keys = append(st.keys, k)
+		st.hashes = append(st.hashes, hashKey(&k))
+	}
+	if len(st.slots) > 0 {
+		st.rehash(len(st.slots))
+	}
+}
+
+// cleanupArcs is Hypothesis::CleanupArcList for lists of all derivations:
+// an arc list longer than 5×n keeps its n best arcs.
+func (x *searcher) cleanupArcs(id int32) {
+	n := 0
+	for a := x.hyps[id].arcHead; a >= 0; a = x.hyps[a].arcNext {
+		n++
+	}
+	if n <= 5*x.arcLimit {
+		return
+	}
+	arcs := x.sortBuf[:0]
+	for a := x.hyps[id].arcHead; a >= 0; a = x.hyps[a].arcNext {
+		arcs = append(arcs, a)
+	}
+	slices.SortFunc(arcs, func(a, b int32) int {
+		ta, tb := x.hyps[a].total, x.hyps[b].total
+		switch {
+		case ta > tb:
+			return -1
+		case ta < tb:
+			return 1
+		}
+		return int(a - b)
+	})
+	for _, a := range arcs[x.arcLimit:] {
+		x.free = append(x.free, a)
+	}
+	arcs = arcs[:x.arcLimit]
+	h := &x.hyps[id]
+	h.arcHead, h.arcTail = arcs[0], arcs[len(arcs)-1]
+	for i, a := range arcs {
+		next := int32(-1)
+		if i+1 < len(arcs) {
+			next = arcs[i+1]
+		}
+		x.hyps[a].arcNext = next
+	}
+	x.sortBuf = arcs
+}
+
+// covTable interns the coverage bitmaps of one sentence and caches, for
+// each, the number of covered words, the first gap and the future cost of
+// the gaps (SquareMatrix::CalcFutureScore).
+type covTable struct {
+	words    int // uint64s per bitmap
+	n        int
+	fc       []float64
+	bits     []uint64
+	hashes   []uint64
+	slots    []int32 // id+1; 0 empty
+	count    []int
+	firstGap []int
+	future   []float64
+	scratch  []uint64
+}
+
+func (c *covTable) reset(n int, fc []float64) {
+	c.n, c.fc = n, fc
+	c.words = max(1, (n+63)/64)
+	c.bits = c.bits[:0]
+	c.hashes = c.hashes[:0]
+	c.count = c.count[:0]
+	c.firstGap = c.firstGap[:0]
+	c.future = c.future[:0]
+	c.slots = resize(c.slots, 1024)
+	c.scratch = resize(c.scratch, c.words)
+}
+
+func (c *covTable) get(id int32) []uint64 {
+	return c.bits[int(id)*c.words : int(id+1)*c.words]
+}
+
+func (c *covTable) empty() int32 {
+	clear(c.scratch)
+	return c.intern(c.scratch)
+}
+
+// extend returns the id of coverage id plus [s, e].
+func (c *covTable) extend(id int32, s, e int) int32 {
+	copy(c.scratch, c.get(id))
+	for i := s; i <= e; i++ {
+		c.scratch[i>>6] |= 1 << (i & 63)
+	}
+	return c.intern(c.scratch)
+}
+
+func has(b []uint64, i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+
+func hashBits(b []uint64) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, w := range b {
+		h ^= w
+		h *= 0xff51afd7ed558ccd
+		h ^= h >> 32
+	}
+	return h
+}
+
+func (c *covTable) intern(b []uint64) int32 {
+	h := hashBits(b)
+	mask := len(c.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		sl := c.slots[i]
+		if sl == 0 {
+			break
+		}
+		id := sl - 1
+		if c.hashes[id] == h && slices.Equal(c.get(id), b) {
+			return id
+		}
+	}
+	id := int32(len(c.hashes))
+	c.bits = append(c.bits, b...)
+	c.hashes = append(c.hashes, h)
+	cnt, gap, fut := 0, c.n, 0.0
+	for i, w := range b {
+		cnt += bits.OnesCount64(w)
+		if gap == c.n && w != ^uint64(0) {
+			if g := i*64 + bits.TrailingZeros64(^w); g < c.n {
+				gap = g
+			}
+		}
+	}
+	// The future cost of the maximal uncovered runs.
+	for i := gap; i < c.n; {
+		if has(b, i) {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < c.n && !has(b, j+1) {
+			j++
+		}
+		fut += c.fc[i*c.n+j]
+		i = j + 1
+	}
+	c.count = append(c.count, cnt)
+	c.firstGap = append(c.firstGap, gap)
+	c.future = append(c.future, fut)
+	if 2*len(c.hashes) > len(c.slots) {
+		c.grow()
+	} else {
+		for i := int(h) & mask; ; i = (i + 1) & mask {
+			if c.slots[i] == 0 {
+				c.slots[i] = id + 1
+				break
+			}
+		}
+	}
+	return id
+}
+
+func (c *covTable) grow() {
+	c.slots = make([]int32, 2*len(c.slots))
+	mask := len(c.slots) - 1
+	for id, h := range c.hashes {
+		for i := int(h) & mask; ; i = (i + 1) & mask {
+			if c.slots[i] == 0 {
+				c.slots[i] = int32(id) + 1
+				break
+			}
+		}
+	}
+}
