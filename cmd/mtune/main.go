@@ -52,6 +52,7 @@ func commands() []command {
 		extractCommand(),
 		tuneNbestCommand(),
 		buildCommand(),
+		decodeCommand(),
 	}
 }
 

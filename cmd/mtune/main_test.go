@@ -273,3 +273,35 @@ func TestBuildDemo(t *testing.T) {
 		t.Fatalf("--demo with --src: exit %d, want 2", code)
 	}
 }
+
+// TestDecodeLexicalizedReordering decodes the five inputs of Moses'
+// lexicalized-reordering model and compares the 1-best with Moses'.
+func TestDecodeLexicalizedReordering(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	nb := filepath.Join(t.TempDir(), "nbest.gz")
+	code, out, errOut := mtune(t, "", "decode", "--config", filepath.Join(dir, "moses.ini"),
+		"--nbest", "10", "--nbest-out", nb, filepath.Join(dir, "to-translate.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	expected, err := os.ReadFile(filepath.Join(dir, "expected-moses-output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(out), "\n")
+	if len(got) != 5 {
+		t.Fatalf("%d lines of output, want 5", len(got))
+	}
+	for i, line := range got {
+		want := fmt.Sprintf("TRANSLATION_%d=%s", i+1, line)
+		if !strings.Contains(string(expected), want+" \n") && !strings.Contains(string(expected), want+"\n") {
+			t.Errorf("sentence %d: %q is not Moses' 1-best", i+1, line)
+		}
+	}
+	// The n-best file reads back: 5 sentences, up to 10 hypotheses each.
+	code, _, errOut = mtune(t, "", "rerank", "--weights", filepath.Join(dir, "moses.ini"), "--nbest", nb)
+	if code != 0 {
+		t.Fatalf("rerank of the n-best lists: exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/io/storage"
+)
+
+func decodeCommand() command {
+	return command{
+		name:    "decode",
+		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
+		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [INPUT]",
+		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
+			ini := fs.String("config", "", "the model's moses.ini (paths may use ${NAME} from the environment)")
+			weightsPath := fs.String("weights", "", "weights replacing the moses.ini's [weight] section (any format rerank takes)")
+			sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines)")
+			sparse := fs.String("sparse", "", "sparse feature templates to switch on, comma-separated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all")
+			nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
+			nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
+			threads := fs.Int("threads", 0, "decoding goroutines (0 = all cores)")
+			return func(ctx context.Context, a *app, args []string) error {
+				if len(args) > 1 {
+					return usagef("one input file at most, got %d", len(args))
+				}
+				if *ini == "" {
+					return usagef("--config is required")
+				}
+				if (*nb > 0) != (*nbOut != "") {
+					return usagef("--nbest and --nbest-out go together")
+				}
+				opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath}
+				if *sparse != "" {
+					t, err := decoder.ParseTemplates(strings.Split(*sparse, ",")...)
+					if err != nil {
+						return usagef("--sparse: %v", err)
+					}
+					opts.Sparse = t
+				}
+				var input []string
+				var err error
+				if len(args) == 1 {
+					input, err = corpus.ReadFile(ctx, args[0])
+				} else {
+					input, err = corpus.ReadLines(a.stdin)
+				}
+				if err != nil {
+					return err
+				}
+				start := time.Now()
+				m, err := decoder.Load(ctx, *ini, opts)
+				if err != nil {
+					return err
+				}
+				loaded := time.Since(start)
+				return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
+			}
+		},
+	}
+}
+
+// decodeAll translates input in chunks (so that output flows while a long
+// input is decoded), writing the 1-best to stdout and the n-best lists to
+// nbOut, which appears atomically when all is written.
+func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb int, nbOut string, threads int, loaded time.Duration) error {
+	out := bufio.NewWriter(a.stdout)
+	var nbw *storage.Writer
+	var lists *nbest.Writer
+	if nbOut != "" {
+		var err error
+		if nbw, err = storage.Create(ctx, nbOut); err != nil {
+			return err
+		}
+		defer nbw.Abort()
+		lists = m.NewNBestWriter(nbw)
+	}
+	start := time.Now()
+	const chunk = 256
+	for lo := 0; lo < len(input); lo += chunk {
+		hi := min(lo+chunk, len(input))
+		res, err := decoder.DecodeAll(ctx, m, input[lo:hi], decoder.DecodeOptions{NBest: nb}, threads)
+		if err != nil {
+			return err
+		}
+		for k := range res {
+			if _, err := fmt.Fprintln(out, res[k].Best.Target); err != nil {
+				return err
+			}
+			if lists != nil {
+				for i := range res[k].NBest {
+					if err := lists.Write(m.NBestEntry(lo+k, &res[k].NBest[i])); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if lists != nil {
+			if lists.Flush(); lists.Error() != nil {
+				return lists.Error()
+			}
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if nbw != nil {
+		if err := nbw.Close(); err != nil {
+			return err
+		}
+	}
+	secs := time.Since(start).Seconds()
+	slog.Info("decode", "sentences", len(input), "load_s", fmt.Sprintf("%.2f", loaded.Seconds()),
+		"decode_s", fmt.Sprintf("%.2f", secs), "sent_per_s", fmt.Sprintf("%.1f", float64(len(input))/max(secs, 1e-9)))
+	return nil
+}
