@@ -305,3 +305,67 @@ func TestDecodeLexicalizedReordering(t *testing.T) {
 		t.Fatalf("rerank of the n-best lists: exit %d: %s", code, errOut)
 	}
 }
+
+// TestDemoIsATuningProblem builds the embedded demo system and runs two
+// rounds of the Moses tuning loop (decode the tuning set with n-best lists,
+// MERT on the pooled lists): the tuned weights must translate the test set
+// better than the default weights do.
+func TestDemoIsATuningProblem(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes the demo tuning set twice")
+	}
+	dir := t.TempDir()
+	code, stdout, errOut := mtune(t, "", "build", "--demo", "--out", dir)
+	if code != 0 {
+		t.Fatalf("build: exit %d: %s", code, errOut)
+	}
+	ini := strings.TrimSpace(stdout)
+	corpus := filepath.Join(dir, "corpus")
+	bleu := func(weights string) float64 {
+		t.Helper()
+		args := []string{"decode", "--config", ini, filepath.Join(corpus, "test.src")}
+		if weights != "" {
+			args = append(args, "--weights", weights)
+		}
+		code, out, errOut := mtune(t, "", args...)
+		if code != 0 {
+			t.Fatalf("decode: exit %d: %s", code, errOut)
+		}
+		hyp := filepath.Join(dir, "test.out")
+		if err := os.WriteFile(hyp, []byte(out), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		_, line, _ := mtune(t, "", "score", "-r", filepath.Join(corpus, "test.ref"), hyp)
+		var b float64
+		if _, err := fmt.Sscanf(line, "BLEU = %f,", &b); err != nil {
+			t.Fatalf("score printed %q", line)
+		}
+		return b
+	}
+	var nbests []string
+	weights := ""
+	for it := 1; it <= 2; it++ {
+		nb := filepath.Join(dir, fmt.Sprintf("it%d.nbest.gz", it))
+		args := []string{"decode", "--config", ini, "--nbest", "100", "--nbest-out", nb, filepath.Join(corpus, "tune.src")}
+		init := ini
+		if weights != "" {
+			args = append(args, "--weights", weights)
+			init = weights
+		}
+		if code, _, errOut := mtune(t, "", args...); code != 0 {
+			t.Fatalf("decode tune: exit %d: %s", code, errOut)
+		}
+		nbests = append(nbests, nb)
+		out := filepath.Join(dir, fmt.Sprintf("w%d", it))
+		args = append([]string{"tune-nbest", "--algo", "mert", "--init", init, "-r", filepath.Join(corpus, "tune.ref"), "--out", out, "--nbest"}, nbests...)
+		if code, _, errOut := mtune(t, "", args...); code != 0 {
+			t.Fatalf("tune-nbest: exit %d: %s", code, errOut)
+		}
+		weights = filepath.Join(out, "weights")
+	}
+	untuned, tuned := bleu(""), bleu(weights)
+	t.Logf("demo test BLEU: default weights %.2f, tuned %.2f", untuned, tuned)
+	if tuned < untuned+5 {
+		t.Fatalf("tuned weights give %.2f BLEU, default %.2f: the demo is not a tuning problem", tuned, untuned)
+	}
+}
