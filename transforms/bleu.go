@@ -1,0 +1,85 @@
+package transforms
+
+import (
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// SumStats sums BLEU statistics: it takes a PCollection<metric.Stats> and
+// returns a singleton PCollection<metric.Stats> whose BLEU() is corpus
+// BLEU (the zero Stats for an empty input).
+func SumStats(s beam.Scope, stats beam.PCollection) beam.PCollection {
+	s = s.Scope("transforms.SumStats")
+	return beam.Combine(s, &SumStatsFn{}, stats)
+}
+
+// SumStatsFn is the CombineFn of SumStats. Its accumulator is a
+// metric.Stats; statistics of different BLEU orders are an error.
+type SumStatsFn struct{}
+
+// CreateAccumulator returns the zero Stats.
+func (f *SumStatsFn) CreateAccumulator() metric.Stats { return metric.Stats{} }
+
+// AddInput adds the statistics of one hypothesis (or one partial sum).
+func (f *SumStatsFn) AddInput(a, x metric.Stats) (metric.Stats, error) {
+	return f.MergeAccumulators(a, x)
+}
+
+// MergeAccumulators adds b to a.
+func (f *SumStatsFn) MergeAccumulators(a, b metric.Stats) (metric.Stats, error) {
+	if err := b.Validate(); err != nil && b != (metric.Stats{}) {
+		return a, fmt.Errorf("transforms: summing BLEU statistics: %w", err)
+	}
+	if a.Order != 0 && b.Order != 0 && a.Order != b.Order {
+		return a, fmt.Errorf("transforms: summing BLEU statistics of orders %d and %d", a.Order, b.Order)
+	}
+	a.Add(b)
+	return a, nil
+}
+
+// OneBest sums the statistics of each list's 1-best under weights: it
+// takes a PCollection<NBest> and a singleton PCollection<WireWeights> and
+// returns a singleton PCollection<metric.Stats>, corpus BLEU of the lists
+// re-ranked with the weights (pool.OneBest).
+func OneBest(s beam.Scope, lists, weights beam.PCollection) beam.PCollection {
+	s = s.Scope("transforms.OneBest")
+	best := beam.ParDo(s, &OneBestFn{}, lists, beam.SideInput{Input: weights})
+	return SumStats(s, best)
+}
+
+// OneBestFn returns the statistics of an NBest's 1-best under the weights
+// of its side input (ties to the earlier hypothesis), the zero Stats for
+// an empty list: PCollection<NBest> to PCollection<metric.Stats>.
+type OneBestFn struct {
+	// Per bundle: the side input over idx.
+	idx *feature.Index
+	w   feature.Weights
+}
+
+// StartBundle maps the bundle's weights to an index.
+func (f *OneBestFn) StartBundle(w WireWeights) error {
+	idx := feature.NewIndexOf(w.Names...)
+	ws, err := w.Weights(idx)
+	if err != nil {
+		return err
+	}
+	f.idx, f.w = idx, ws
+	return nil
+}
+
+// ProcessElement returns one list's 1-best statistics.
+func (f *OneBestFn) ProcessElement(n NBest, _ WireWeights) (metric.Stats, error) {
+	l, err := n.List(f.idx)
+	if err != nil {
+		return metric.Stats{}, err
+	}
+	if k := pool.Best(l, f.w); k >= 0 {
+		return l.Hyps[k].Stats, nil
+	}
+	return metric.Stats{}, nil
+}

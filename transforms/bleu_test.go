@@ -1,0 +1,112 @@
+package transforms_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/transforms"
+)
+
+func TestSumStatsFn(t *testing.T) {
+	f := &transforms.SumStatsFn{}
+	a := f.CreateAccumulator()
+	s := okStats()
+	var err error
+	for i := 0; i < 3; i++ {
+		if a, err = f.AddInput(a, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := metric.Stats{Order: 4, Totals: [6]float64{1}, RefLen: 2}
+	if a, err = f.MergeAccumulators(a, b); err != nil {
+		t.Fatal(err)
+	}
+	want := metric.Stats{Order: 4, Matches: [6]float64{9, 6, 3, 0}, Totals: [6]float64{13, 9, 6, 3}, RefLen: 17}
+	if a != want {
+		t.Errorf("sum %v, want %v", a, want)
+	}
+	if _, err := f.AddInput(a, metric.Stats{Order: 2, Totals: [6]float64{1, 1}}); err == nil {
+		t.Error("adding BLEU-2 statistics to BLEU-4 ones: no error")
+	}
+	if _, err := f.AddInput(a, metric.Stats{Order: 4, Matches: [6]float64{2}, Totals: [6]float64{1}}); err == nil {
+		t.Error("adding invalid statistics: no error")
+	}
+}
+
+// TestDecodeAndBLEU decodes europarl100 with its init.weights on prism
+// (the weights read from the file by the pipeline), and sums BLEU two
+// ways. Moses' tools measured this data (shared/data/README.md): the
+// decoder's own 1-best lists scores 11.10, re-ranked with init.weights
+// 13.68.
+func TestDecodeAndBLEU(t *testing.T) {
+	e := loadEuroparl100(t)
+	ctx := context.Background()
+
+	// The decoder's own 1-best: the first hypothesis of each list in the
+	// file, summed by SumStats.
+	dec := e.decoder(t)
+	var first []metric.Stats
+	for _, x := range e.sents {
+		n, err := transforms.DecodeSentence(ctx, dec, x, nil, transforms.DecodeOptions{NBest: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// With zero weights every score ties: the pool keeps the file's
+		// order, whose first line is the decoder's 1-best.
+		first = append(first, n.Hyps[0].Stats)
+	}
+	want := metric.Sum(first)
+	if got := fmt.Sprintf("%.2f", 100*want.BLEU()); got != "11.10" {
+		t.Errorf("BLEU of the decoder's 1-best %s, Moses says 11.10", got)
+	}
+	checkFirstLines(t, e)
+
+	p, s := beam.NewPipelineWithRoot()
+	summed := transforms.SumStats(s, beam.CreateList(s, first))
+	passert.Equals(s, beam.ParDo(s, formatStats, summed), formatStats(want))
+
+	w := transforms.ReadWeights(s, e.weights)
+	fn := &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: e.nbest}
+	lists := transforms.Decode(s, fn, beam.CreateList(s, e.sents), w)
+	passert.Count(s, lists, "lists", len(e.sents))
+	reranked := transforms.OneBest(s, lists, w)
+	passert.Equals(s, beam.ParDo(s, formatBLEU, reranked), "13.68")
+	ptest.RunAndValidate(t, p)
+}
+
+// formatBLEU prints BLEU in percent as Moses' figures are given.
+func formatBLEU(s metric.Stats) string { return fmt.Sprintf("%.2f", 100*s.BLEU()) }
+
+// checkFirstLines checks that the pool's first hypothesis of each sentence
+// is the file's first line for it (what TestDecodeAndBLEU relies on).
+func checkFirstLines(t *testing.T, e europarl100) {
+	t.Helper()
+	dec := e.decoder(t)
+	ctx := context.Background()
+	seen := map[int]bool{}
+	r, closeFn := openNBest(t, e.nbest)
+	defer closeFn()
+	for {
+		h, err := r.Read()
+		if err != nil {
+			break
+		}
+		if seen[h.Sentence] {
+			continue
+		}
+		seen[h.Sentence] = true
+		hyps, err := dec.NBest(ctx, h.Sentence, "", nil, 1)
+		if err != nil || hyps[0].Target != h.Target {
+			t.Fatalf("sentence %d: pool's first %q, file's %q (%v)", h.Sentence, hyps[0].Target, h.Target, err)
+		}
+	}
+	if len(seen) != 100 {
+		t.Fatalf("%d sentences in the file", len(seen))
+	}
+}

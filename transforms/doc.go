@@ -1,0 +1,65 @@
+// Package transforms holds the Beam DoFns, CombineFns and small composites
+// of mtune's tuning pipeline (DESIGN.md §1): shard the tuning set, decode,
+// learn per shard with the decoder in the loop, merge the shards' weights
+// by averaging or line search, and sum BLEU statistics. Each step is also a
+// plain function (ShardOf, LearnShard, DecodeSentence, SentenceEnvelope,
+// SweepEnvelopes, MixWeights) that runs and is tested without Beam.
+//
+// # Elements
+//
+// Elements cross process boundaries, so they hold exported fields only and
+// no feature ids that outlive a process: a feature.Index is private to one.
+//
+//	Sentence     {ID, Src, Refs}                       the tuning set
+//	WireWeights  {Names, Vals}                         weight of Names[i] is Vals[i]
+//	NBest        {Sent, Names, Hyps []WireHyp}         a scored n-best list; a
+//	WireHyp      {Target, Features, Stats}             hypothesis' feature ids index Names
+//	ShardState   {Shard, Names, State}                 learner.MarshalBinary, ids index Names
+//	ShardResult  {Shard, Epoch, Weights, State, Updates, TotalUpdates, Sentences, Stats}
+//	Envelope     {Sent, Hyps, First, Zero, One, Points []Breakpoint{Alpha, Delta}}
+//
+// For example, the weights LM0_0 = 0.5 and tm_2 = −0.2 are
+//
+//	WireWeights{Names: []string{"LM0_0", "tm_2"}, Vals: []float64{0.5, -0.2}}
+//
+// and an n-best list of sentence 7 whose hypotheses have LM0_0 = −41.3 and
+// {LM0_0 = −40, pp_we~nous = 1} is
+//
+//	NBest{Sent: 7, Names: []string{"LM0_0", "pp_we~nous"}, Hyps: []WireHyp{
+//		{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{-41.3}}, …},
+//		{Features: feature.Vector{IDs: []int32{0, 1}, Vals: []float64{-40, 1}}, …}}}
+//
+// Weights enter a pipeline as a file read when the pipeline runs
+// (ReadWeights, a singleton side input), never embedded in the job graph,
+// and leave it as files (WriteWeights, WriteShardResults) that the epoch
+// driver reads back.
+//
+// # Transforms
+//
+//	Shard(s, PCollection<Sentence>, S, seed)                → PCollection<KV<int, Sentence>>
+//	Learn(s, *LearnFn, sentences, weights, states)          → PCollection<ShardResult>, PCollection<NBest>
+//	Decode(s, *DecodeFn, PCollection<Sentence>, weights)    → PCollection<NBest>
+//	Average(s, PCollection<ShardResult>, weighted)          → PCollection<WireWeights> (one)
+//	LineSearchMix(s, PCollection<NBest>, prev, avg)         → PCollection<WireWeights>, PCollection<LineSearchResult> (one each)
+//	SumStats(s, PCollection<metric.Stats>)                  → PCollection<metric.Stats> (one)
+//	OneBest(s, PCollection<NBest>, weights)                 → PCollection<metric.Stats> (one)
+//	ReadWeights(s, path) / WriteWeights(s, weights, path)
+//	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
+//
+// # Decoders
+//
+// The transforms reach the decoder through the Decoder interface. A
+// program registers factories by name (RegisterDecoder) in an init
+// function; the DoFns name one in their Decoder field with a configuration
+// string, and load it once per worker process in Setup (OpenDecoder).
+// Package transforms/decodertest registers "nbest-pool", a fake that
+// re-ranks fixed n-best lists.
+//
+// # Rules
+//
+// Every DoFn, CombineFn, function, emitter, iterator and element type is
+// registered in init; no DoFn is a closure; configuration lives in exported
+// fields (Beam serialises DoFns as JSON), and unexported fields hold only
+// state built at run time (Setup, StartBundle). These are the pitfalls of
+// Beam Go 2.77 on prism (DESIGN.md §7).
+package transforms

@@ -1,0 +1,204 @@
+package transforms
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
+)
+
+// ReadWeights reads the weights file at path (local or gs://, any format
+// io/weights detects) when the pipeline runs, not when it is built, so
+// that weights never sit in the job graph. It returns a singleton
+// PCollection<WireWeights>, for use as a side input.
+func ReadWeights(s beam.Scope, path string) beam.PCollection {
+	s = s.Scope("transforms.ReadWeights")
+	if path == "" {
+		panic("transforms.ReadWeights: empty path")
+	}
+	return beam.ParDo(s, &readWeightsFn{Path: path}, beam.Impulse(s))
+}
+
+// ReadWeightsFile reads the weights file at path as WireWeights.
+func ReadWeightsFile(ctx context.Context, path string) (WireWeights, error) {
+	set, err := weights.Read(ctx, path, nil)
+	if err != nil {
+		return WireWeights{}, fmt.Errorf("transforms: %w", err)
+	}
+	ww := NewWireWeights(set.Index, set.Weights)
+	if err := ww.Validate(); err != nil {
+		return WireWeights{}, fmt.Errorf("%w (%s)", err, path)
+	}
+	return ww, nil
+}
+
+type readWeightsFn struct {
+	Path string
+}
+
+func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (WireWeights, error) {
+	return ReadWeightsFile(ctx, f.Path)
+}
+
+// WriteWeightsFile writes ww to path (local or gs://) as io/weights JSON,
+// atomically.
+func WriteWeightsFile(ctx context.Context, path string, ww WireWeights) error {
+	if err := ww.Validate(); err != nil {
+		return err
+	}
+	idx := feature.NewIndexOf(ww.Names...)
+	set := weights.NewSet(idx)
+	set.Weights = append(feature.Weights(nil), ww.Vals...)
+	set.Groups = weights.GroupsOf(ww.Names)
+	if err := weights.Write(ctx, path, set, weights.JSON); err != nil {
+		return fmt.Errorf("transforms: %w", err)
+	}
+	return nil
+}
+
+// WriteWeights writes the weights of a singleton PCollection<WireWeights>
+// to path (see WriteWeightsFile) and returns a singleton
+// PCollection<string> holding path once it is written.
+func WriteWeights(s beam.Scope, ws beam.PCollection, path string) beam.PCollection {
+	s = s.Scope("transforms.WriteWeights")
+	if path == "" {
+		panic("transforms.WriteWeights: empty path")
+	}
+	return beam.ParDo(s, &writeWeightsFn{Path: path}, ws)
+}
+
+type writeWeightsFn struct {
+	Path string
+}
+
+func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww WireWeights) (string, error) {
+	return f.Path, WriteWeightsFile(ctx, f.Path, ww)
+}
+
+// ShardResultPath returns the file of shard k's result in dir:
+// dir/shard-NNN.json.
+func ShardResultPath(dir string, shard int) string {
+	return storage.Join(dir, fmt.Sprintf("shard-%03d.json", shard))
+}
+
+// WriteShardResultFile writes r to path as JSON, atomically.
+func WriteShardResultFile(ctx context.Context, path string, r ShardResult) error {
+	if err := r.validate(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("transforms: encoding shard %d's result: %w", r.Shard, err)
+	}
+	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
+		return fmt.Errorf("transforms: %w", err)
+	}
+	return nil
+}
+
+// ReadShardResultFile reads a shard result WriteShardResultFile wrote.
+func ReadShardResultFile(ctx context.Context, path string) (ShardResult, error) {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return ShardResult{}, fmt.Errorf("transforms: %w", err)
+	}
+	r, err := DecodeShardResult(data)
+	if err != nil {
+		return ShardResult{}, fmt.Errorf("%w (%s)", err, path)
+	}
+	return r, nil
+}
+
+// ErrShardResult is wrapped by the errors of DecodeShardResult.
+var ErrShardResult = errors.New("transforms: malformed shard result")
+
+// DecodeShardResult decodes the JSON of a shard result and checks it: a
+// negative shard, epoch or count, invalid weights or statistics, unknown
+// fields, trailing data or truncated input are errors (wrapping
+// ErrShardResult).
+func DecodeShardResult(data []byte) (ShardResult, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r ShardResult
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
+	}
+	if err := r.validate(); err != nil {
+		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+	}
+	return r, nil
+}
+
+func (r ShardResult) validate() error {
+	if r.Shard < 0 || r.Epoch < 0 || r.Updates < 0 || r.TotalUpdates < r.Updates || r.Sentences < 0 {
+		return fmt.Errorf("transforms: shard result with shard %d, epoch %d, %d updates of %d, %d sentences",
+			r.Shard, r.Epoch, r.Updates, r.TotalUpdates, r.Sentences)
+	}
+	if err := r.Weights.Validate(); err != nil {
+		return err
+	}
+	if r.Stats != (metric.Stats{}) {
+		if err := r.Stats.Validate(); err != nil {
+			return fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
+		}
+	}
+	return nil
+}
+
+// WriteShardResults writes each result of a PCollection<ShardResult> to
+// ShardResultPath(dir, shard) and returns a PCollection<string> of the
+// paths written.
+func WriteShardResults(s beam.Scope, results beam.PCollection, dir string) beam.PCollection {
+	s = s.Scope("transforms.WriteShardResults")
+	if dir == "" {
+		panic("transforms.WriteShardResults: empty folder")
+	}
+	return beam.ParDo(s, &writeShardResultFn{Dir: dir}, results)
+}
+
+type writeShardResultFn struct {
+	Dir string
+}
+
+func (f *writeShardResultFn) ProcessElement(ctx context.Context, r ShardResult) (string, error) {
+	path := ShardResultPath(f.Dir, r.Shard)
+	return path, WriteShardResultFile(ctx, path, r)
+}
+
+// ReadShardStates reads the shard results at paths (written by
+// WriteShardResults) when the pipeline runs and returns their states, a
+// PCollection<ShardState> for Learn.
+func ReadShardStates(s beam.Scope, paths []string) beam.PCollection {
+	s = s.Scope("transforms.ReadShardStates")
+	return beam.ParDo(s, &readShardStatesFn{Paths: paths}, beam.Impulse(s))
+}
+
+type readShardStatesFn struct {
+	Paths []string
+}
+
+func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit func(ShardState)) error {
+	for _, p := range f.Paths {
+		r, err := ReadShardResultFile(ctx, p)
+		if err != nil {
+			return err
+		}
+		emit(r.ShardState())
+	}
+	return nil
+}

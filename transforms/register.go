@@ -1,0 +1,50 @@
+package transforms
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+)
+
+// Every DoFn, CombineFn, function, emitter, iterator and element type of
+// the package is registered here: Beam Go on prism silently misbehaves
+// with unregistered ones.
+func init() {
+	for _, t := range []any{
+		Sentence{}, WireWeights{}, WireHyp{}, NBest{}, ShardState{}, ShardResult{},
+		Breakpoint{}, Envelope{}, LineSearchResult{}, LineSearchAccum{}, AverageAccum{},
+		metric.Stats{}, feature.Vector{},
+	} {
+		beam.RegisterType(reflect.TypeOf(t))
+	}
+
+	register.DoFn1x2[Sentence, int, Sentence](&shardFn{})
+	register.Function1x2(keyStateFn)
+	register.DoFn2x0[[]byte, func(int, int)](&shardMarksFn{})
+	register.DoFn8x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*int) bool,
+		WireWeights, func(ShardResult), func(NBest), error](&LearnFn{})
+	register.DoFn3x2[context.Context, Sentence, WireWeights, NBest, error](&DecodeFn{})
+	register.Combiner3[AverageAccum, ShardResult, WireWeights](&AverageFn{})
+	register.DoFn3x2[NBest, WireWeights, WireWeights, Envelope, error](&EnvelopeFn{})
+	register.Combiner3[LineSearchAccum, Envelope, LineSearchResult](&LineSearchFn{})
+	register.Function4x2(mixFn)
+	register.Combiner1[metric.Stats](&SumStatsFn{})
+	register.DoFn2x2[NBest, WireWeights, metric.Stats, error](&OneBestFn{})
+	register.DoFn2x2[context.Context, []byte, WireWeights, error](&readWeightsFn{})
+	register.DoFn2x2[context.Context, WireWeights, string, error](&writeWeightsFn{})
+	register.DoFn2x2[context.Context, ShardResult, string, error](&writeShardResultFn{})
+	register.DoFn3x1[context.Context, []byte, func(ShardState), error](&readShardStatesFn{})
+
+	register.Emitter2[int, int]()
+	register.Emitter1[ShardResult]()
+	register.Emitter1[NBest]()
+	register.Emitter1[ShardState]()
+	register.Iter1[Sentence]()
+	register.Iter1[ShardState]()
+	register.Iter1[int]()
+}
