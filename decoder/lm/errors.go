@@ -3,7 +3,8 @@ package lm
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Sentinel errors a *ParseError unwraps to.
@@ -43,17 +44,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	loc := e.File
-	switch {
-	case e.File == "" && e.Line > 0:
-		loc = "line " + strconv.Itoa(e.Line)
-	case e.Line > 0:
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if loc == "" {
-		return "lm: " + e.Err.Error()
-	}
-	return "lm: " + loc + ": " + e.Err.Error()
+	return textpos.Format("lm", e.File, e.Line, 0, e.Err)
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/mtune/mtune/internal/fastnum"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -523,123 +522,16 @@ func parseHeader(t []byte) (int, bool) {
 }
 
 // parseNumber parses a decimal number: digits, '.', 'e', 'E', signs (no
-// "inf", "nan" or hexadecimal), finite as a float32.
+// "inf", "nan" or hexadecimal), finite as a float32, rounded as
+// strconv.ParseFloat(s, 32) does.
 func parseNumber(f []byte) (float32, error) {
-	if v, ok := fastFloat(f); ok {
+	if v, ok := fastnum.ParseFloat32(f); ok {
 		return v, nil
 	}
 	if len(f) == 0 {
 		return 0, errorf(ErrNumber, "missing number")
 	}
-	for _, c := range f {
-		if (c < '0' || c > '9') && c != '.' && c != '-' && c != '+' && c != 'e' && c != 'E' {
-			return 0, errorf(ErrNumber, "%q", clip(f))
-		}
-	}
-	v, err := strconv.ParseFloat(unsafe.String(&f[0], len(f)), 32)
-	if err != nil || !isFinite(float32(v)) {
-		return 0, errorf(ErrNumber, "%q", clip(f))
-	}
-	return float32(v), nil
-}
-
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// fastFloat parses the common decimal numbers exactly: the digits as an
-// integer below 2^53 scaled by a power of ten up to 10^22 is correctly
-// rounded in float64, and converting that to float32 rounds correctly
-// unless it falls exactly halfway between two float32s. Anything else is
-// left to strconv (ok false).
-func fastFloat(s []byte) (v float32, ok bool) {
-	i, neg := 0, false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	var mant uint64
-	digits, exp := 0, 0
-	sawDigit, sawDot := false, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			sawDigit = true
-			if mant == 0 && c == '0' {
-				if sawDot {
-					exp--
-				}
-				continue
-			}
-			if digits == 19 {
-				return 0, false
-			}
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if sawDot {
-				exp--
-			}
-			continue
-		case c == '.' && !sawDot:
-			sawDot = true
-			continue
-		}
-		break
-	}
-	if !sawDigit {
-		return 0, false
-	}
-	if i < len(s) {
-		if s[i] != 'e' && s[i] != 'E' {
-			return 0, false
-		}
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		if i == len(s) {
-			return 0, false
-		}
-		e := 0
-		for ; i < len(s); i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			if e < 1000 {
-				e = e*10 + int(c-'0')
-			}
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if mant == 0 {
-		if neg {
-			return negZero, true
-		}
-		return 0, true
-	}
-	if mant > 1<<53 || exp < -22 || exp > 22 {
-		return 0, false
-	}
-	f := float64(mant)
-	if exp < 0 {
-		f /= pow10[-exp]
-	} else {
-		f *= pow10[exp]
-	}
-	if math.Float64bits(f)&(1<<29-1) == 1<<28 || f < 0x1p-126 || f > math.MaxFloat32 {
-		return 0, false
-	}
-	v = float32(f)
-	if neg {
-		v = -v
-	}
-	return v, true
+	return 0, errorf(ErrNumber, "%q", clip(f))
 }
 
 // parseProb parses the probability at the start of a line.

@@ -55,13 +55,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // errAt returns a *ParseError wrapping kind with a formatted detail.
 func errAt(file string, line, col int, kind error, format string, args ...any) *ParseError {
-	var err error
-	if format == "" {
-		err = kind
-	} else {
-		err = fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
-	}
-	return &ParseError{File: file, Line: line, Column: col, Err: err}
+	return lineErr(col, kind, format, args...).at(file, line)
 }
 
 // lineError is a parse error inside one line, before the caller knows the

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -102,28 +100,6 @@ func FuzzReader(f *testing.F) {
 				}
 				break
 			}
-		}
-	})
-}
-
-// FuzzParseNum checks the fast number parser against strconv.
-func FuzzParseNum(f *testing.F) {
-	for _, s := range []string{"-7.66174", "0", "-0", "1e-5", "+.5", "5.", "123456789012345678901234", "0.000000000000000000001",
-		"1e22", "1e23", "9007199254740993", "4.9e-324", "1e400", "nan", "Inf", "0x1p3", "1_0", "1e", ".", "-", "1.2.3", "2e+", "00012"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseNum([]byte(s))
-		want, err := strconv.ParseFloat(s, 64)
-		finite := err == nil && !math.IsInf(want, 0) && !math.IsNaN(want)
-		if ok {
-			if !finite || math.Float64bits(got) != math.Float64bits(want) {
-				t.Fatalf("parseNum(%q) = %v, strconv: %v, %v", s, got, want, err)
-			}
-			return
-		}
-		if finite && !strings.ContainsAny(s, "xX_pP") {
-			t.Fatalf("parseNum(%q) failed, strconv gives %v", s, want)
 		}
 	})
 }

@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"io"
 	"math"
-	"strconv"
 	"unsafe"
+
+	"github.com/mtune/mtune/internal/fastnum"
 )
 
 // lineReader reads lines of any length. A line shorter than the bufio
@@ -120,104 +121,5 @@ var pow10 = [...]float64{
 }
 
 // parseNum parses a finite decimal number: an optional sign, digits with
-// an optional point, and an optional exponent. Hexadecimal, "inf", "nan",
-// underscores and values that overflow are rejected.
-//
-// Numbers of at most 19 significant digits whose mantissa is below 2^53
-// and whose decimal exponent is within ±22 are converted by one exact
-// multiplication or division (Clinger's fast path), which is correctly
-// rounded and so equal to strconv.ParseFloat; the others go to
-// strconv.ParseFloat.
-func parseNum(b []byte) (float64, bool) {
-	i := 0
-	neg := false
-	if i < len(b) && (b[i] == '-' || b[i] == '+') {
-		neg = b[i] == '-'
-		i++
-	}
-	var mant uint64
-	ndig, exp := 0, 0 // significant digits kept in mant; decimal exponent
-	sawDigit, sawDot, slow := false, false, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9':
-			sawDigit = true
-			if ndig < 19 {
-				mant = mant*10 + uint64(c-'0')
-				if mant != 0 {
-					ndig++
-				}
-				if sawDot {
-					exp--
-				}
-			} else {
-				slow = true
-				if !sawDot {
-					exp++
-				}
-			}
-			continue
-		case c == '.' && !sawDot:
-			sawDot = true
-			continue
-		}
-		break
-	}
-	if !sawDigit {
-		return 0, false
-	}
-	if i < len(b) {
-		if b[i] != 'e' && b[i] != 'E' {
-			return 0, false
-		}
-		i++
-		eneg := false
-		if i < len(b) && (b[i] == '-' || b[i] == '+') {
-			eneg = b[i] == '-'
-			i++
-		}
-		if i == len(b) {
-			return 0, false
-		}
-		e := 0
-		for ; i < len(b); i++ {
-			c := b[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			if e < 100000 {
-				e = e*10 + int(c-'0')
-			}
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if !slow {
-		if mant == 0 {
-			if neg {
-				return math.Copysign(0, -1), true
-			}
-			return 0, true
-		}
-		if mant < 1<<53 && exp >= -22 && exp <= 22 {
-			f := float64(mant)
-			if exp < 0 {
-				f /= pow10[-exp]
-			} else {
-				f *= pow10[exp]
-			}
-			if neg {
-				f = -f
-			}
-			return f, true
-		}
-	}
-	f, err := strconv.ParseFloat(unsafeString(b), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
-}
+// an optional point, and an optional exponent; see fastnum.ParseFloat64.
+func parseNum(b []byte) (float64, bool) { return fastnum.ParseFloat64(b) }
