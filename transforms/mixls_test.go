@@ -1,9 +1,7 @@
 package transforms_test
 
 import (
-	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -11,8 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	data "github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -76,26 +73,7 @@ func lineProblems(t testing.TB) []lineProblem {
 
 	// europarl100 with its init.weights and the average of four perturbed
 	// copies, as parallel shards would return.
-	dir := loadEuroparl100(t).dir
-	ctx := context.Background()
-	idx := feature.NewIndex()
-	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := pool.NewScorer(refs, 4, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev := set.Weights
+	lists, prev, idx := data.Load(t)
 	prev.Grow(idx.Len())
 	for c := 0; c < 3; c++ {
 		var shards []mix.Shard

@@ -2,42 +2,15 @@ package algo
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/pool"
 )
-
-func europarl100(t *testing.T) ([]pool.List, feature.Weights) {
-	t.Helper()
-	ctx := context.Background()
-	dir := shared.Path(t, "nbest", "europarl100")
-	idx := feature.NewIndex()
-	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := pool.NewScorer(refs, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lists, set.Weights
-}
 
 // train runs name for the given epochs (one Learn for a batch learner) and
 // returns the BLEU×100 of the pool's 1-best under the result.
@@ -60,7 +33,7 @@ func train(t *testing.T, name string, lists []pool.List, w feature.Weights, c Co
 // kbmira (de-duplication fixed) 14.28, PRO 13.35, and PRO's 13.35 for the
 // ranking surrogates; the others must beat the start.
 func TestEuroparl100(t *testing.T) {
-	lists, w := europarl100(t)
+	lists, w, _ := europarl100.Load(t)
 	tests := []struct {
 		name   string
 		cfg    Config
@@ -92,7 +65,7 @@ func TestEuroparl100(t *testing.T) {
 // runs vary: Moses' kbmira (bug fixed) gives 14.25–14.31 over seeds, 14.28
 // typically; the median of five seeds must reach 14.28.
 func TestKBMIRASeeds(t *testing.T) {
-	lists, w := europarl100(t)
+	lists, w, _ := europarl100.Load(t)
 	var got []float64
 	for seed := uint64(1); seed <= 5; seed++ {
 		_, bleu := train(t, "kbmira", lists, w, Config{Seed: seed}, 1)
@@ -108,7 +81,7 @@ func TestKBMIRASeeds(t *testing.T) {
 // TestResume checks, for every learner, that state saved after one Learn
 // and restored into a fresh learner continues bit-identically.
 func TestResume(t *testing.T) {
-	lists, w := europarl100(t)
+	lists, w, _ := europarl100.Load(t)
 	lists = lists[:30]
 	for _, info := range All() {
 		t.Run(info.Name, func(t *testing.T) {

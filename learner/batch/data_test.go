@@ -1,16 +1,11 @@
 package batch
 
 import (
-	"context"
 	"math/rand/v2"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	data "github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -23,47 +18,12 @@ type europarl100 struct {
 	init  feature.Weights
 }
 
-var (
-	europarlOnce sync.Once
-	europarlData europarl100
-	europarlErr  error
-)
-
+// loadEuroparl100 returns the europarl100 pool shared by the package's
+// tests.
 func loadEuroparl100(tb testing.TB) europarl100 {
 	tb.Helper()
-	dir := shared.Path(tb, "nbest", "europarl100")
-	europarlOnce.Do(func() {
-		ctx := context.Background()
-		idx := feature.NewIndex()
-		set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-		if err != nil {
-			europarlErr = err
-			return
-		}
-		refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-		if err != nil {
-			europarlErr = err
-			return
-		}
-		sc, err := pool.NewScorer(refs, 0, nil)
-		if err != nil {
-			europarlErr = err
-			return
-		}
-		lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-		if err != nil {
-			europarlErr = err
-			return
-		}
-		europarlData = europarl100{idx: idx, lists: lists, init: set.Weights}
-	})
-	if europarlErr != nil {
-		tb.Fatal(europarlErr)
-	}
-	if pool.Size(europarlData.lists) != 10000 {
-		tb.Fatalf("europarl100 holds %d hypotheses, want 10000", pool.Size(europarlData.lists))
-	}
-	return europarlData
+	lists, w, idx := data.Shared(tb)
+	return europarl100{idx: idx, lists: lists, init: w}
 }
 
 // replicate returns lists copied n times with sentence ids renumbered

@@ -1,20 +1,16 @@
 package linesearch
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -475,26 +471,8 @@ func TestRadixSort(t *testing.T) {
 // loadEuroparl loads europarl100 and init.weights.
 func loadEuroparl(tb testing.TB) ([]pool.List, feature.Weights) {
 	tb.Helper()
-	dir := shared.Path(tb, "nbest", "europarl100")
-	ctx := context.Background()
-	idx := feature.NewIndex()
-	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, err := pool.NewScorer(refs, 4, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return lists, set.Weights
+	lists, w, _ := europarl100.Load(tb)
+	return lists, w
 }
 
 func TestEuroparl100(t *testing.T) {

@@ -1,18 +1,14 @@
 package mix
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -234,26 +230,7 @@ func TestLineSearchBadInput(t *testing.T) {
 // init.weights is at least as good as the start (α = 0) and the average
 // (α = 1).
 func TestEuroparl100(t *testing.T) {
-	dir := shared.Path(t, "nbest", "europarl100")
-	ctx := context.Background()
-	idx := feature.NewIndex()
-	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := pool.NewScorer(refs, 4, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev := set.Weights
+	lists, prev, _ := europarl100.Load(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	for c := 0; c < 4; c++ {
 		var shards []Shard

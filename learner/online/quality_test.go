@@ -3,57 +3,23 @@ package online
 import (
 	"context"
 	"math"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/weights"
+	data "github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/pool"
 )
 
-var europarl struct {
-	once  sync.Once
-	lists []pool.List
-	w     feature.Weights
-	err   error
-}
-
 // europarl100 returns the europarl100 n-best lists scored against their
-// reference, and init.weights over the same index.
+// reference, shared by the package's tests, and init.weights over the same
+// index.
 func europarl100(t testing.TB) ([]pool.List, feature.Weights) {
 	t.Helper()
-	dir := shared.Path(t, "nbest", "europarl100")
-	europarl.once.Do(func() {
-		ctx := context.Background()
-		idx := feature.NewIndex()
-		set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
-		if err != nil {
-			europarl.err = err
-			return
-		}
-		refs, err := corpus.LoadRefs(ctx, []string{filepath.Join(dir, "reference")})
-		if err != nil {
-			europarl.err = err
-			return
-		}
-		sc, err := pool.NewScorer(refs, 0, nil)
-		if err != nil {
-			europarl.err = err
-			return
-		}
-		europarl.lists, _, europarl.err = pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
-		europarl.w = set.Weights
-	})
-	if europarl.err != nil {
-		t.Fatal(europarl.err)
-	}
-	return europarl.lists, europarl.w.Clone()
+	lists, w, _ := data.Shared(t)
+	return lists, w
 }
 
 func bleu(lists []pool.List, w feature.Weights) float64 {
