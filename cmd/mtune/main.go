@@ -53,6 +53,7 @@ func commands() []command {
 		tuneNbestCommand(),
 		buildCommand(),
 		decodeCommand(),
+		tuneCommand(),
 	}
 }
 

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/decoder/build"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/pipelines"
+)
+
+// tuneCommand is "mtune tune": the tuning pipeline on Apache Beam. Beam's
+// own flags (--runner, --project, --region, --temp_location, …, registered
+// on flag.CommandLine by the Beam packages) are accepted too: the command's
+// flag set shares their values, and beam.Init runs once they are parsed.
+func tuneCommand() command {
+	return command{
+		name:    "tune",
+		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
+		multi:   []string{"ref", "dev-ref"},
+		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
+			var o pipelines.Options
+			var refs, devRefs listFlag
+			fs.StringVar(&o.Config, "config", "", "moses.ini of the system to tune (local or gs://); none: the embedded demo, built into OUT/demo-model")
+			fs.StringVar(&o.Src, "src", "", "source side of the tuning set, one sentence a line")
+			fs.Var(&refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
+			fs.StringVar(&o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
+			fs.Var(&devRefs, "dev-ref", "references of the dev set")
+			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) or batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet); stale is not yet supported")
+			fs.StringVar(&o.Mix, "mix", "average", "how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
+			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
+			fs.StringVar(&o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&o.AlgoConfig.L1))
+			fs.Func("l2", "L2 strength (adagrad, sgd; Watanabe's λ for oro; 0 = off)", floatPtr(&o.AlgoConfig.L2))
+			fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss; 0 = off")
+			fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate (0 = the learner's default)")
+			fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (0 = the learner's default: 20 for adagrad and sgd)")
+			fs.IntVar(&o.Shards, "shards", 2, "shards of the tuning set, each learnt by its own worker")
+			fs.IntVar(&o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
+			fs.IntVar(&o.NBest, "nbest", 100, "size of the n-best lists")
+			fs.Uint64Var(&o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
+			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://)")
+			fs.BoolVar(&o.Resume, "resume", false, "continue from the last complete epoch in --out")
+			fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
+			// Beam's flags, sharing their values with flag.CommandLine.
+			flag.CommandLine.VisitAll(func(f *flag.Flag) {
+				if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
+					fs.Var(f.Value, f.Name, "Beam: "+f.Usage)
+				}
+			})
+			return func(ctx context.Context, a *app, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %q", args)
+				}
+				o.Refs, o.DevRefs = refs, devRefs
+				o.CommandLine = append([]string{"mtune", "tune"}, os.Args[min(len(os.Args), 2):]...)
+				o.Progress = a.stderr
+				start := time.Now()
+				set := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				if o.Mode == "batch" && !set["algo"] {
+					o.Algo = "mert"
+				}
+				if o.Config == "" {
+					if o.Src != "" || len(o.Refs) > 0 {
+						return usagef("--src and --ref need --config")
+					}
+					if !set["mix"] {
+						// The demo's default: line search mixing
+						// reaches MERT's BLEU in a few epochs.
+						o.Mix = "linesearch"
+					}
+					if err := demoSystem(ctx, a, &o); err != nil {
+						return err
+					}
+				} else if o.Src == "" || len(o.Refs) == 0 {
+					return usagef("--config needs --src and --ref")
+				}
+				beam.Init()
+				// The runner's progress messages (prism logs a dozen
+				// lines per launch) would drown the epoch lines.
+				prev := slog.Default()
+				slog.SetDefault(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+				defer slog.SetDefault(prev)
+				res, err := pipelines.Run(ctx, o)
+				if err != nil {
+					return err
+				}
+				last := res.Epochs[len(res.Epochs)-1]
+				fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
+					len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
+				fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
+					o.Out, res.BestWeights, storage.Join(o.Out, "metrics.jsonl"))
+				return nil
+			}
+		},
+	}
+}
+
+func onlineAlgos() []string {
+	var out []string
+	for _, name := range algo.Names() {
+		if info, ok := algo.Lookup(name); ok && info.Online {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// demoSystem points o at the embedded demo system, building it into
+// OUT/demo-model unless its moses.ini is already there; the demo's test
+// set is the dev set.
+func demoSystem(ctx context.Context, a *app, o *pipelines.Options) error {
+	dir := storage.Join(o.Out, "demo-model")
+	corpus := storage.Join(dir, "corpus")
+	ini := storage.Join(dir, "moses.ini")
+	files := build.DemoFiles{
+		TuneSrc: storage.Join(corpus, "tune.src"), TuneRef: storage.Join(corpus, "tune.ref"),
+		TestSrc: storage.Join(corpus, "test.src"), TestRef: storage.Join(corpus, "test.ref"),
+	}
+	ok, err := storage.Exists(ctx, ini)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		t0 := time.Now()
+		if files, err = build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, corpus); err != nil {
+			return err
+		}
+		res, err := build.Run(ctx, files.BuildOptions(dir))
+		if err != nil {
+			return err
+		}
+		ini = res.Config
+		fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
+	}
+	o.Config, o.Src, o.Refs = ini, files.TuneSrc, []string{files.TuneRef}
+	if o.DevSrc == "" && o.Mode != "batch" {
+		o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
+	}
+	return nil
+}

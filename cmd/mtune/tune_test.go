@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/pipelines"
+)
+
+// TestTuneDemo runs "mtune tune" with the demo defaults (no --config) for
+// two epochs on prism, resumes it for a third, and checks the output
+// folder: the manifest, one metrics line per epoch, best/weights readable
+// by io/weights, and a dev (demo test set) BLEU above the untuned weights'
+// BLEU measured with mtune decode and mtune score.
+func TestTuneDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, errOut := mtune(t, "", "tune", "--epochs", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	t.Logf("%s%s", errOut, stdout)
+	if !strings.Contains(stdout, out) {
+		t.Errorf("stdout %q does not say where the output is", stdout)
+	}
+	if n := strings.Count("\n"+errOut, "\nepoch "); n != 2 {
+		t.Errorf("%d progress lines, want 2:\n%s", n, errOut)
+	}
+	// Resume for one more epoch.
+	code, _, errOut = mtune(t, "", "tune", "--epochs", "3", "--out", out, "--resume")
+	if code != 0 {
+		t.Fatalf("tune --resume: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(errOut, "epoch 1/") || !strings.Contains(errOut, "epoch 3/3") {
+		t.Errorf("resume ran other epochs than the third:\n%s", errOut)
+	}
+
+	var man pipelines.Manifest
+	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatal(err)
+	}
+	if man.Status != "done" || man.End == nil || len(man.Inputs) != 5 || man.Options.Mix != "linesearch" {
+		t.Errorf("manifest %s", data)
+	}
+	for _, in := range man.Inputs {
+		if len(in.SHA256) != 64 {
+			t.Errorf("input %s: checksum %q", in.Path, in.SHA256)
+		}
+	}
+
+	f, err := os.Open(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ms []pipelines.Metrics
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m pipelines.Metrics
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("metrics line %d: %v", len(ms)+1, err)
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) != 3 {
+		t.Fatalf("%d metrics lines, want 3", len(ms))
+	}
+	for i, m := range ms {
+		if m.Epoch != i+1 || m.DevBLEU == nil || m.Sentences != 300 || m.Updates == 0 || m.NonZero == 0 {
+			t.Errorf("metrics line %d: %+v", i+1, m)
+		}
+	}
+
+	ctx := context.Background()
+	best := filepath.Join(out, "best", "weights")
+	if _, err := weights.Read(ctx, best, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The untuned and the tuned weights on the demo's test set.
+	model := filepath.Join(out, "demo-model")
+	bleu := func(args ...string) float64 {
+		t.Helper()
+		args = append([]string{"decode", "--config", filepath.Join(model, "moses.ini"), filepath.Join(model, "corpus", "test.src")}, args...)
+		code, hyps, errOut := mtune(t, "", args...)
+		if code != 0 {
+			t.Fatalf("decode: exit %d: %s", code, errOut)
+		}
+		hyp := filepath.Join(t.TempDir(), "test.out")
+		if err := os.WriteFile(hyp, []byte(hyps), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		_, line, _ := mtune(t, "", "score", "-r", filepath.Join(model, "corpus", "test.ref"), hyp)
+		var b float64
+		if _, err := fmt.Sscanf(line, "BLEU = %f,", &b); err != nil {
+			t.Fatalf("score printed %q", line)
+		}
+		return b
+	}
+	untuned, tuned := bleu(), bleu("--weights", best)
+	t.Logf("demo test BLEU: untuned %.2f, tuned %.2f; dev BLEU per epoch %.2f %.2f %.2f",
+		untuned, tuned, *ms[0].DevBLEU, *ms[1].DevBLEU, *ms[2].DevBLEU)
+	if tuned < untuned+5 {
+		t.Errorf("tuned BLEU %.2f, untuned %.2f", tuned, untuned)
+	}
+	// The epoch's dev BLEU is the BLEU of the demo's test set decoded with
+	// that epoch's weights: it must agree with decode + score.
+	bestDev := 0.0
+	for _, m := range ms {
+		bestDev = max(bestDev, *m.DevBLEU)
+	}
+	if d := tuned - bestDev; d > 0.01 || d < -0.01 {
+		t.Errorf("best dev BLEU in metrics.jsonl %.4f, decode + score of best/weights %.4f", bestDev, tuned)
+	}
+}
+
+// TestTuneBadInput checks that bad input stops "mtune tune" before any
+// epoch starts.
+func TestTuneBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	src := write("src", "a b\nc d\n")
+	ref := write("ref", "x y\n")
+	// A demo model whose phrase table is cut in the middle.
+	model := filepath.Join(dir, "model")
+	code, stdout, errOut := mtune(t, "", "build", "--demo", "--out", model)
+	if code != 0 {
+		t.Fatalf("build: exit %d: %s", code, errOut)
+	}
+	ini := strings.TrimSpace(stdout)
+	pt := filepath.Join(model, "phrase-table.gz")
+	data, err := os.ReadFile(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pt, data[:len(data)/2], 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"stale mode", []string{"--mode", "stale"}, "not yet supported"},
+		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, "dev set"},
+		{"unknown mix", []string{"--mix", "median"}, "unknown mix"},
+		{"batch learner", []string{"--algo", "mert"}, "batch learner"},
+		{"reference count", []string{"--config", ini, "--src", src, "--ref", ref}, "line counts differ"},
+		{"missing config", []string{"--config", filepath.Join(dir, "none.ini"), "--src", src, "--ref", src}, "none.ini"},
+		{"truncated model file", []string{"--config", ini, "--src", src, "--ref", src}, "phrase-table.gz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name)
+			code, _, errOut := mtune(t, "", append([]string{"tune", "--out", out}, tc.args...)...)
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "epochs")); err == nil {
+				t.Errorf("an epoch started")
+			}
+		})
+	}
+}

@@ -1,0 +1,58 @@
+// Package pipelines holds mtune's tuning pipelines on Apache Beam and the
+// epoch driver that launches them (DESIGN.md §1, §6): Run tunes a
+// moses.ini's weights for a number of epochs, each epoch one pipeline
+// launch, and writes the run's output folder.
+//
+// # Modes
+//
+// ipm (iterative parameter mixing): the tuning set is dealt out to Shards
+// shards (transforms.Shard, seeded by the run's seed and the epoch); each
+// shard's online learner (adagrad, sgd, mira, oro) decodes its mini-batches
+// with the real decoder and updates (transforms.Learn); the shards' weights
+// are averaged, weighted by their updates (transforms.Average), and with
+// Mix "linesearch" the mix (1−α)·prev + α·average is chosen by an exact
+// line search over the epoch's n-best lists (transforms.LineSearchMix).
+// The same launch decodes the tuning set (and the dev set) once more, 1-best,
+// with the mixed weights: that BLEU is the epoch's tune_bleu (dev_bleu).
+//
+// batch: the launch decodes the tuning set with the previous weights into
+// n-best lists; the driver pools the distinct hypotheses of every epoch so
+// far and runs a batch optimizer (mert, pro, kbmira, mr) on the pool. Its
+// tune_bleu is the BLEU of the pool re-ranked by the new weights (no second
+// decoding); a dev set is not supported yet. The stale mode is not
+// supported yet.
+//
+// # Decoder
+//
+// The package registers the real decoder (package decoder) with
+// transforms.RegisterDecoder as "moses" (DecoderName); its configuration
+// string is the moses.ini path. transforms.OpenDecoder loads it once per
+// worker process and configuration; Run loads it before the first epoch,
+// so a missing or truncated model file stops the run early (and a worker in
+// the launching process, as on prism's loopback, reuses that model).
+//
+// # Output
+//
+//	OUT/manifest.json               command line, version, inputs with sha256, seed, options, start/end, status
+//	OUT/init/weights.json           the starting weights (--init, or the moses.ini's)
+//	OUT/epochs/NNN/weights          Moses "Name= v …" lines of the dense features
+//	OUT/epochs/NNN/weights.sparse   the other non-zero weights, "name value"
+//	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
+//	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
+//	OUT/epochs/NNN/nbest.jsonl      batch mode: the epoch's n-best lists
+//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics and line-search result
+//	OUT/epochs/NNN/complete         written last: the epoch's metrics line
+//	OUT/metrics.jsonl               one Metrics line per epoch
+//	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set)
+//
+// A line of metrics.jsonl:
+//
+//	{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":2.9,"nonzero":15,"updates":16,"sentences":300,"seconds":1.7}
+//
+// Every file is written atomically (storage.WriteFile). An epoch is
+// complete once its "complete" file exists; with Resume, Run keeps the
+// complete epochs and continues after the last one. An epoch reads only the
+// previous epoch's files and its seeds derive from the run's seed and the
+// epoch number, so a resumed run's weights equal an uninterrupted run's
+// bit for bit.
+package pipelines

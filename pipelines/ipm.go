@@ -1,0 +1,586 @@
+package pipelines
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime/debug"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/transforms"
+)
+
+// Options configure a tuning run (Run). Fields whose zero value is not
+// valid say so.
+type Options struct {
+	// Config is the moses.ini of the system to tune (local or gs://);
+	// required.
+	Config string
+	// Src and Refs are the tuning set (required); DevSrc and DevRefs an
+	// optional held-out set whose BLEU chooses best/weights.
+	Src, DevSrc   string
+	Refs, DevRefs []string
+	// Mode is "ipm" (the default when empty) or "batch" (decode, pool the
+	// n-best lists of every epoch, run the batch optimizer Algo on the
+	// pool; Shards and Mix are ignored, a dev set is not supported yet);
+	// "stale" is not supported yet.
+	Mode string
+	// Mix is "average" (the default when empty) or "linesearch".
+	Mix string
+	// Algo names a learner of learner/algo; "" means "adagrad" in ipm
+	// mode (which needs an online one) and "mert" in batch mode.
+	Algo string
+	// AlgoConfig holds the learner's settings (its MiniBatch is the
+	// mini-batch size; zero fields: the learner's defaults).
+	AlgoConfig algo.Config
+	// Shards is the number of shards; 0 means 2.
+	Shards int
+	// Epochs is the number of epochs; 0 means 5.
+	Epochs int
+	// NBest is the size of the n-best lists; 0 means 100.
+	NBest int
+	// Seed seeds the run; epoch k's seeds derive from Seed and k.
+	Seed uint64
+	// Out is the output folder (local or gs://); required.
+	Out string
+	// Resume continues from the last complete epoch in Out.
+	Resume bool
+	// Init is a weights file to start from; "" means the moses.ini's.
+	Init string
+	// CommandLine is recorded in the manifest.
+	CommandLine []string
+	// Decoder is the registered decoder name; "" means DecoderName (the
+	// real decoder, configured by Config).
+	Decoder string
+	// Execute runs one epoch's pipeline; nil means beamx.Run (the runner
+	// of the --runner flag, prism by default).
+	Execute func(ctx context.Context, p *beam.Pipeline) error
+	// Progress receives a line per epoch; nil means none.
+	Progress io.Writer
+}
+
+// Metrics is one line of metrics.jsonl: the outcome of one epoch.
+type Metrics struct {
+	// Epoch is 1-based.
+	Epoch int `json:"epoch"`
+	// TuneBLEU is the BLEU (0–100) of the tuning set decoded once more
+	// with the epoch's merged weights (1-best); DevBLEU the same on the
+	// dev set (absent without one).
+	TuneBLEU float64  `json:"tune_bleu"`
+	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
+	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
+	// during the epoch, with the weights current then (batch mode: the
+	// previous epoch's weights).
+	ProgressiveBLEU float64 `json:"progressive_bleu"`
+	// Alpha is the line search's α (mix linesearch only).
+	Alpha *float64 `json:"alpha,omitempty"`
+	// NonZero counts the non-zero merged weights.
+	NonZero int `json:"nonzero"`
+	// Updates sums the shards' learner updates of the epoch.
+	Updates int `json:"updates"`
+	// Pool is batch mode's pool size: distinct hypotheses of every epoch
+	// so far.
+	Pool      int     `json:"pool,omitempty"`
+	Sentences int     `json:"sentences"`
+	Seconds   float64 `json:"seconds"`
+}
+
+// Manifest is manifest.json.
+type Manifest struct {
+	CommandLine []string      `json:"command_line"`
+	Version     string        `json:"version"`
+	Inputs      []InputFile   `json:"inputs"`
+	Seed        uint64        `json:"seed"`
+	Init        string        `json:"init,omitempty"`
+	Options     ManifestFlags `json:"options"`
+	Start       time.Time     `json:"start"`
+	End         *time.Time    `json:"end,omitempty"`
+	// Status is "running", "done" or "failed".
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ManifestFlags records the options that shape the result.
+type ManifestFlags struct {
+	Mode, Mix, Algo       string
+	Shards, Epochs, NBest int
+	MiniBatch             int
+}
+
+// InputFile is an input path and the sha256 of its content.
+type InputFile struct {
+	Role   string `json:"role"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Result is what Run returns.
+type Result struct {
+	// Epochs holds every epoch's metrics, resumed ones included.
+	Epochs []Metrics
+	// Best is the epoch of best/weights; BestWeights its path.
+	Best        int
+	BestWeights string
+}
+
+// Paths of the output folder (DESIGN.md §6).
+
+// EpochDir returns out/epochs/NNN of 1-based epoch n.
+func EpochDir(out string, n int) string {
+	return storage.Join(out, "epochs", fmt.Sprintf("%03d", n))
+}
+
+const (
+	weightsName = "weights"        // Moses style, dense features
+	sparseName  = "weights.sparse" // Moses sparse weights, "name value"
+	jsonName    = "weights.json"   // io/weights JSON, every feature
+	doneName    = "complete"       // written last: the epoch's Metrics
+)
+
+func (o *Options) defaults() error {
+	if o.Mode == "" {
+		o.Mode = "ipm"
+	}
+	if o.Mix == "" {
+		o.Mix = "average"
+	}
+	if o.Algo == "" {
+		o.Algo = "adagrad"
+		if o.Mode == "batch" {
+			o.Algo = "mert"
+		}
+	}
+	if o.Shards == 0 {
+		o.Shards = 2
+	}
+	if o.Epochs == 0 {
+		o.Epochs = 5
+	}
+	if o.NBest == 0 {
+		o.NBest = 100
+	}
+	if o.Decoder == "" {
+		o.Decoder = DecoderName
+	}
+	switch {
+	case o.Mode == "stale":
+		return fmt.Errorf("pipelines: --mode %s is not yet supported (use ipm or batch)", o.Mode)
+	case o.Mode == "batch" && o.DevSrc != "":
+		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
+	case o.Mode != "ipm" && o.Mode != "batch":
+		return fmt.Errorf("pipelines: unknown mode %q (ipm, batch, stale)", o.Mode)
+	case o.Mix != "average" && o.Mix != "linesearch":
+		return fmt.Errorf("pipelines: unknown mix %q (average, linesearch)", o.Mix)
+	case o.Shards < 1 || o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
+		return fmt.Errorf("pipelines: shards %d, epochs %d, n-best size %d and mini-batch %d must be positive",
+			o.Shards, o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
+	case o.Config == "" || o.Src == "" || len(o.Refs) == 0 || o.Out == "":
+		return errors.New("pipelines: the moses.ini, the tuning source, its references and the output folder are required")
+	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
+		return errors.New("pipelines: give both the dev source and its references, or neither")
+	}
+	info, ok := algo.Lookup(o.Algo)
+	if !ok {
+		return fmt.Errorf("pipelines: unknown learner %q (choose from %v)", o.Algo, algo.Names())
+	}
+	if !info.Online && o.Mode == "ipm" {
+		return fmt.Errorf("pipelines: %s is a batch learner; --mode ipm needs an online one", o.Algo)
+	}
+	return nil
+}
+
+// sentences loads a source and its references as transforms.Sentences.
+func sentences(ctx context.Context, src string, refs []string) ([]transforms.Sentence, []string, error) {
+	c, err := corpus.Load(ctx, src, refs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pipelines: %w", err)
+	}
+	if c.Len() == 0 {
+		return nil, nil, fmt.Errorf("pipelines: %s holds no sentence", src)
+	}
+	if empty := c.EmptySource(); len(empty) > 0 {
+		return nil, nil, fmt.Errorf("pipelines: %s: line %d is empty", src, empty[0]+1)
+	}
+	out := make([]transforms.Sentence, c.Len())
+	for i := range out {
+		out[i] = transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
+	}
+	return out, c.RefPaths, nil
+}
+
+func checksum(ctx context.Context, role, path string) (InputFile, error) {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return InputFile{}, fmt.Errorf("pipelines: %s: %w", role, err)
+	}
+	sum := sha256.Sum256(data)
+	return InputFile{Role: role, Path: path, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v += " " + s.Value
+			}
+		}
+		return v
+	}
+	return "unknown"
+}
+
+// Run tunes the weights of o.Config. In ipm mode (see the package
+// documentation for batch mode) each epoch is one Beam pipeline launch
+// (o.Execute) that deals the tuning set
+// out to o.Shards shards, runs each shard's online learner with the
+// decoder in the loop, mixes the shards' weights (average or line search
+// over the epoch's n-best lists), decodes the tuning set (and the dev set)
+// once more with the mixed weights for their BLEU, and writes the epoch's
+// weights and learner states. The driver then writes the output folder of
+// DESIGN.md §6 (every file atomically): manifest.json, epochs/NNN/{weights,
+// weights.sparse, weights.json, state/, complete}, metrics.jsonl and
+// best/. Inputs are checked, and the model loaded, before any epoch starts.
+//
+// With o.Resume, epochs whose "complete" file exists are kept and the run
+// continues after the last of them (the options other than Epochs must be
+// those of the interrupted run); since an epoch's pipeline reads only
+// the previous epoch's files and seeds derive from o.Seed and the epoch
+// number, the result equals an uninterrupted run's.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if err := o.defaults(); err != nil {
+		return Result{}, err
+	}
+	tune, refPaths, err := sentences(ctx, o.Src, o.Refs)
+	if err != nil {
+		return Result{}, err
+	}
+	var dev []transforms.Sentence
+	var devRefPaths []string
+	if o.DevSrc != "" {
+		if dev, devRefPaths, err = sentences(ctx, o.DevSrc, o.DevRefs); err != nil {
+			return Result{}, err
+		}
+	}
+	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
+		Options: ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest, MiniBatch: o.AlgoConfig.MiniBatch}}
+	inputs := [][2]string{{"config", o.Config}, {"src", o.Src}}
+	for _, r := range refPaths {
+		inputs = append(inputs, [2]string{"ref", r})
+	}
+	if o.DevSrc != "" {
+		inputs = append(inputs, [2]string{"dev-src", o.DevSrc})
+		for _, r := range devRefPaths {
+			inputs = append(inputs, [2]string{"dev-ref", r})
+		}
+	}
+	if o.Init != "" {
+		inputs = append(inputs, [2]string{"init", o.Init})
+	}
+	for _, in := range inputs {
+		f, err := checksum(ctx, in[0], in[1])
+		if err != nil {
+			return Result{}, err
+		}
+		man.Inputs = append(man.Inputs, f)
+	}
+	// Load the model now: a truncated or missing file stops the run before
+	// any epoch, and a worker in this process reuses the loaded model.
+	if _, err := transforms.OpenDecoder(ctx, o.Decoder, o.Config); err != nil {
+		return Result{}, err
+	}
+	initPath := o.Init
+	if initPath == "" {
+		initPath = o.Config
+	}
+	init, err := transforms.ReadWeightsFile(ctx, initPath)
+	if err != nil {
+		return Result{}, err
+	}
+	dense := init.Names
+	startPath := storage.Join(o.Out, "init", jsonName)
+
+	var res Result
+	first := 1
+	if o.Resume {
+		if res.Epochs, err = completeEpochs(ctx, o.Out); err != nil {
+			return Result{}, err
+		}
+		first = len(res.Epochs) + 1
+		if first > 1 {
+			var prev Manifest
+			if err := readJSON(ctx, storage.Join(o.Out, "manifest.json"), &prev); err != nil {
+				return Result{}, err
+			}
+			a, b := prev.Options, man.Options
+			a.Epochs, b.Epochs = 0, 0
+			if a != b || prev.Seed != man.Seed || prev.Init != man.Init {
+				return Result{}, fmt.Errorf("pipelines: --resume with other options than the run in %s (%+v, seed %d, init %q there)",
+					o.Out, prev.Options, prev.Seed, prev.Init)
+			}
+			man.Start = prev.Start
+		}
+	}
+	if first == 1 {
+		if err := transforms.WriteWeightsFile(ctx, startPath, init); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := writeJSON(ctx, storage.Join(o.Out, "manifest.json"), man); err != nil {
+		return Result{}, err
+	}
+	finish := func(err error) (Result, error) {
+		end := time.Now().UTC()
+		man.End = &end
+		man.Status = "done"
+		if err != nil {
+			man.Status, man.Error = "failed", err.Error()
+		}
+		if werr := writeJSON(ctx, storage.Join(o.Out, "manifest.json"), man); werr != nil && err == nil {
+			err = werr
+		}
+		return res, err
+	}
+	for n := first; n <= o.Epochs; n++ {
+		var m Metrics
+		var err error
+		if o.Mode == "batch" {
+			m, err = runBatchEpoch(ctx, &o, n, tune, startPath, dense)
+		} else {
+			m, err = runEpoch(ctx, &o, n, tune, dev, startPath, dense)
+		}
+		if err != nil {
+			return finish(err)
+		}
+		res.Epochs = append(res.Epochs, m)
+		if err := writeMetrics(ctx, o.Out, res.Epochs); err != nil {
+			return finish(err)
+		}
+		best := bestEpoch(res.Epochs)
+		if best == n {
+			for _, name := range []string{weightsName, sparseName, jsonName} {
+				data, err := storage.ReadFile(ctx, storage.Join(EpochDir(o.Out, n), name))
+				if err != nil {
+					return finish(fmt.Errorf("pipelines: %w", err))
+				}
+				if err := storage.WriteFile(ctx, storage.Join(o.Out, "best", name), data); err != nil {
+					return finish(fmt.Errorf("pipelines: %w", err))
+				}
+			}
+			if err := writeJSON(ctx, storage.Join(o.Out, "best", "epoch.json"), m); err != nil {
+				return finish(err)
+			}
+		}
+		if err := writeJSON(ctx, storage.Join(EpochDir(o.Out, n), doneName), m); err != nil {
+			return finish(err)
+		}
+		if o.Progress != nil {
+			var secs float64
+			for _, e := range res.Epochs[first-1:] {
+				secs += e.Seconds
+			}
+			eta := secs / float64(n-first+1) * float64(o.Epochs-n)
+			dev := ""
+			if m.DevBLEU != nil {
+				dev = fmt.Sprintf(" dev BLEU %6.2f", *m.DevBLEU)
+			}
+			work := fmt.Sprintf("%d updates", m.Updates)
+			if o.Mode == "batch" {
+				work = fmt.Sprintf("pool %d", m.Pool)
+			}
+			fmt.Fprintf(o.Progress, "epoch %d/%d: tune BLEU %6.2f%s (decoded %6.2f), %s, %d non-zeros, %.1f s, ETA %.0f s\n",
+				n, o.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
+		}
+	}
+	res.Best = bestEpoch(res.Epochs)
+	res.BestWeights = storage.Join(o.Out, "best", weightsName)
+	return finish(nil)
+}
+
+// bestEpoch returns the 1-based epoch with the best dev BLEU (tune BLEU
+// without a dev set), the earlier on ties; 0 for none.
+func bestEpoch(ms []Metrics) int {
+	best, score := 0, math.Inf(-1)
+	for _, m := range ms {
+		s := m.TuneBLEU
+		if m.DevBLEU != nil {
+			s = *m.DevBLEU
+		}
+		if s > score {
+			best, score = m.Epoch, s
+		}
+	}
+	return best
+}
+
+// completeEpochs returns the metrics of epochs 1, 2, … whose complete file
+// exists, up to the first that is missing.
+func completeEpochs(ctx context.Context, out string) ([]Metrics, error) {
+	var ms []Metrics
+	for n := 1; ; n++ {
+		p := storage.Join(EpochDir(out, n), doneName)
+		ok, err := storage.Exists(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("pipelines: %w", err)
+		}
+		if !ok {
+			return ms, nil
+		}
+		var m Metrics
+		if err := readJSON(ctx, p, &m); err != nil {
+			return nil, err
+		}
+		if m.Epoch != n {
+			return nil, fmt.Errorf("pipelines: %s records epoch %d", p, m.Epoch)
+		}
+		ms = append(ms, m)
+	}
+}
+
+func writeMetrics(ctx context.Context, out string, ms []Metrics) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, m := range ms {
+		if err := enc.Encode(m); err != nil {
+			return fmt.Errorf("pipelines: %w", err)
+		}
+	}
+	if err := storage.WriteFile(ctx, storage.Join(out, "metrics.jsonl"), b.Bytes()); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	return nil
+}
+
+// runEpoch launches epoch n's pipeline and writes its weights files.
+func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
+	t0 := time.Now()
+	dir := EpochDir(o.Out, n)
+	prevPath, stateDir := startPath, storage.Join(dir, "state")
+	var statePaths []string
+	if n > 1 {
+		prevDir := EpochDir(o.Out, n-1)
+		prevPath = storage.Join(prevDir, jsonName)
+		for k := 0; k < o.Shards; k++ {
+			statePaths = append(statePaths, transforms.ShardResultPath(storage.Join(prevDir, "state"), k))
+		}
+	}
+	work := storage.Join(dir, "work")
+	tunePath, devPath, lsPath := storage.Join(work, "tune-stats.json"), storage.Join(work, "dev-stats.json"), storage.Join(work, "linesearch.json")
+
+	p, s := beam.NewPipelineWithRoot()
+	sents := beam.CreateList(s, tune)
+	w := transforms.ReadWeights(s, prevPath)
+	states := transforms.ReadShardStates(s, statePaths)
+	learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: transforms.LearnOptions{
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed, Epoch: n - 1}}
+	results, lists := transforms.Learn(s, learn, sents, w, states)
+	mixed := transforms.Average(s, results, true)
+	if o.Mix == "linesearch" {
+		var ls beam.PCollection
+		mixed, ls = transforms.LineSearchMix(s, lists, w, mixed)
+		beam.ParDo(s, &writeLineSearchFn{Path: lsPath}, ls)
+	}
+	transforms.WriteWeights(s, mixed, storage.Join(dir, jsonName))
+	transforms.WriteShardResults(s, results, stateDir)
+	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.Config, Options: transforms.DecodeOptions{NBest: 1}}
+	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
+	if dev != nil {
+		devSents := beam.CreateList(s.Scope("dev"), dev)
+		writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, devSents, mixed), mixed), devPath)
+	}
+	exec := o.Execute
+	if exec == nil {
+		exec = beamx.Run
+	}
+	if err := exec(ctx, p); err != nil {
+		return Metrics{}, fmt.Errorf("pipelines: epoch %d: %w", n, err)
+	}
+
+	m := Metrics{Epoch: n}
+	var st metric.Stats
+	if err := readJSON(ctx, tunePath, &st); err != nil {
+		return Metrics{}, err
+	}
+	m.TuneBLEU = 100 * st.BLEU()
+	if dev != nil {
+		var ds metric.Stats
+		if err := readJSON(ctx, devPath, &ds); err != nil {
+			return Metrics{}, err
+		}
+		b := 100 * ds.BLEU()
+		m.DevBLEU = &b
+	}
+	if o.Mix == "linesearch" {
+		var ls transforms.LineSearchResult
+		if err := readJSON(ctx, lsPath, &ls); err != nil {
+			return Metrics{}, err
+		}
+		m.Alpha = &ls.Alpha
+	}
+	var prog metric.Stats
+	for k := 0; k < o.Shards; k++ {
+		r, err := transforms.ReadShardResultFile(ctx, transforms.ShardResultPath(stateDir, k))
+		if err != nil {
+			return Metrics{}, err
+		}
+		prog.Add(r.Stats)
+		m.Updates += r.Updates
+		m.Sentences += r.Sentences
+	}
+	m.ProgressiveBLEU = 100 * prog.BLEU()
+	ww, err := transforms.ReadWeightsFile(ctx, storage.Join(dir, jsonName))
+	if err != nil {
+		return Metrics{}, err
+	}
+	for _, v := range ww.Vals {
+		if v != 0 {
+			m.NonZero++
+		}
+	}
+	if err := writeMoses(ctx, dir, ww, dense); err != nil {
+		return Metrics{}, err
+	}
+	m.Seconds = time.Since(t0).Seconds()
+	return m, nil
+}
+
+// writeMoses writes ww as dir/weights (Moses "Name= v …" lines of the dense
+// features, those of the starting weights) and dir/weights.sparse (the
+// others, "name value").
+func writeMoses(ctx context.Context, dir string, ww transforms.WireWeights, dense []string) error {
+	idx := feature.NewIndexOf(dense...)
+	set := weights.NewSet(idx)
+	set.Groups = weights.GroupsOf(dense)
+	for i, name := range ww.Names {
+		set.Weights.Set(idx.ID(name), ww.Vals[i])
+	}
+	var d, sp bytes.Buffer
+	if err := weights.WriteMoses(&d, set, weights.StyleLines); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	if err := weights.WriteSparse(&sp, set); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	if err := storage.WriteFile(ctx, storage.Join(dir, weightsName), d.Bytes()); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	if err := storage.WriteFile(ctx, storage.Join(dir, sparseName), sp.Bytes()); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package pipelines_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/mtune/mtune/decoder/build"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/pipelines"
+)
+
+// The tests run their pipelines on prism (ptest's default runner).
+func TestMain(m *testing.M) {
+	code := ptest.MainRet(m)
+	if demoDir != "" {
+		os.RemoveAll(demoDir)
+	}
+	os.Exit(code)
+}
+
+type demo struct {
+	ini, tuneSrc, tuneRef, devSrc, devRef string
+}
+
+var (
+	demoOnce sync.Once
+	demoSys  demo
+	demoErr  error
+	demoDir  string
+)
+
+// smallDemo builds a small demo system once for the package's tests.
+func smallDemo(t *testing.T) demo {
+	t.Helper()
+	demoOnce.Do(func() {
+		ctx := context.Background()
+		demoDir, demoErr = os.MkdirTemp("", "pipelines-demo")
+		if demoErr != nil {
+			return
+		}
+		files, err := build.Demo(build.DemoOptions{Seed: 1, Train: 1500, Tune: 40, Test: 30}).Write(ctx, filepath.Join(demoDir, "corpus"))
+		if err != nil {
+			demoErr = err
+			return
+		}
+		res, err := build.Run(ctx, files.BuildOptions(demoDir))
+		if err != nil {
+			demoErr = err
+			return
+		}
+		demoSys = demo{ini: res.Config, tuneSrc: files.TuneSrc, tuneRef: files.TuneRef, devSrc: files.TestSrc, devRef: files.TestRef}
+	})
+	if demoErr != nil {
+		t.Fatal(demoErr)
+	}
+	return demoSys
+}
+
+func execute(ctx context.Context, p *beam.Pipeline) error {
+	_, err := ptest.RunWithMetrics(p)
+	return err
+}
+
+func options(d demo, out string) pipelines.Options {
+	return pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, Out: out,
+		Shards: 2, Epochs: 3, NBest: 20, Seed: 7, Execute: execute}
+}
+
+// TestResume runs 3 epochs, and 2 epochs then --resume to 3: the final
+// weights must be identical, byte for byte, and every epoch launches one
+// pipeline.
+func TestResume(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	launches := 0
+	o := options(d, filepath.Join(dir, "full"))
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
+	var progress bytes.Buffer
+	o.Progress = &progress
+	full, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if launches != 3 {
+		t.Errorf("%d pipeline launches for 3 epochs", launches)
+	}
+	t.Logf("progress:\n%s", progress.String())
+	if n := strings.Count(progress.String(), "\n"); n != 3 {
+		t.Errorf("%d progress lines, want 3", n)
+	}
+
+	o = options(d, filepath.Join(dir, "resumed"))
+	o.Epochs = 2
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Epochs, o.Resume = 3, true
+	launches = 0
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
+	resumed, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if launches != 1 {
+		t.Errorf("resume launched %d pipelines, want 1", launches)
+	}
+	if len(resumed.Epochs) != 3 {
+		t.Fatalf("resumed run reports %d epochs", len(resumed.Epochs))
+	}
+	for _, name := range []string{"weights.json", "weights", "weights.sparse"} {
+		a, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "full"), 3), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "resumed"), 3), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("epoch 3 %s differs:\n%s\nvs resumed\n%s", name, a, b)
+		}
+	}
+	for i := range full.Epochs {
+		if full.Epochs[i].TuneBLEU != resumed.Epochs[i].TuneBLEU {
+			t.Errorf("epoch %d: tune BLEU %v, resumed %v", i+1, full.Epochs[i].TuneBLEU, resumed.Epochs[i].TuneBLEU)
+		}
+	}
+	// The best weights read back with io/weights.
+	set, err := weights.Read(ctx, full.BestWeights, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Index.Len() == 0 {
+		t.Fatal("best weights are empty")
+	}
+}
+
+// TestResumeOtherOptions refuses to resume a run with other options.
+func TestResumeOtherOptions(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Epochs = 1
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Epochs, o.Resume, o.Shards = 2, true, 3
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "other options") {
+		t.Fatalf("resume with 3 shards after 2: error %v", err)
+	}
+}

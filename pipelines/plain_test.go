@@ -1,0 +1,199 @@
+package pipelines_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
+)
+
+// TestFirstEpochByHand compares epoch 1's averaged weights with the plain
+// functions: each shard's LearnShard with the real decoder, then
+// mix.Average weighted by updates.
+func TestFirstEpochByHand(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Epochs = 1
+	o.Algo = "sgd"
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	got, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.Load(ctx, d.tuneSrc, []string{d.tuneRef})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, err := transforms.ReadWeightsFile(ctx, d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := transforms.EpochSeed(o.Seed, 0)
+	idx := feature.NewIndexOf(init.Names...)
+	var shards []mix.Shard
+	for k := 0; k < o.Shards; k++ {
+		var mine []transforms.Sentence
+		for i := range c.Len() {
+			if transforms.ShardOf(i, seed, o.Shards) == k {
+				mine = append(mine, transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
+			}
+		}
+		r, err := transforms.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
+			Algo: o.Algo, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := r.Weights.Weights(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, mix.Shard{Weights: w, Updates: r.Updates})
+	}
+	want := transforms.NewWireWeights(idx, mix.Average(shards, true)).Map()
+	gotMap := got.Map()
+	for name, v := range want {
+		if math.Abs(gotMap[name]-v) > 1e-12 {
+			t.Errorf("%s = %v, want %v", name, gotMap[name], v)
+		}
+	}
+	for name, v := range gotMap {
+		if _, ok := want[name]; !ok && v != 0 {
+			t.Errorf("%s = %v, not in the hand-made average", name, v)
+		}
+	}
+}
+
+// TestLineSearchDev runs two epochs of mira with line-search mixing and a
+// dev set: every metrics line has α and a dev BLEU, and best/ holds the
+// epoch with the best dev BLEU.
+func TestLineSearchDev(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Epochs, o.Mix, o.Algo = 2, "linesearch", "mira"
+	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	res, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bestDev, best := -1.0, 0
+	for _, m := range res.Epochs {
+		if m.Alpha == nil || m.DevBLEU == nil {
+			t.Fatalf("epoch %d: no α or dev BLEU: %+v", m.Epoch, m)
+		}
+		t.Logf("epoch %d: α %.3f tune BLEU %.2f dev BLEU %.2f", m.Epoch, *m.Alpha, m.TuneBLEU, *m.DevBLEU)
+		if *m.DevBLEU > bestDev {
+			bestDev, best = *m.DevBLEU, m.Epoch
+		}
+	}
+	if res.Best != best {
+		t.Errorf("best epoch %d, want %d", res.Best, best)
+	}
+	a, err := os.ReadFile(filepath.Join(o.Out, "best", "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, best), "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Errorf("best/weights.json is not epoch %d's", best)
+	}
+}
+
+// TestOptionErrors checks that bad options stop Run before it writes
+// anything.
+func TestOptionErrors(t *testing.T) {
+	d := smallDemo(t)
+	for _, tc := range []struct {
+		name string
+		edit func(*pipelines.Options)
+		want string
+	}{
+		{"stale mode", func(o *pipelines.Options) { o.Mode = "stale" }, "not yet supported"},
+		{"batch learner", func(o *pipelines.Options) { o.Algo = "pro" }, "batch learner"},
+		{"dev without refs", func(o *pipelines.Options) { o.DevSrc = d.devSrc }, "dev"},
+		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},
+		{"missing init", func(o *pipelines.Options) { o.Init = filepath.Join(o.Out, "none") }, "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := options(d, filepath.Join(t.TempDir(), "out"))
+			tc.edit(&o)
+			_, err := pipelines.Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(o.Out, "epochs")); err == nil {
+				t.Error("an epoch started")
+			}
+		})
+	}
+}
+
+// TestBatchMERT runs two epochs of --mode batch with MERT, and the same
+// as one epoch plus a resumed one: the pool grows, MERT's weights beat the
+// default weights on the pooled lists, and the resumed weights are
+// identical.
+func TestBatchMERT(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := options(d, filepath.Join(dir, "full"))
+	o.Mode, o.Algo, o.Epochs = "batch", "mert", 2
+	o.AlgoConfig.Restarts = 2
+	launches := 0
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
+	res, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if launches != 2 {
+		t.Errorf("%d launches for 2 epochs", launches)
+	}
+	for _, m := range res.Epochs {
+		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU)
+	}
+	e1, e2 := res.Epochs[0], res.Epochs[1]
+	if e2.Pool <= e1.Pool || e1.TuneBLEU <= e1.ProgressiveBLEU || e2.ProgressiveBLEU <= e1.ProgressiveBLEU {
+		t.Errorf("epoch 1 %+v, epoch 2 %+v", e1, e2)
+	}
+
+	o.Out, o.Epochs = filepath.Join(dir, "resumed"), 1
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Epochs, o.Resume = 2, true
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "full"), 2), "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, 2), "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Errorf("resumed weights differ:\n%s\n%s", a, b)
+	}
+}
