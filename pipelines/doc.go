@@ -19,8 +19,24 @@
 // n-best lists; the driver pools the distinct hypotheses of every epoch so
 // far and runs a batch optimizer (mert, pro, kbmira, mr) on the pool. Its
 // tune_bleu is the BLEU of the pool re-ranked by the new weights (no second
-// decoding); a dev set is not supported yet. The stale mode is not
-// supported yet.
+// decoding); a dev set is not supported yet.
+//
+// stale: ipm with Green et al.'s (2013) Algorithm 2 inside each shard's
+// worker (transforms.StaleLearn, transforms.RunStale): Threads goroutines
+// each take the next mini-batch, read the shard learner's current weights
+// and update count, decode the mini-batch with them and compute the
+// gradient (learner.Online.Gradient, seeded by transforms.StaleSeed of the
+// epoch seed, shard and mini-batch); one applier applies each gradient as
+// it finishes. An update's staleness is the number of updates applied
+// between the weights read and its application; with MaxStaleness K a
+// staler gradient is recomputed on the same n-best lists (not decoded
+// again) at the then current weights and applied with staleness 0 (a
+// "recompute"). The shards are then mixed as in ipm, in the same launch.
+// With Threads > 1 the order of application depends on timing, so a stale
+// run is not bit-reproducible (nor is --resume bit-identical); with
+// Threads = 1 it is deterministic and, for a learner whose gradient
+// ignores the seed (oro), equal to ipm. Each epoch's metrics line holds
+// the staleness distribution of all shards' updates.
 //
 // # Decoder
 //
@@ -40,7 +56,7 @@
 //	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
 //	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
 //	OUT/epochs/NNN/nbest.jsonl      batch mode: the epoch's n-best lists
-//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics and line-search result
+//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics, line-search result, stale mode's stale-KKKKK.json
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
 //	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set)
@@ -48,6 +64,10 @@
 // A line of metrics.jsonl:
 //
 //	{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":2.9,"nonzero":15,"updates":16,"sentences":300,"seconds":1.7}
+//
+// and in stale mode, with "staleness" added (histogram: staleness → updates):
+//
+//	{"epoch":1,…,"staleness":{"histogram":{"0":3,"1":12,"2":1},"max":2,"mean":0.875,"recomputes":0}}
 //
 // Every file is written atomically (storage.WriteFile). An epoch is
 // complete once its "complete" file exists; with Resume, Run keeps the

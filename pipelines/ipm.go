@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -37,9 +38,16 @@ type Options struct {
 	Refs, DevRefs []string
 	// Mode is "ipm" (the default when empty) or "batch" (decode, pool the
 	// n-best lists of every epoch, run the batch optimizer Algo on the
-	// pool; Shards and Mix are ignored, a dev set is not supported yet);
-	// "stale" is not supported yet.
+	// pool; Shards and Mix are ignored, a dev set is not supported yet)
+	// or "stale" (ipm with Green et al.'s stale gradients inside each
+	// shard: Threads, MaxStaleness).
 	Mode string
+	// Threads is stale mode's number of gradient goroutines per shard; 0
+	// means 2.
+	Threads int
+	// MaxStaleness is stale mode's staleness bound (a staler gradient is
+	// recomputed against fresh weights); 0 means unlimited.
+	MaxStaleness int
 	// Mix is "average" (the default when empty) or "linesearch".
 	Mix string
 	// Algo names a learner of learner/algo; "" means "adagrad" in ipm
@@ -98,6 +106,30 @@ type Metrics struct {
 	Pool      int     `json:"pool,omitempty"`
 	Sentences int     `json:"sentences"`
 	Seconds   float64 `json:"seconds"`
+	// Staleness is stale mode's staleness distribution over every
+	// shard's updates (absent in other modes).
+	Staleness *Staleness `json:"staleness,omitempty"`
+}
+
+// Staleness is the staleness distribution of an epoch's updates in stale
+// mode: the staleness of an update is the number of updates applied
+// between reading the weights its gradient was computed at and applying it.
+type Staleness struct {
+	// Histogram maps a staleness ("0", "1", …) to its count of updates.
+	Histogram  map[string]int `json:"histogram"`
+	Max        int            `json:"max"`
+	Mean       float64        `json:"mean"`
+	Recomputes int            `json:"recomputes"`
+}
+
+func newStaleness(st transforms.StaleStats) *Staleness {
+	h := map[string]int{}
+	for k, c := range st.Histogram {
+		if c > 0 {
+			h[strconv.Itoa(k)] = c
+		}
+	}
+	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
 }
 
 // Manifest is manifest.json.
@@ -178,11 +210,11 @@ func (o *Options) defaults() error {
 		o.Decoder = DecoderName
 	}
 	switch {
-	case o.Mode == "stale":
-		return fmt.Errorf("pipelines: --mode %s is not yet supported (use ipm or batch)", o.Mode)
+	case o.Threads < 0 || o.MaxStaleness < 0:
+		return fmt.Errorf("pipelines: invalid --threads %d or --max-staleness %d", o.Threads, o.MaxStaleness)
 	case o.Mode == "batch" && o.DevSrc != "":
 		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
-	case o.Mode != "ipm" && o.Mode != "batch":
+	case o.Mode != "ipm" && o.Mode != "batch" && o.Mode != "stale":
 		return fmt.Errorf("pipelines: unknown mode %q (ipm, batch, stale)", o.Mode)
 	case o.Mix != "average" && o.Mix != "linesearch":
 		return fmt.Errorf("pipelines: unknown mix %q (average, linesearch)", o.Mix)
@@ -198,8 +230,8 @@ func (o *Options) defaults() error {
 	if !ok {
 		return fmt.Errorf("pipelines: unknown learner %q (choose from %v)", o.Algo, algo.Names())
 	}
-	if !info.Online && o.Mode == "ipm" {
-		return fmt.Errorf("pipelines: %s is a batch learner; --mode ipm needs an online one", o.Algo)
+	if !info.Online && o.Mode != "batch" {
+		return fmt.Errorf("pipelines: %s is a batch learner; --mode %s needs an online one", o.Algo, o.Mode)
 	}
 	return nil
 }
@@ -403,6 +435,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			if o.Mode == "batch" {
 				work = fmt.Sprintf("pool %d", m.Pool)
 			}
+			if st := m.Staleness; st != nil {
+				work += fmt.Sprintf(" (staleness max %d mean %.2f, %d recomputed)", st.Max, st.Mean, st.Recomputes)
+			}
 			fmt.Fprintf(o.Progress, "epoch %d/%d: tune BLEU %6.2f%s (decoded %6.2f), %s, %d non-zeros, %.1f s, ETA %.0f s\n",
 				n, o.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
 		}
@@ -486,9 +521,17 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	sents := beam.CreateList(s, tune)
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
-	learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: transforms.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed, Epoch: n - 1}}
-	results, lists := transforms.Learn(s, learn, sents, w, states)
+	lo := transforms.LearnOptions{
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed, Epoch: n - 1}
+	var results, lists beam.PCollection
+	if o.Mode == "stale" {
+		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: lo,
+			Stale: transforms.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
+		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
+	} else {
+		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: lo}
+		results, lists = transforms.Learn(s, learn, sents, w, states)
+	}
 	mixed := transforms.Average(s, results, true)
 	if o.Mix == "linesearch" {
 		var ls beam.PCollection
@@ -543,6 +586,17 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 		m.Sentences += r.Sentences
 	}
 	m.ProgressiveBLEU = 100 * prog.BLEU()
+	if o.Mode == "stale" {
+		var st transforms.StaleStats
+		for k := 0; k < o.Shards; k++ {
+			r, err := transforms.ReadStaleReportFile(ctx, transforms.StaleReportPath(work, k))
+			if err != nil {
+				return Metrics{}, err
+			}
+			st.Add(r.Stats)
+		}
+		m.Staleness = newStaleness(st)
+	}
 	ww, err := transforms.ReadWeightsFile(ctx, storage.Join(dir, jsonName))
 	if err != nil {
 		return Metrics{}, err

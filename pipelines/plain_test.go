@@ -129,7 +129,8 @@ func TestOptionErrors(t *testing.T) {
 		edit func(*pipelines.Options)
 		want string
 	}{
-		{"stale mode", func(o *pipelines.Options) { o.Mode = "stale" }, "not yet supported"},
+		{"negative max staleness", func(o *pipelines.Options) { o.Mode, o.MaxStaleness = "stale", -1 }, "max-staleness"},
+		{"stale with a batch learner", func(o *pipelines.Options) { o.Mode, o.Algo = "stale", "mert" }, "batch learner"},
 		{"batch learner", func(o *pipelines.Options) { o.Algo = "pro" }, "batch learner"},
 		{"dev without refs", func(o *pipelines.Options) { o.DevSrc = d.devSrc }, "dev"},
 		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},

@@ -14,7 +14,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 )
 
 // command is one sub-command of mtune.
@@ -58,10 +62,53 @@ func commands() []command {
 }
 
 func main() {
+	if isWorker(os.Args[1:]) {
+		// Started as a Beam SDK worker: hand over to Beam's harness
+		// (see isWorker). Every DoFn is registered by the packages this
+		// binary imports (pipelines, transforms), as on the launcher.
+		flag.Parse()
+		beam.Init() // runs the harness; exits the process when it ends
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], &app{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin})
 	stop()
 	os.Exit(code)
+}
+
+// isWorker reports whether args (without the program name) are those a
+// Beam SDK worker is started with rather than an mtune command line. The
+// Go SDK's boot program (in the Dataflow worker container, or behind a
+// runner's PROCESS/EXTERNAL environment) runs the staged binary as
+// "BIN --worker=true --id=… --logging_endpoint=… --control_endpoint=…
+// --semi_persist_dir=…", without a sub-command; the harness's init hook,
+// run by beam.Init, starts the harness exactly when the boolean flag
+// "worker" parses as true, and so does isWorker. A LOOPBACK worker runs
+// inside the launching process and never comes here.
+func isWorker(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return false // flags end here: a sub-command or an argument
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name == "worker" {
+			if !hasVal {
+				return true
+			}
+			b, err := strconv.ParseBool(val)
+			return err == nil && b
+		}
+		if f := flag.CommandLine.Lookup(name); f != nil && !hasVal && !isBoolFlag(f) {
+			i++ // "--id X": X is the flag's value
+		}
+	}
+	return false
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // run executes the command line args and returns the exit status.

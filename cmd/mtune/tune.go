@@ -25,7 +25,7 @@ func tuneCommand() command {
 	return command{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
 		multi:   []string{"ref", "dev-ref"},
 		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			var o pipelines.Options
@@ -35,7 +35,9 @@ func tuneCommand() command {
 			fs.Var(&refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
 			fs.StringVar(&o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
 			fs.Var(&devRefs, "dev-ref", "references of the dev set")
-			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) or batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet); stale is not yet supported")
+			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
+			fs.IntVar(&o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
+			fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (0 = unlimited)")
 			fs.StringVar(&o.Mix, "mix", "average", "how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
 			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 			fs.StringVar(&o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")

@@ -159,7 +159,7 @@ func TestTuneBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"stale mode", []string{"--mode", "stale"}, "not yet supported"},
+		{"negative max staleness", []string{"--mode", "stale", "--max-staleness", "-1"}, "max-staleness"},
 		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, "dev set"},
 		{"unknown mix", []string{"--mix", "median"}, "unknown mix"},
 		{"batch learner", []string{"--algo", "mert"}, "batch learner"},
@@ -177,5 +177,44 @@ func TestTuneBadInput(t *testing.T) {
 				t.Errorf("an epoch started")
 			}
 		})
+	}
+}
+
+// TestTuneStaleDemo runs "mtune tune --mode stale --epochs 2" on the demo
+// with a staleness bound: every epoch's metrics line holds the staleness
+// of each update, none above the bound.
+func TestTuneStaleDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, errOut := mtune(t, "", "tune", "--mode", "stale", "--epochs", "2", "--threads", "3", "--max-staleness", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d metrics lines, want 2", len(lines))
+	}
+	for i, line := range lines {
+		var m pipelines.Metrics
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Staleness == nil {
+			t.Fatalf("epoch %d: no staleness: %s", i+1, line)
+		}
+		n := 0
+		for _, c := range m.Staleness.Histogram {
+			n += c
+		}
+		if n != m.Updates || m.Updates == 0 || m.Staleness.Max > 1 {
+			t.Errorf("epoch %d: %d staleness records for %d updates, max %d: %s", i+1, n, m.Updates, m.Staleness.Max, line)
+		}
+		t.Logf("%s", line)
 	}
 }

@@ -1,0 +1,110 @@
+package pipelines_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/pipelines"
+)
+
+// TestStaleMode runs stale mode on prism: one launch per epoch, every
+// update's staleness in metrics.jsonl, none above --max-staleness.
+func TestStaleMode(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	tests := []struct {
+		name          string
+		threads, maxS int
+	}{
+		{name: "3 threads unbounded", threads: 3},
+		{name: "3 threads bound 1", threads: 3, maxS: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			o := options(d, out)
+			o.Mode, o.Epochs, o.Threads, o.MaxStaleness = "stale", 2, tc.threads, tc.maxS
+			o.AlgoConfig = algo.Config{MiniBatch: 4}
+			launches := 0
+			o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
+			res, err := pipelines.Run(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if launches != 2 {
+				t.Errorf("%d launches for 2 epochs", launches)
+			}
+			f, err := os.Open(filepath.Join(out, "metrics.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			lines := 0
+			for sc.Scan() {
+				lines++
+				var m pipelines.Metrics
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Fatal(err)
+				}
+				if m.Staleness == nil {
+					t.Fatalf("epoch %d: no staleness in %s", m.Epoch, sc.Bytes())
+				}
+				n, maxK := 0, 0
+				for k, c := range m.Staleness.Histogram {
+					s, err := strconv.Atoi(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n += c
+					maxK = max(maxK, s)
+				}
+				// 40 sentences in 2 shards, mini-batches of 4: ≥ 10 updates.
+				if n != m.Updates || n < 10 {
+					t.Errorf("epoch %d: %d staleness records, %d updates", m.Epoch, n, m.Updates)
+				}
+				if maxK != m.Staleness.Max || (tc.maxS > 0 && maxK > tc.maxS) {
+					t.Errorf("epoch %d: max staleness %d (reported %d), bound %d", m.Epoch, maxK, m.Staleness.Max, tc.maxS)
+				}
+				t.Logf("epoch %d: tune BLEU %.2f, staleness %s", m.Epoch, m.TuneBLEU, sc.Bytes()[bytes.Index(sc.Bytes(), []byte(`"staleness"`)):])
+			}
+			if lines != 2 || len(res.Epochs) != 2 {
+				t.Errorf("%d metrics lines, %d epochs", lines, len(res.Epochs))
+			}
+		})
+	}
+}
+
+// TestStaleOneThreadIsIPM: with --threads 1 and a learner whose gradient
+// does not depend on the seed, stale mode's weights are ipm's, byte for
+// byte.
+func TestStaleOneThreadIsIPM(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	weightsOf := func(mode string) []byte {
+		o := options(d, filepath.Join(dir, mode))
+		o.Mode, o.Epochs, o.Threads, o.Algo = mode, 2, 1, "oro"
+		o.AlgoConfig = algo.Config{MiniBatch: 4}
+		if _, err := pipelines.Run(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, 2), "weights.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := weightsOf("ipm"), weightsOf("stale"); !bytes.Equal(a, b) {
+		t.Errorf("ipm and one-thread stale differ:\n%s\n%s", a, b)
+	}
+}
