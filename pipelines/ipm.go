@@ -421,6 +421,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err := writeJSON(ctx, storage.Join(EpochDir(o.Out, n), doneName), m); err != nil {
 			return finish(err)
 		}
+		// The report is redrawn after every epoch, so a run stopped early
+		// still has one for the epochs it finished.
+		if err := WriteReport(ctx, o.Out); err != nil {
+			return finish(err)
+		}
 		if o.Progress != nil {
 			var secs float64
 			for _, e := range res.Epochs[first-1:] {

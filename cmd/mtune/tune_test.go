@@ -89,6 +89,13 @@ func TestTuneDemo(t *testing.T) {
 	if _, err := weights.Read(ctx, best, nil); err != nil {
 		t.Fatal(err)
 	}
+	report, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "<svg") {
+		t.Fatal("report.html has no learning-curve chart")
+	}
 	// The untuned and the tuned weights on the demo's test set.
 	model := filepath.Join(out, "demo-model")
 	bleu := func(args ...string) float64 {
