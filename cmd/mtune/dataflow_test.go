@@ -123,6 +123,9 @@ func TestTuneDataflowDryRun(t *testing.T) {
 	// run does not write: the command ends with an error after the job is
 	// printed (see the report); only the printed job is checked here.
 	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
+	if code != 0 || !strings.Contains(errOut, "dry run") {
+		t.Fatalf("a dry run must end with exit 0 and say it ran nothing: exit %d, stderr %q", code, errOut)
+	}
 
 	var job *dataflowJob
 	var model *pipepb.Pipeline

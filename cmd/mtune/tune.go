@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/storage"
@@ -21,6 +23,9 @@ import (
 // own flags (--runner, --project, --region, --temp_location, …, registered
 // on flag.CommandLine by the Beam packages) are accepted too: the command's
 // flag set shares their values, and beam.Init runs once they are parsed.
+// errDryRun stops a dry run after its first launch.
+var errDryRun = errors.New("dry run")
+
 func tuneCommand() command {
 	return command{
 		name:    "tune",
@@ -88,6 +93,22 @@ func tuneCommand() command {
 					return usagef("--config needs --src and --ref")
 				}
 				beam.Init()
+				if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
+					// A dry run builds and prints the first epoch's job (Beam
+					// logs it at Info level) and runs nothing, so there is no
+					// epoch output to go on with.
+					o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
+						if err := beamx.Run(ctx, p); err != nil {
+							return err
+						}
+						return errDryRun
+					}
+					if _, err := pipelines.Run(ctx, o); !errors.Is(err, errDryRun) {
+						return err
+					}
+					fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
+					return nil
+				}
 				// The runner's progress messages (prism logs a dozen
 				// lines per launch) would drown the epoch lines.
 				prev := slog.Default()
