@@ -277,12 +277,12 @@ func (f *LearnFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-// ProcessElement learns one shard's epoch.
-func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool,
-	w WireWeights, emitResult func(ShardResult), emitList func(NBest)) error {
+// gatherShard reads the co-grouped inputs of one shard: its sentences, its
+// saved learner state (at most one) and the marker every shard in range has.
+func gatherShard(shard, shards int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool) ([]Sentence, *ShardState, error) {
 	var mark int
 	if !marks(&mark) {
-		return fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, f.Shards)
+		return nil, nil, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
 	}
 	var xs []Sentence
 	var x Sentence
@@ -293,9 +293,19 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sen
 	var st ShardState
 	for states(&st) {
 		if state != nil {
-			return fmt.Errorf("transforms: two states for shard %d", shard)
+			return nil, nil, fmt.Errorf("transforms: two states for shard %d", shard)
 		}
 		state = &ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
+	}
+	return xs, state, nil
+}
+
+// ProcessElement learns one shard's epoch.
+func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool,
+	w WireWeights, emitResult func(ShardResult), emitList func(NBest)) error {
+	xs, state, err := gatherShard(shard, f.Shards, sents, states, marks)
+	if err != nil {
+		return err
 	}
 	res, err := LearnShard(ctx, f.dec, shard, xs, w, state, f.Options, emitList)
 	if err != nil {

@@ -445,22 +445,9 @@ func (f *StaleLearnFn) Setup(ctx context.Context) error {
 // ProcessElement learns one shard's epoch with stale gradients.
 func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool,
 	w WireWeights, emitResult func(ShardResult), emitList func(NBest)) error {
-	var mark int
-	if !marks(&mark) {
-		return fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, f.Shards)
-	}
-	var xs []Sentence
-	var x Sentence
-	for sents(&x) {
-		xs = append(xs, x)
-	}
-	var state *ShardState
-	var st ShardState
-	for states(&st) {
-		if state != nil {
-			return fmt.Errorf("transforms: two states for shard %d", shard)
-		}
-		state = &ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
+	xs, state, err := gatherShard(shard, f.Shards, sents, states, marks)
+	if err != nil {
+		return err
 	}
 	res, stats, err := StaleLearnShard(ctx, f.dec, shard, xs, w, state, f.Options, f.Stale, emitList)
 	if err != nil {
