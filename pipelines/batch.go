@@ -96,7 +96,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 	p, s := beam.NewPipelineWithRoot()
 	sents := beam.CreateList(s, tune)
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.Config, Options: transforms.DecodeOptions{NBest: o.NBest}}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: o.NBest}}
 	lists := transforms.Decode(s, dec, sents, w)
 	beam.ParDo(s, &writeNBestsFn{Path: storage.Join(dir, nbestName)}, beam.GroupByKey(s, beam.AddFixedKey(s, lists)))
 	exec := o.Execute

@@ -12,11 +12,13 @@ import (
 	"math"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
@@ -45,6 +47,10 @@ type Options struct {
 	// Threads is stale mode's number of gradient goroutines per shard; 0
 	// means 2.
 	Threads int
+	// DecodeThreads is the number of sentences of a mini-batch a shard
+	// decodes at once in ipm mode; 0 means the worker's cores divided by
+	// Shards. Results do not depend on it.
+	DecodeThreads int
 	// MaxStaleness is stale mode's staleness bound (a staler gradient is
 	// recomputed against fresh weights); 0 means unlimited.
 	MaxStaleness int
@@ -70,6 +76,10 @@ type Options struct {
 	Resume bool
 	// Init is a weights file to start from; "" means the moses.ini's.
 	Init string
+	// Sparse names the decoder's sparse feature templates to switch on
+	// (decoder.ParseTemplates: pt, al, lo, tu, cb, lb or all); none means
+	// the dense features only.
+	Sparse []string
 	// CommandLine is recorded in the manifest.
 	CommandLine []string
 	// Decoder is the registered decoder name; "" means DecoderName (the
@@ -147,11 +157,42 @@ type Manifest struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// ManifestFlags records the options that shape the result.
+// ManifestFlags records the options that shape the result; --resume
+// refuses to continue a run whose flags (other than Epochs) differ.
 type ManifestFlags struct {
 	Mode, Mix, Algo       string
 	Shards, Epochs, NBest int
 	MiniBatch             int
+	// Sparse lists the sparse templates, comma-separated ("" = none).
+	Sparse string `json:",omitempty"`
+	// Threads and MaxStaleness are stale mode's (0 elsewhere).
+	Threads      int `json:",omitempty"`
+	MaxStaleness int `json:",omitempty"`
+	// The learner's settings; nil L1/L2 mean the learner's default.
+	Loss  string   `json:",omitempty"`
+	L1    *float64 `json:",omitempty"`
+	L2    *float64 `json:",omitempty"`
+	Noise float64  `json:",omitempty"`
+	Rate  float64  `json:",omitempty"`
+}
+
+// same reports whether f and g record the same options, Epochs aside.
+func (f ManifestFlags) same(g ManifestFlags) bool {
+	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	a, b := f, g
+	a.Epochs, b.Epochs = 0, 0
+	a.L1, a.L2, b.L1, b.L2 = nil, nil, nil, nil
+	return a == b && eq(f.L1, g.L1) && eq(f.L2, g.L2)
+}
+
+func (o *Options) manifestFlags() ManifestFlags {
+	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
+		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
+		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
+	if o.Mode == "stale" {
+		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
+	}
+	return f
 }
 
 // InputFile is an input path and the sha256 of its content.
@@ -209,9 +250,22 @@ func (o *Options) defaults() error {
 	if o.Decoder == "" {
 		o.Decoder = DecoderName
 	}
+	if o.Mode == "stale" && o.Threads == 0 {
+		o.Threads = 2
+	}
+	if len(o.Sparse) > 0 {
+		if o.Decoder != DecoderName {
+			return fmt.Errorf("pipelines: sparse templates need the %q decoder, not %q", DecoderName, o.Decoder)
+		}
+		t, err := decoder.ParseTemplates(o.Sparse...)
+		if err != nil {
+			return fmt.Errorf("pipelines: %w", err)
+		}
+		o.Sparse = t.Names()
+	}
 	switch {
-	case o.Threads < 0 || o.MaxStaleness < 0:
-		return fmt.Errorf("pipelines: invalid --threads %d or --max-staleness %d", o.Threads, o.MaxStaleness)
+	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
+		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
 	case o.Mode == "batch" && o.DevSrc != "":
 		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
 	case o.Mode != "ipm" && o.Mode != "batch" && o.Mode != "stale":
@@ -310,7 +364,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
-		Options: ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest, MiniBatch: o.AlgoConfig.MiniBatch}}
+		Options: o.manifestFlags()}
 	inputs := [][2]string{{"config", o.Config}, {"src", o.Src}}
 	for _, r := range refPaths {
 		inputs = append(inputs, [2]string{"ref", r})
@@ -333,7 +387,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	// Load the model now: a truncated or missing file stops the run before
 	// any epoch, and a worker in this process reuses the loaded model.
-	if _, err := transforms.OpenDecoder(ctx, o.Decoder, o.Config); err != nil {
+	if _, err := transforms.OpenDecoder(ctx, o.Decoder, o.decoderConfig()); err != nil {
 		return Result{}, err
 	}
 	initPath := o.Init
@@ -359,9 +413,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			if err := readJSON(ctx, storage.Join(o.Out, "manifest.json"), &prev); err != nil {
 				return Result{}, err
 			}
-			a, b := prev.Options, man.Options
-			a.Epochs, b.Epochs = 0, 0
-			if a != b || prev.Seed != man.Seed || prev.Init != man.Init {
+			if !prev.Options.same(man.Options) || prev.Seed != man.Seed || prev.Init != man.Init {
 				return Result{}, fmt.Errorf("pipelines: --resume with other options than the run in %s (%+v, seed %d, init %q there)",
 					o.Out, prev.Options, prev.Seed, prev.Init)
 			}
@@ -527,14 +579,14 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := transforms.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed, Epoch: n - 1}
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: o.Seed, Epoch: n - 1}
 	var results, lists beam.PCollection
 	if o.Mode == "stale" {
-		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: lo,
+		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch",
 			Stale: transforms.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
 		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
 	} else {
-		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.Config, Shards: o.Shards, Options: lo}
+		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch"}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
 	mixed := transforms.Average(s, results, true)
@@ -545,7 +597,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	}
 	transforms.WriteWeights(s, mixed, storage.Join(dir, jsonName))
 	transforms.WriteShardResults(s, results, stateDir)
-	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.Config, Options: transforms.DecodeOptions{NBest: 1}}
+	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: 1}}
 	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
 	if dev != nil {
 		devSents := beam.CreateList(s.Scope("dev"), dev)

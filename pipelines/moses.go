@@ -2,7 +2,9 @@ package pipelines
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
@@ -10,18 +12,75 @@ import (
 )
 
 // DecoderName is the name the real decoder is registered under
-// (transforms.RegisterDecoder); its configuration string is the path of a
-// moses.ini (local or gs://).
+// (transforms.RegisterDecoder). Its configuration string is the path of a
+// moses.ini (local or gs://) or, with sparse templates on, the JSON of a
+// MosesConfig (MosesConfig.String).
 const DecoderName = "moses"
+
+// MosesConfig is the real decoder's configuration.
+type MosesConfig struct {
+	// Ini is the moses.ini (local or gs://).
+	Ini string `json:"ini"`
+	// Sparse names the sparse feature templates switched on
+	// (decoder.ParseTemplates).
+	Sparse []string `json:"sparse,omitempty"`
+}
+
+// String encodes c as the decoder's configuration string: the bare path
+// without templates (so that earlier configurations still read), JSON
+// otherwise.
+func (c MosesConfig) String() string {
+	if len(c.Sparse) == 0 {
+		return c.Ini
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // strings only: cannot fail
+	}
+	return string(b)
+}
+
+// ParseMosesConfig decodes a configuration string of MosesConfig.String.
+func ParseMosesConfig(s string) (MosesConfig, error) {
+	if !strings.HasPrefix(s, "{") {
+		return MosesConfig{Ini: s}, nil
+	}
+	var c MosesConfig
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: %w", s, err)
+	}
+	if c.Ini == "" {
+		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q names no moses.ini", s)
+	}
+	return c, nil
+}
+
+func (o *Options) decoderConfig() string {
+	if o.Decoder != DecoderName {
+		return o.Config
+	}
+	return MosesConfig{Ini: o.Config, Sparse: o.Sparse}.String()
+}
 
 func init() {
 	transforms.RegisterDecoder(DecoderName, openMoses)
 }
 
-// openMoses loads the model of the moses.ini at config. transforms.OpenDecoder
+// openMoses loads the model of the configuration string config
+// (ParseMosesConfig). transforms.OpenDecoder
 // calls it once per worker process and configuration.
 func openMoses(ctx context.Context, config string) (transforms.Decoder, error) {
-	m, err := decoder.Load(ctx, config, decoder.LoadOptions{})
+	c, err := ParseMosesConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	t, err := decoder.ParseTemplates(c.Sparse...)
+	if err != nil {
+		return nil, fmt.Errorf("pipelines: %w", err)
+	}
+	m, err := decoder.Load(ctx, c.Ini, decoder.LoadOptions{Sparse: t})
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}

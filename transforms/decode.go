@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -14,7 +16,14 @@ import (
 // PCollection<Sentence>, under weights, a singleton
 // PCollection<WireWeights> (see ReadWeights). It returns a
 // PCollection<NBest>, one scored n-best list a sentence: batch mode's
-// decoding step.
+// decoding step and every epoch's 1-best decoding.
+//
+// The sentences are dealt into fn.Batches batches by id and joined with
+// the weights (a CoGroupByKey; see replicate for why not a side input), and
+// a worker decodes a batch's sentences on Options.Threads goroutines: a
+// runner processes the elements of a bundle one after another, and one
+// sentence an element would leave all but one core idle (prism puts a
+// small collection in a single bundle).
 func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.Decode")
 	if err := checkDecoder(fn.Decoder); err != nil {
@@ -23,7 +32,24 @@ func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PC
 	if err := fn.Options.validate(); err != nil {
 		panic(err)
 	}
-	return beam.ParDo(s, fn, sents, beam.SideInput{Input: weights})
+	if fn.Batches < 0 {
+		panic(fmt.Sprintf("transforms: %d decoding batches", fn.Batches))
+	}
+	n := fn.batches()
+	keyed := beam.ParDo(s, &batchKeyFn{Batches: n}, sents)
+	return beam.ParDo(s, fn, beam.CoGroupByKey(s, keyed, replicate(s, weights, n)))
+}
+
+// DefaultDecodeBatches is DecodeFn's number of batches when Batches is 0.
+const DefaultDecodeBatches = 20
+
+// batchKeyFn keys a sentence by its batch: id modulo Batches.
+type batchKeyFn struct {
+	Batches int
+}
+
+func (f *batchKeyFn) ProcessElement(x Sentence) (int, Sentence) {
+	return ((x.ID % f.Batches) + f.Batches) % f.Batches, x
 }
 
 // DecodeFn is the DoFn of Decode. The decoder is loaded once per worker
@@ -34,13 +60,24 @@ type DecodeFn struct {
 	Decoder string
 	// DecoderConfig is passed to the decoder's factory.
 	DecoderConfig string
-	// Options control decoding and scoring (Threads is ignored: the
-	// runner decodes sentences in parallel).
+	// Options control decoding and scoring; Options.Threads is the
+	// number of a batch's sentences decoded at once, 0 meaning the
+	// worker's cores. Results do not depend on it.
 	Options DecodeOptions
+	// Batches is the number of batches the sentences are dealt into (by
+	// id modulo Batches), each decoded by one worker on Options.Threads
+	// goroutines; 0 means DefaultDecodeBatches.
+	Batches int
 
 	dec Decoder
 	sc  *scorer
-	dw  feature.Weights // per bundle: the weights over the decoder's index
+}
+
+func (f *DecodeFn) batches() int {
+	if f.Batches > 0 {
+		return f.Batches
+	}
+	return DefaultDecodeBatches
 }
 
 // Setup loads the decoder.
@@ -56,19 +93,40 @@ func (f *DecodeFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-// StartBundle maps the bundle's weights to the decoder's index.
-func (f *DecodeFn) StartBundle(w WireWeights) error {
+// ProcessElement decodes one batch of sentences under the epoch's weights,
+// on Options.Threads goroutines, and emits their n-best lists in id order.
+func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sentence) bool, weights func(*WireWeights) bool, emit func(NBest)) error {
+	var w WireWeights
+	if !weights(&w) {
+		return fmt.Errorf("transforms: decoding batch %d: no weights", batch)
+	}
 	dw, err := w.Weights(f.dec.Features())
 	if err != nil {
 		return err
 	}
-	f.dw = dw
+	var xs []Sentence
+	var x Sentence
+	for iter(&x) {
+		xs = append(xs, x)
+	}
+	slices.SortFunc(xs, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
+	out := make([]NBest, len(xs))
+	threads := f.Options.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	err = parallel(ctx, len(xs), threads, func(i int) error {
+		var err error
+		out[i], err = decodeSentence(ctx, f.dec, xs[i], dw, f.sc, f.Options)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, nb := range out {
+		emit(nb)
+	}
 	return nil
-}
-
-// ProcessElement decodes one sentence.
-func (f *DecodeFn) ProcessElement(ctx context.Context, x Sentence, _ WireWeights) (NBest, error) {
-	return decodeSentence(ctx, f.dec, x, f.dw, f.sc, f.Options)
 }
 
 // DecodeSentence decodes x with dec under w (over dec.Features()) and

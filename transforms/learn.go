@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -220,25 +221,36 @@ func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (
 	}
 	keyed := Shard(s, sents, fn.Shards, EpochSeed(fn.Options.Seed, fn.Options.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
-	marks := beam.ParDo(s, &shardMarksFn{Shards: fn.Shards}, beam.Impulse(s))
-	grouped := beam.CoGroupByKey(s, keyed, keyedStates, marks)
-	return beam.ParDo2(s, fn, grouped, beam.SideInput{Input: weights})
+	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
+	return beam.ParDo2(s, fn, grouped)
+}
+
+// replicate keys a copy of every element of weights, a
+// PCollection<WireWeights>, by each of 0…n-1.
+//
+// The learning and decoding steps join the epoch's weights to their
+// groups this way rather than read them as a side input: Beam's prism
+// runner (v2.77) re-evaluates a stage that reads a side input in a busy
+// loop for as long as one of its bundles runs, which took a third of a
+// 2-core machine away from decoding.
+func replicate(s beam.Scope, weights beam.PCollection, n int) beam.PCollection {
+	return beam.ParDo(s, &replicateFn{N: n}, weights)
+}
+
+// replicateFn emits (k, w) for every k < N: every key gets the weights,
+// so every shard or batch is processed even if it holds no sentence.
+type replicateFn struct {
+	N int
+}
+
+func (f *replicateFn) ProcessElement(w WireWeights, emit func(int, WireWeights)) {
+	for k := 0; k < f.N; k++ {
+		emit(k, w)
+	}
 }
 
 // keyStateFn keys a state by its shard.
 func keyStateFn(st ShardState) (int, ShardState) { return st.Shard, st }
-
-// shardMarksFn emits (k, k) for every shard k, so that every shard is
-// processed even if it is dealt no sentence.
-type shardMarksFn struct {
-	Shards int
-}
-
-func (f *shardMarksFn) ProcessElement(_ []byte, emit func(int, int)) {
-	for k := 0; k < f.Shards; k++ {
-		emit(k, k)
-	}
-}
 
 // LearnFn is the DoFn of Learn: it runs LearnShard on a shard's group of
 // sentences with the decoder in the loop. The decoder is loaded once per
@@ -251,10 +263,26 @@ type LearnFn struct {
 	DecoderConfig string
 	// Shards is the number of shards; it must be at least 1.
 	Shards int
-	// Options configure the learning.
+	// Options configure the learning. Options.Decode.Threads 0 means
+	// the worker's cores divided by Shards (at least 1): a shard decodes
+	// the sentences of a mini-batch at once on that many goroutines.
 	Options LearnOptions
+	// DropLists leaves the lists output empty instead of sending it
+	// every sentence's scored n-best list (line-search mixing needs them,
+	// averaging does not: dropping them saves encoding ~100 hypotheses a
+	// sentence).
+	DropLists bool
 
 	dec Decoder
+}
+
+// decodeThreads returns the goroutines a shard decodes a mini-batch on:
+// threads, or with 0 the worker's cores shared out among the shards.
+func decodeThreads(threads, shards int) int {
+	if threads > 0 {
+		return threads
+	}
+	return max(1, runtime.NumCPU()/max(1, shards))
 }
 
 func (f *LearnFn) check() error {
@@ -278,11 +306,16 @@ func (f *LearnFn) Setup(ctx context.Context) error {
 }
 
 // gatherShard reads the co-grouped inputs of one shard: its sentences, its
-// saved learner state (at most one) and the marker every shard in range has.
-func gatherShard(shard, shards int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool) ([]Sentence, *ShardState, error) {
-	var mark int
-	if !marks(&mark) {
-		return nil, nil, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
+// saved learner state (at most one) and the epoch's weights, which every
+// shard in range has once.
+func gatherShard(shard, shards int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool) ([]Sentence, *ShardState, WireWeights, error) {
+	var w WireWeights
+	if !weights(&w) {
+		return nil, nil, WireWeights{}, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
+	}
+	var extra WireWeights
+	if weights(&extra) {
+		return nil, nil, WireWeights{}, fmt.Errorf("transforms: shard %d given the weights twice", shard)
 	}
 	var xs []Sentence
 	var x Sentence
@@ -293,21 +326,26 @@ func gatherShard(shard, shards int, sents func(*Sentence) bool, states func(*Sha
 	var st ShardState
 	for states(&st) {
 		if state != nil {
-			return nil, nil, fmt.Errorf("transforms: two states for shard %d", shard)
+			return nil, nil, WireWeights{}, fmt.Errorf("transforms: two states for shard %d", shard)
 		}
 		state = &ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
 	}
-	return xs, state, nil
+	return xs, state, w, nil
 }
 
 // ProcessElement learns one shard's epoch.
-func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool,
-	w WireWeights, emitResult func(ShardResult), emitList func(NBest)) error {
-	xs, state, err := gatherShard(shard, f.Shards, sents, states, marks)
+func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool,
+	emitResult func(ShardResult), emitList func(NBest)) error {
+	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weights)
 	if err != nil {
 		return err
 	}
-	res, err := LearnShard(ctx, f.dec, shard, xs, w, state, f.Options, emitList)
+	o := f.Options
+	o.Decode.Threads = decodeThreads(o.Decode.Threads, f.Shards)
+	if f.DropLists {
+		emitList = nil
+	}
+	res, err := LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
 	if err != nil {
 		return err
 	}

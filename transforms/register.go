@@ -25,10 +25,11 @@ func init() {
 
 	register.DoFn1x2[Sentence, int, Sentence](&shardFn{})
 	register.Function1x2(keyStateFn)
-	register.DoFn2x0[[]byte, func(int, int)](&shardMarksFn{})
-	register.DoFn8x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*int) bool,
-		WireWeights, func(ShardResult), func(NBest), error](&LearnFn{})
-	register.DoFn3x2[context.Context, Sentence, WireWeights, NBest, error](&DecodeFn{})
+	register.DoFn2x0[WireWeights, func(int, WireWeights)](&replicateFn{})
+	register.DoFn7x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*WireWeights) bool,
+		func(ShardResult), func(NBest), error](&LearnFn{})
+	register.DoFn5x1[context.Context, int, func(*Sentence) bool, func(*WireWeights) bool, func(NBest), error](&DecodeFn{})
+	register.DoFn1x2[Sentence, int, Sentence](&batchKeyFn{})
 	register.Combiner3[AverageAccum, ShardResult, WireWeights](&AverageFn{})
 	register.DoFn3x2[NBest, WireWeights, WireWeights, Envelope, error](&EnvelopeFn{})
 	register.Combiner3[LineSearchAccum, Envelope, LineSearchResult](&LineSearchFn{})
@@ -40,11 +41,11 @@ func init() {
 	register.DoFn2x2[context.Context, ShardResult, string, error](&writeShardResultFn{})
 	register.DoFn3x1[context.Context, []byte, func(ShardState), error](&readShardStatesFn{})
 
-	register.Emitter2[int, int]()
+	register.Emitter2[int, WireWeights]()
 	register.Emitter1[ShardResult]()
 	register.Emitter1[NBest]()
 	register.Emitter1[ShardState]()
 	register.Iter1[Sentence]()
 	register.Iter1[ShardState]()
-	register.Iter1[int]()
+	register.Iter1[WireWeights]()
 }

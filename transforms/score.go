@@ -97,38 +97,47 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 		out[i] = hyps
 		return nil
 	}
-	threads := max(1, o.Threads)
-	if threads == 1 || len(sents) == 1 {
-		for i := range sents {
+	if err := parallel(ctx, len(sents), o.Threads, decode); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parallel calls fn(0), …, fn(n-1) on up to threads goroutines (at least
+// one) and returns the error of the lowest i that failed, or the context's
+// error if it ends first.
+func parallel(ctx context.Context, n, threads int, fn func(i int) error) error {
+	threads = max(1, min(threads, n))
+	errs := make([]error, n)
+	if threads == 1 {
+		for i := range n {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			if err := decode(i); err != nil {
-				return nil, err
+			if err := fn(i); err != nil {
+				return err
 			}
 		}
-		return out, nil
+		return nil
 	}
-	errs := make([]error, len(sents))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, threads)
-	for i := range sents {
-		wg.Add(1)
+	for i := range n {
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		wg.Go(func() {
+			defer func() { <-sem }()
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
 				return
 			}
-			errs[i] = decode(i)
-		}()
+			errs[i] = fn(i)
+		})
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -24,8 +24,8 @@ import (
 func init() {
 	beam.RegisterType(reflect.TypeOf(StaleStats{}))
 	beam.RegisterType(reflect.TypeOf(StaleReport{}))
-	register.DoFn8x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*int) bool,
-		WireWeights, func(ShardResult), func(NBest), error](&StaleLearnFn{})
+	register.DoFn7x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*WireWeights) bool,
+		func(ShardResult), func(NBest), error](&StaleLearnFn{})
 }
 
 // StaleOptions configure Green et al.'s stale-gradient parallelism
@@ -403,18 +403,19 @@ func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCol
 	}
 	keyed := Shard(s, sents, fn.Shards, EpochSeed(fn.Options.Seed, fn.Options.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
-	marks := beam.ParDo(s, &shardMarksFn{Shards: fn.Shards}, beam.Impulse(s))
-	grouped := beam.CoGroupByKey(s, keyed, keyedStates, marks)
-	return beam.ParDo2(s, fn, grouped, beam.SideInput{Input: weights})
+	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
+	return beam.ParDo2(s, fn, grouped)
 }
 
 // StaleLearnFn is the DoFn of StaleLearn: LearnFn with StaleLearnShard.
 type StaleLearnFn struct {
-	// Decoder, DecoderConfig, Shards and Options are LearnFn's.
+	// Decoder, DecoderConfig, Shards, Options and DropLists are
+	// LearnFn's.
 	Decoder       string
 	DecoderConfig string
 	Shards        int
 	Options       LearnOptions
+	DropLists     bool
 	// Stale configures the stale gradients (zero value: 2 threads, no
 	// staleness bound).
 	Stale StaleOptions
@@ -443,11 +444,14 @@ func (f *StaleLearnFn) Setup(ctx context.Context) error {
 }
 
 // ProcessElement learns one shard's epoch with stale gradients.
-func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, marks func(*int) bool,
-	w WireWeights, emitResult func(ShardResult), emitList func(NBest)) error {
-	xs, state, err := gatherShard(shard, f.Shards, sents, states, marks)
+func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool,
+	emitResult func(ShardResult), emitList func(NBest)) error {
+	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weights)
 	if err != nil {
 		return err
+	}
+	if f.DropLists {
+		emitList = nil
 	}
 	res, stats, err := StaleLearnShard(ctx, f.dec, shard, xs, w, state, f.Options, f.Stale, emitList)
 	if err != nil {

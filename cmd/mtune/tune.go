@@ -30,7 +30,7 @@ func tuneCommand() command {
 	return command{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
 		multi:   []string{"ref", "dev-ref"},
 		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			var o pipelines.Options
@@ -42,6 +42,7 @@ func tuneCommand() command {
 			fs.Var(&devRefs, "dev-ref", "references of the dev set")
 			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
 			fs.IntVar(&o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
+			fs.IntVar(&o.DecodeThreads, "decode-threads", 0, "ipm mode: sentences of a mini-batch a shard decodes at once (0 = the worker's cores / --shards)")
 			fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (0 = unlimited)")
 			fs.StringVar(&o.Mix, "mix", "average", "how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
 			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
@@ -58,6 +59,10 @@ func tuneCommand() command {
 			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://)")
 			fs.BoolVar(&o.Resume, "resume", false, "continue from the last complete epoch in --out")
 			fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
+			fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
+				o.Sparse = append(o.Sparse, s)
+				return nil
+			})
 			// Beam's flags, sharing their values with flag.CommandLine.
 			flag.CommandLine.VisitAll(func(f *flag.Flag) {
 				if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {

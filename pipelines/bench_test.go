@@ -1,0 +1,211 @@
+package pipelines_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers the runners
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
+)
+
+// europarlTune writes the tune split (lines 8001–9000) of
+// ../shared/data/europarl-fr-en to dir and points MODEL_PATH at Moses'
+// model of the train split; it returns the moses.ini and the two files.
+func europarlTune(b *testing.B, dir string) (ini, src, ref string) {
+	b.Helper()
+	model := shared.Path(b, "moses-models", "europarl-fr-en-8k")
+	b.Setenv("MODEL_PATH", model)
+	src, ref = filepath.Join(dir, "tune.fr"), filepath.Join(dir, "tune.en")
+	for _, f := range [][2]string{{"fr.gz", src}, {"en.gz", ref}} {
+		if err := copyLines(shared.Path(b, "europarl-fr-en", f[0]), f[1], 8001, 9000); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return filepath.Join(model, "moses.ini"), src, ref
+}
+
+// copyLines copies lines first..last (1-based) of the gzip file in to out.
+func copyLines(in, out string, first, last int) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<20)
+	w, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for n := 1; n <= last && sc.Scan(); n++ {
+		if n >= first {
+			bw.WriteString(sc.Text())
+			bw.WriteByte('\n')
+		}
+	}
+	if err := sc.Err(); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if err := bw.Flush(); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// BenchmarkEpochEuroparl8k measures one ipm epoch (AdaGrad, 100-best,
+// averaging) on the 1,000-sentence tune split with Moses' europarl-fr-en-8k
+// model: "plain" calls the decoder and the learner directly (LearnShard
+// on each shard, the shards concurrently, mix.Average, then the 1-best
+// decoding of the tuning set that gives an epoch's tune BLEU), the others
+// run the same epoch as pipelines.Run does on prism and on the direct
+// runner. The pipeline's overhead is a runner's s/epoch over plain's.
+// Run it with -benchtime 1x (scripts/bench-pipeline.sh does).
+func BenchmarkEpochEuroparl8k(b *testing.B) {
+	ctx := context.Background()
+	ini, src, ref := europarlTune(b, b.TempDir())
+	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, ini)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, shards := range []int{1, 2} {
+		b.Run(fmt.Sprintf("plain/shards=%d", shards), func(b *testing.B) {
+			for b.Loop() {
+				start := time.Now()
+				bleu := plainEpoch(b, dec, ini, src, ref, shards)
+				b.ReportMetric(time.Since(start).Seconds(), "s/epoch")
+				b.ReportMetric(bleu, "BLEU")
+			}
+		})
+		for _, runner := range []string{"prism", "direct"} {
+			b.Run(fmt.Sprintf("%s/shards=%d", runner, shards), func(b *testing.B) {
+				for b.Loop() {
+					o := pipelines.Options{Config: ini, Src: src, Refs: []string{ref}, Out: b.TempDir(),
+						Shards: shards, Epochs: 1, Seed: 1,
+						Execute: func(ctx context.Context, p *beam.Pipeline) error {
+							_, err := beam.Run(ctx, runner, p)
+							return err
+						}}
+					start := time.Now()
+					res, err := pipelines.Run(ctx, o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(time.Since(start).Seconds(), "s/epoch")
+					b.ReportMetric(res.Epochs[0].TuneBLEU, "BLEU")
+				}
+			})
+		}
+	}
+}
+
+// plainEpoch runs one epoch without Beam and returns the tune BLEU.
+func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shards int) float64 {
+	ctx := context.Background()
+	tune, err := readTune(src, ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	init, err := transforms.ReadWeightsFile(ctx, ini)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seed := transforms.EpochSeed(1, 0)
+	idx := feature.NewIndexOf(init.Names...)
+	results := make([]transforms.ShardResult, shards)
+	errs := make([]error, shards)
+	var wg sync.WaitGroup
+	for k := range shards {
+		var mine []transforms.Sentence
+		for _, x := range tune {
+			if transforms.ShardOf(x.ID, seed, shards) == k {
+				mine = append(mine, x)
+			}
+		}
+		wg.Go(func() {
+			results[k], errs[k] = transforms.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
+				Algo: "adagrad", Seed: 1,
+				Decode: transforms.DecodeOptions{NBest: 100, Threads: max(1, runtime.NumCPU()/shards)}}, nil)
+		})
+	}
+	wg.Wait()
+	var ms []mix.Shard
+	for k, r := range results {
+		if errs[k] != nil {
+			b.Fatal(errs[k])
+		}
+		w, err := r.Weights.Weights(idx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ms = append(ms, mix.Shard{Weights: w, Updates: r.Updates})
+	}
+	avg := mix.Average(ms, true)
+	// The 1-best decoding of the tuning set with the mixed weights, over
+	// the decoder's own index, on every core.
+	dw := make(feature.Weights, dec.Features().Len())
+	for i, v := range avg {
+		if id, ok := dec.Features().Lookup(idx.Name(feature.ID(i))); ok {
+			dw[id] = v
+		}
+	}
+	stats := make([]metric.Stats, len(tune))
+	next := make(chan int)
+	for range runtime.NumCPU() {
+		wg.Go(func() {
+			for i := range next {
+				hyps, err := dec.NBest(ctx, tune[i].ID, tune[i].Src, dw, 1)
+				if err != nil {
+					b.Error(err)
+					continue
+				}
+				r, err := metric.NewReferenceText(4, tune[i].Refs...)
+				if err != nil {
+					b.Error(err)
+					continue
+				}
+				stats[i] = r.StatsString(hyps[0].Target)
+			}
+		})
+	}
+	for i := range tune {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return 100 * metric.Sum(stats).BLEU()
+}
+
+func readTune(src, ref string) ([]transforms.Sentence, error) {
+	c, err := corpus.Load(context.Background(), src, []string{ref})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]transforms.Sentence, c.Len())
+	for i := range out {
+		out[i] = transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
+	}
+	return out, nil
+}
