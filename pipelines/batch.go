@@ -94,7 +94,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 		prevPath = storage.Join(EpochDir(o.Out, n-1), jsonName)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	sents := beam.CreateList(s, tune)
+	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tune))
 	w := transforms.ReadWeights(s, prevPath)
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: o.NBest}}
 	lists := transforms.Decode(s, dec, sents, w)

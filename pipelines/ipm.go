@@ -363,6 +363,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
+	// The pipelines read the sets again on a worker
+	// (transforms.ReadSentences), from the reference files found now.
+	o.Refs, o.DevRefs = refPaths, devRefPaths
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
 	inputs := [][2]string{{"config", o.Config}, {"src", o.Src}}
@@ -575,7 +578,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	tunePath, devPath, lsPath := storage.Join(work, "tune-stats.json"), storage.Join(work, "dev-stats.json"), storage.Join(work, "linesearch.json")
 
 	p, s := beam.NewPipelineWithRoot()
-	sents := beam.CreateList(s, tune)
+	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tune))
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := transforms.LearnOptions{
@@ -600,7 +603,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: 1}}
 	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
 	if dev != nil {
-		devSents := beam.CreateList(s.Scope("dev"), dev)
+		devSents := transforms.ReadSentences(s.Scope("dev"), o.DevSrc, o.DevRefs, len(dev))
 		writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, devSents, mixed), mixed), devPath)
 	}
 	exec := o.Execute

@@ -148,13 +148,31 @@ func TestResume(t *testing.T) {
 func TestResumeOtherOptions(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
-	o := options(d, t.TempDir())
+	out := t.TempDir()
+	o := options(d, out)
 	o.Epochs = 1
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	o.Epochs, o.Resume, o.Shards = 2, true, 3
-	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "other options") {
-		t.Fatalf("resume with 3 shards after 2: error %v", err)
+	l1 := 0.05
+	tests := []struct {
+		name   string
+		change func(*pipelines.Options)
+	}{
+		{"shards", func(o *pipelines.Options) { o.Shards = 3 }},
+		{"sparse templates", func(o *pipelines.Options) { o.Sparse = []string{"lb"} }},
+		{"l1", func(o *pipelines.Options) { o.AlgoConfig.L1 = &l1 }},
+		{"noise", func(o *pipelines.Options) { o.AlgoConfig.Noise = 0.1 }},
+		{"mode stale", func(o *pipelines.Options) { o.Mode = "stale" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := options(d, out)
+			r.Epochs, r.Resume = 2, true
+			tt.change(&r)
+			if _, err := pipelines.Run(ctx, r); err == nil || !strings.Contains(err.Error(), "other options") {
+				t.Fatalf("resume with another %s: error %v", tt.name, err)
+			}
+		})
 	}
 }

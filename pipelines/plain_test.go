@@ -198,3 +198,41 @@ func TestBatchMERT(t *testing.T) {
 		t.Errorf("resumed weights differ:\n%s\n%s", a, b)
 	}
 }
+
+// TestSparseTemplates tunes with the phrase-pair template on: the sparse
+// features reach the learner and the epoch's weights, and the manifest
+// records the templates.
+func TestSparseTemplates(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Epochs, o.Sparse = 1, []string{"pt"}
+	res, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := 0
+	for name, v := range w.Map() {
+		if strings.HasPrefix(name, "pp_") && v != 0 {
+			pp++
+		}
+	}
+	if pp == 0 || res.Epochs[0].NonZero <= pp {
+		t.Errorf("%d non-zero phrase-pair weights, %d non-zeros in all", pp, res.Epochs[0].NonZero)
+	}
+	man, err := os.ReadFile(filepath.Join(o.Out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(man), `"Sparse": "pt"`) && !strings.Contains(string(man), `"Sparse":"pt"`) {
+		t.Errorf("manifest does not record the templates:\n%s", man)
+	}
+	o.Sparse = []string{"xx"}
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "xx") {
+		t.Errorf("unknown template: error %v", err)
+	}
+}

@@ -159,7 +159,7 @@ run_config() {
 }
 
 write_results() {
-  local f=$repo/RESULTS.md tmp
+  local f=$repo/RESULTS.md tmp model name desc test tune nz ep secs reach
   tmp=$(mktemp "$repo/RESULTS.md.XXXXXX")
   {
     echo "# Tuning quality on europarl-fr-en"

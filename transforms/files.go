@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
@@ -199,6 +200,38 @@ func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit f
 			return err
 		}
 		emit(r.ShardState())
+	}
+	return nil
+}
+
+// ReadSentences reads a tuning (or dev) set when the pipeline runs: the
+// source file src and its references refs (local or gs://, plain or
+// compressed, one sentence a line; refs as io/corpus.Load takes them). It
+// returns a PCollection<Sentence> whose IDs are the 0-based line numbers.
+// Reading the files on a worker keeps the sentences out of the job graph,
+// which Dataflow limits in size. If want is positive, a set of another size
+// is an error (the files changed since the run was checked).
+func ReadSentences(s beam.Scope, src string, refs []string, want int) beam.PCollection {
+	s = s.Scope("transforms.ReadSentences")
+	return beam.ParDo(s, &readSentencesFn{Src: src, Refs: refs, Want: want}, beam.Impulse(s))
+}
+
+type readSentencesFn struct {
+	Src  string
+	Refs []string
+	Want int
+}
+
+func (f *readSentencesFn) ProcessElement(ctx context.Context, _ []byte, emit func(Sentence)) error {
+	c, err := corpus.Load(ctx, f.Src, f.Refs)
+	if err != nil {
+		return fmt.Errorf("transforms: %w", err)
+	}
+	if f.Want > 0 && c.Len() != f.Want {
+		return fmt.Errorf("transforms: %s holds %d sentences, not the %d it held when the run started", f.Src, c.Len(), f.Want)
+	}
+	for i := range c.Len() {
+		emit(Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
 	}
 	return nil
 }

@@ -40,11 +40,13 @@ func init() {
 	register.DoFn2x2[context.Context, WireWeights, string, error](&writeWeightsFn{})
 	register.DoFn2x2[context.Context, ShardResult, string, error](&writeShardResultFn{})
 	register.DoFn3x1[context.Context, []byte, func(ShardState), error](&readShardStatesFn{})
+	register.DoFn3x1[context.Context, []byte, func(Sentence), error](&readSentencesFn{})
 
 	register.Emitter2[int, WireWeights]()
 	register.Emitter1[ShardResult]()
 	register.Emitter1[NBest]()
 	register.Emitter1[ShardState]()
+	register.Emitter1[Sentence]()
 	register.Iter1[Sentence]()
 	register.Iter1[ShardState]()
 	register.Iter1[WireWeights]()
