@@ -164,7 +164,11 @@ func demoSystem(ctx context.Context, a *app, o *pipelines.Options) error {
 		if files, err = build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, corpus); err != nil {
 			return err
 		}
-		res, err := build.Run(ctx, files.BuildOptions(dir))
+		bo := files.BuildOptions(dir)
+		// Relative paths in a local demo's moses.ini: an output folder
+		// with a space in its name would otherwise split a path= value.
+		bo.RelativePaths = !storage.IsGCS(dir)
+		res, err := build.Run(ctx, bo)
 		if err != nil {
 			return err
 		}

@@ -690,7 +690,7 @@ func (p *configParser) features(c *Config, lines []secLine) error {
 				}
 			}
 		}
-		if err := validateFeature(&f); err != nil {
+		if err := validateFeature(&f, false); err != nil {
 			return p.lineErr(l.line, err)
 		}
 		c.Features = append(c.Features, f)
@@ -711,8 +711,11 @@ func supportedTypes() []string {
 	return out
 }
 
-// validateFeature checks a feature's arguments against its type.
-func validateFeature(f *Feature) error {
+// validateFeature checks a feature's arguments against its type; forWrite
+// also rejects values WriteConfig cannot write (a value read from a file
+// has no blank, but a relative path resolved against the ini's folder
+// may: "/my models/pt.gz").
+func validateFeature(f *Feature, forWrite bool) error {
 	allowed, ok := featureKeys[f.Type]
 	if !ok {
 		return fmt.Errorf("%w: feature type %s", ErrUnsupported, f.Type)
@@ -723,7 +726,7 @@ func validateFeature(f *Feature) error {
 	seen := map[string]bool{}
 	for _, a := range f.Args {
 		switch {
-		case a.Key == "" || strings.ContainsAny(a.Key, " \t\n\r=#") || strings.ContainsAny(a.Value, " \t\n\r#") || !utf8.ValidString(a.Key+a.Value):
+		case a.Key == "" || strings.ContainsAny(a.Key, " \t\n\r=#") || (forWrite && strings.ContainsAny(a.Value, " \t\n\r#")) || !utf8.ValidString(a.Key+a.Value):
 			return fmt.Errorf("%w: %s: argument %q=%q cannot be written", ErrSyntax, f.Name, a.Key, a.Value)
 		case a.Key == "name" || a.Key == "num-features" || seen[a.Key]:
 			return fmt.Errorf("%w: %s: duplicate key %q", ErrSyntax, f.Name, a.Key)
@@ -959,7 +962,7 @@ func (c *Config) validate() error {
 		if strings.ContainsAny(f.Type, " \t\n\r=#[") || f.Type == "" {
 			return fmt.Errorf("model: %w: feature type %q", ErrConfig, f.Type)
 		}
-		if err := validateFeature(f); err != nil {
+		if err := validateFeature(f, true); err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
 		for _, a := range f.Args {
