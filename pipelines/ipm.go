@@ -62,6 +62,10 @@ type Options struct {
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).
 	AlgoConfig algo.Config
+	// KeepScale, in batch mode, keeps the optimizer's weights as they
+	// are; by default they are scaled to an L1 norm of 1 (as Moses' mert
+	// does), since the decoder's pruning depends on their scale.
+	KeepScale bool
 	// Shards is the number of shards; 0 means 2.
 	Shards int
 	// Epochs is the number of epochs; 0 means 5.
@@ -165,6 +169,8 @@ type ManifestFlags struct {
 	MiniBatch             int
 	// Sparse lists the sparse templates, comma-separated ("" = none).
 	Sparse string `json:",omitempty"`
+	// KeepScale is batch mode's (false elsewhere).
+	KeepScale bool `json:",omitempty"`
 	// Threads and MaxStaleness are stale mode's (0 elsewhere).
 	Threads      int `json:",omitempty"`
 	MaxStaleness int `json:",omitempty"`
@@ -188,7 +194,8 @@ func (f ManifestFlags) same(g ManifestFlags) bool {
 func (o *Options) manifestFlags() ManifestFlags {
 	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
 		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
-		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
+		KeepScale: o.KeepScale && o.Mode == "batch",
+		Loss:      o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
 	if o.Mode == "stale" {
 		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
 	}

@@ -236,3 +236,31 @@ func TestSparseTemplates(t *testing.T) {
 		t.Errorf("unknown template: error %v", err)
 	}
 }
+
+// TestBatchScale: batch mode scales kb-MIRA's weights to an L1 norm of 1
+// unless KeepScale is set.
+func TestBatchScale(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	for _, keep := range []bool{false, true} {
+		o := options(d, t.TempDir())
+		o.Mode, o.Algo, o.Epochs, o.KeepScale = "batch", "kbmira", 1, keep
+		if _, err := pipelines.Run(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		w, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l1 float64
+		for _, v := range w.Vals {
+			l1 += math.Abs(v)
+		}
+		if !keep && math.Abs(l1-1) > 1e-12 {
+			t.Errorf("L1 norm %v, want 1", l1)
+		}
+		if keep && math.Abs(l1-1) < 1e-6 {
+			t.Errorf("KeepScale: L1 norm %v, kb-MIRA's own scale expected", l1)
+		}
+	}
+}

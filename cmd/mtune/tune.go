@@ -52,6 +52,7 @@ func tuneCommand() command {
 			fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss; 0 = off")
 			fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate (0 = the learner's default)")
 			fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (0 = the learner's default: 20 for adagrad and sgd)")
+			fs.BoolVar(&o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
 			fs.IntVar(&o.Shards, "shards", 2, "shards of the tuning set, each learnt by its own worker")
 			fs.IntVar(&o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 			fs.IntVar(&o.NBest, "nbest", 100, "size of the n-best lists")
