@@ -17,7 +17,9 @@
 #
 # Every finished configuration leaves WORK/MODEL/NAME/result.tsv; a run of
 # the script skips those, so it can be stopped and started again. RESULTS.md
-# is rewritten from all results found at the end of every configuration.
+# is rewritten from all results found at the end of every configuration,
+# with WORK/speed.md (the output of scripts/bench-pipeline.sh) and
+# WORK/notes.md (remarks on the runs) appended when they exist.
 #
 # usage: scripts/bench-quality.sh [-m moses|built|both] [-o NAME[,NAME…]] [SHARED_DATA_DIR]
 # environment: WORK (default bench-quality-out), EPOCHS_ONLINE (default 4),
@@ -196,6 +198,12 @@ write_results() {
         echo "| mtune: $desc | $test | $tune | ${nz:-15} | ${ep:-—} | ${secs:-—} | ${reach:-—} |"
       done
     done
+    if [ -f "$work/speed.md" ]; then
+      echo
+      echo "## Pipeline speed (scripts/bench-pipeline.sh > WORK/speed.md)"
+      echo
+      cat "$work/speed.md"
+    fi
     if [ -f "$work/notes.md" ]; then
       echo
       cat "$work/notes.md"
