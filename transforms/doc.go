@@ -30,9 +30,12 @@
 //		{Features: feature.Vector{IDs: []int32{0, 1}, Vals: []float64{-40, 1}}, …}}}
 //
 // Weights enter a pipeline as a file read when the pipeline runs
-// (ReadWeights, a singleton side input), never embedded in the job graph,
-// and leave it as files (WriteWeights, WriteShardResults) that the epoch
-// driver reads back.
+// (ReadWeights), never embedded in the job graph, and leave it as files
+// (WriteWeights, WriteShardResults) that the epoch driver reads back. The
+// long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
+// per shard or batch, not as a side input: prism busy-loops while a stage
+// that reads a side input runs (see replicate). The tuning set is read on a
+// worker too (ReadSentences).
 //
 // # Transforms
 //
@@ -43,6 +46,7 @@
 //	LineSearchMix(s, PCollection<NBest>, prev, avg)         → PCollection<WireWeights>, PCollection<LineSearchResult> (one each)
 //	SumStats(s, PCollection<metric.Stats>)                  → PCollection<metric.Stats> (one)
 //	OneBest(s, PCollection<NBest>, weights)                 → PCollection<metric.Stats> (one)
+//	ReadSentences(s, src, refs, n)                          → PCollection<Sentence>
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
 //
