@@ -19,7 +19,9 @@
 // n-best lists; the driver pools the distinct hypotheses of every epoch so
 // far and runs a batch optimizer (mert, pro, kbmira, mr) on the pool. Its
 // tune_bleu is the BLEU of the pool re-ranked by the new weights (no second
-// decoding); a dev set is not supported yet.
+// decoding); a dev set is not supported yet. The optimizer's weights are
+// scaled to an L1 norm of 1 (Moses' mert convention) unless KeepScale is
+// set: the decoder's beam pruning depends on their scale.
 //
 // stale: ipm with Green et al.'s (2013) Algorithm 2 inside each shard's
 // worker (transforms.StaleLearn, transforms.RunStale): Threads goroutines
@@ -42,7 +44,8 @@
 //
 // The package registers the real decoder (package decoder) with
 // transforms.RegisterDecoder as "moses" (DecoderName); its configuration
-// string is the moses.ini path. transforms.OpenDecoder loads it once per
+// string is the moses.ini path, or with Options.Sparse the JSON of a
+// MosesConfig that also names the sparse templates to switch on. transforms.OpenDecoder loads it once per
 // worker process and configuration; Run loads it before the first epoch,
 // so a missing or truncated model file stops the run early (and a worker in
 // the launching process, as on prism's loopback, reuses that model).
