@@ -251,3 +251,25 @@ func BenchmarkDot(b *testing.B) {
 		})
 	}
 }
+
+func TestNormalizeL1(t *testing.T) {
+	tests := []struct {
+		name    string
+		in, out Weights
+	}{
+		{"mixed signs", Weights{2, -1, 0, 1}, Weights{0.5, -0.25, 0, 0.25}},
+		{"zero stays zero", Weights{0, 0}, Weights{0, 0}},
+		{"empty", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := tt.in.Clone()
+			w.NormalizeL1()
+			for i := range tt.out {
+				if w[i] != tt.out[i] {
+					t.Fatalf("got %v, want %v", w, tt.out)
+				}
+			}
+		})
+	}
+}

@@ -53,6 +53,21 @@ func (w Weights) NonZero() int {
 	return n
 }
 
+// NormalizeL1 divides w in place by its L1 norm Σ|w_j| (the scale Moses'
+// mert writes), unless that is zero.
+func (w Weights) NormalizeL1() {
+	var s float64
+	for _, x := range w {
+		s += math.Abs(x)
+	}
+	if s == 0 {
+		return
+	}
+	for j := range w {
+		w[j] /= s
+	}
+}
+
 // Sparse returns the non-zero weights as a sparse vector.
 func (w Weights) Sparse() Vector { return FromDense(w) }
 

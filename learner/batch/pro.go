@@ -276,7 +276,7 @@ func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (featur
 	run.Final, run.Iterations, run.Status = res.F, res.MajorIterations, res.Status.String()
 	w := c.scatter(p.w, x)
 	if o.Normalize {
-		normalizeL1(w)
+		feature.Weights(w).NormalizeL1()
 	}
 	if a := o.Interpolate; a > 0 {
 		prev := p.w
@@ -290,20 +290,6 @@ func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (featur
 // proGradTol is the gradient norm (∞-norm, of the mean loss) at which
 // L-BFGS stops.
 const proGradTol = 1e-8
-
-// normalizeL1 divides w by Σ|w_j| unless that is zero.
-func normalizeL1(w []float64) {
-	var s float64
-	for _, v := range w {
-		s += math.Abs(v)
-	}
-	if s == 0 {
-		return
-	}
-	for j := range w {
-		w[j] /= s
-	}
-}
 
 const (
 	proMagic   = "mtune/batch.PRO"
