@@ -1,13 +1,12 @@
 package pipelines_test
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,46 +32,18 @@ func europarlTune(b *testing.B, dir string) (ini, src, ref string) {
 	b.Setenv("MODEL_PATH", model)
 	src, ref = filepath.Join(dir, "tune.fr"), filepath.Join(dir, "tune.en")
 	for _, f := range [][2]string{{"fr.gz", src}, {"en.gz", ref}} {
-		if err := copyLines(shared.Path(b, "europarl-fr-en", f[0]), f[1], 8001, 9000); err != nil {
+		lines, err := corpus.ReadFile(context.Background(), shared.Path(b, "europarl-fr-en", f[0]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(lines) < 9000 {
+			b.Fatalf("%s: %d lines, want 10,000", f[0], len(lines))
+		}
+		if err := os.WriteFile(f[1], []byte(strings.Join(lines[8000:9000], "\n")+"\n"), 0o666); err != nil {
 			b.Fatal(err)
 		}
 	}
 	return filepath.Join(model, "moses.ini"), src, ref
-}
-
-// copyLines copies lines first..last (1-based) of the gzip file in to out.
-func copyLines(in, out string, first, last int) error {
-	f, err := os.Open(in)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	w, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	for n := 1; n <= last && sc.Scan(); n++ {
-		if n >= first {
-			bw.WriteString(sc.Text())
-			bw.WriteByte('\n')
-		}
-	}
-	if err := sc.Err(); err != nil {
-		w.Close()
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	if err := bw.Flush(); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
 }
 
 // BenchmarkEpochEuroparl8k measures one ipm epoch (AdaGrad, 100-best,
@@ -176,17 +147,12 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 	for range runtime.NumCPU() {
 		wg.Go(func() {
 			for i := range next {
-				hyps, err := dec.NBest(ctx, tune[i].ID, tune[i].Src, dw, 1)
+				nb, err := transforms.DecodeSentence(ctx, dec, tune[i], dw, transforms.DecodeOptions{NBest: 1})
 				if err != nil {
 					b.Error(err)
 					continue
 				}
-				r, err := metric.NewReferenceText(4, tune[i].Refs...)
-				if err != nil {
-					b.Error(err)
-					continue
-				}
-				stats[i] = r.StatsString(hyps[0].Target)
+				stats[i] = nb.Hyps[0].Stats
 			}
 		})
 	}
