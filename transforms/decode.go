@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
 )
 
 // Decode decodes and scores every sentence of sents, a
@@ -115,7 +116,7 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sen
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	err = parallel(ctx, len(xs), threads, func(i int) error {
+	err = par.DoErr(ctx, len(xs), threads, func(i int) error {
 		var err error
 		out[i], err = decodeSentence(ctx, f.dec, xs[i], dw, f.sc, f.Options)
 		return err

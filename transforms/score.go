@@ -3,8 +3,8 @@ package transforms
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/metric"
 )
 
@@ -97,47 +97,8 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 		out[i] = hyps
 		return nil
 	}
-	if err := parallel(ctx, len(sents), o.Threads, decode); err != nil {
+	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// parallel calls fn(0), …, fn(n-1) on up to threads goroutines (at least
-// one) and returns the error of the lowest i that failed, or the context's
-// error if it ends first.
-func parallel(ctx context.Context, n, threads int, fn func(i int) error) error {
-	threads = max(1, min(threads, n))
-	errs := make([]error, n)
-	if threads == 1 {
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := fn(i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, threads)
-	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := ctx.Err(); err != nil {
-				errs[i] = err
-				return
-			}
-			errs[i] = fn(i)
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

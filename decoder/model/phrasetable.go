@@ -7,10 +7,9 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -622,7 +621,7 @@ func (b *ptBuilder) finish() (*PhraseTable, error) {
 	t.scores = make([]float32, n*t.numScores)
 	t.counts = make([]float32, n*t.numCounts)
 	optEntry := make([]int32, n)
-	parallel(len(b.chunks), b.workers, func(i int) {
+	par.Do(len(b.chunks), b.workers, func(i int) {
 		c := b.chunks[i]
 		o := c.optBase
 		copy(optEntry[o:], c.optSrc)
@@ -667,26 +666,6 @@ func (b *ptBuilder) finish() (*PhraseTable, error) {
 	t.src.words = shrink(t.src.words)
 	t.tgt.words = shrink(t.tgt.words)
 	return t, nil
-}
-
-// parallel calls fn(0) … fn(n-1) on up to workers goroutines.
-func parallel(n, workers int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(n, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // shrink returns s in an array of its own length when appending left much

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
@@ -298,7 +297,7 @@ func (pr *mrProblem) objective(w []float64, sents []int, grad []float64) float64
 		}
 		vals[ch] = sum
 	}
-	parallel(chunks, threads, work)
+	par.Do(chunks, threads, work)
 	var f float64
 	for _, v := range vals {
 		f += v
@@ -312,37 +311,6 @@ func (pr *mrProblem) objective(w []float64, sents []int, grad []float64) float64
 		}
 	}
 	return f + frac*pr.lambda/2*sq
-}
-
-// parallel runs work(0..n-1) on up to threads goroutines (0 means
-// GOMAXPROCS).
-func parallel(n, threads int, work func(int)) {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = min(threads, n)
-	if threads <= 1 {
-		for i := range n {
-			work(i)
-		}
-		return
-	}
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				work(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // scaled is a weight vector kept as a·v, so that the L2 shrinkage
