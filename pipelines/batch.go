@@ -104,7 +104,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 		exec = beamx.Run
 	}
 	if err := exec(ctx, p); err != nil {
-		return Metrics{}, fmt.Errorf("pipelines: epoch %d: %w", n, err)
+		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
 	prev, err := transforms.ReadWeightsFile(ctx, prevPath)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"runtime/debug"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
@@ -26,6 +28,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // Options configure a tuning run (Run). Fields whose zero value is not
@@ -78,6 +81,12 @@ type Options struct {
 	Out string
 	// Resume continues from the last complete epoch in Out.
 	Resume bool
+	// Overwrite empties Out first. Without Resume or Overwrite an Out that
+	// holds files is refused (tune.ErrNotEmpty).
+	Overwrite bool
+	// Dir is Out already opened (tune.OpenRunDir) and held by the caller;
+	// nil means Run opens Out itself, holds its lease and releases it.
+	Dir *tune.RunDir
 	// Init is a weights file to start from; "" means the moses.ini's.
 	Init string
 	// Sparse names the decoder's sparse feature templates to switch on
@@ -182,13 +191,38 @@ type ManifestFlags struct {
 	Rate  float64  `json:",omitempty"`
 }
 
-// same reports whether f and g record the same options, Epochs aside.
-func (f ManifestFlags) same(g ManifestFlags) bool {
-	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-	a, b := f, g
-	a.Epochs, b.Epochs = 0, 0
-	a.L1, a.L2, b.L1, b.L2 = nil, nil, nil, nil
-	return a == b && eq(f.L1, g.L1) && eq(f.L2, g.L2)
+// diff lists the options that differ between the run's f and g (Epochs
+// aside), each as "--flag: VALUE in the run, VALUE now".
+func (f ManifestFlags) diff(g ManifestFlags) []string {
+	show := func(p *float64) string {
+		if p == nil {
+			return "the default"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	quote := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	rows := [][3]string{
+		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
+		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
+		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
+		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
+		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
+		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
+		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
+		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
+	}
+	var out []string
+	for _, r := range rows {
+		if r[1] != r[2] {
+			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", r[0], r[1], r[2]))
+		}
+	}
+	return out
 }
 
 func (o *Options) manifestFlags() ManifestFlags {
@@ -220,10 +254,8 @@ type Result struct {
 
 // Paths of the output folder (DESIGN.md §6).
 
-// EpochDir returns out/epochs/NNN of 1-based epoch n.
-func EpochDir(out string, n int) string {
-	return storage.Join(out, "epochs", fmt.Sprintf("%03d", n))
-}
+// EpochDir returns out/epochs/NNN of 1-based epoch n (tune.EpochDir).
+func EpochDir(out string, n int) string { return tune.EpochDir(out, n) }
 
 const (
 	weightsName = "weights"        // Moses style, dense features
@@ -294,8 +326,18 @@ func (o *Options) defaults() error {
 	if !info.Online && o.Mode != "batch" {
 		return fmt.Errorf("pipelines: %s is a batch learner; --mode %s needs an online one", o.Algo, o.Mode)
 	}
+	if err := o.AlgoConfig.Validate(o.Algo); err != nil {
+		return fmt.Errorf("pipelines: %w", err)
+	}
+	if o.Resume && o.Overwrite {
+		return errors.New("pipelines: --resume continues the run in the output folder, --overwrite removes it: give one")
+	}
 	return nil
 }
+
+// Validate fills in o's defaults and checks every option, before anything
+// is read or written.
+func (o *Options) Validate() error { return o.defaults() }
 
 // sentences loads a source and its references as transforms.Sentences.
 func sentences(ctx context.Context, src string, refs []string) ([]transforms.Sentence, []string, error) {
@@ -316,13 +358,94 @@ func sentences(ctx context.Context, src string, refs []string) ([]transforms.Sen
 	return out, c.RefPaths, nil
 }
 
+// inputs checksums every input of the run: the moses.ini and the model
+// files it names, the tuning and dev sets, the starting weights.
+func (o *Options) inputs(ctx context.Context, refs, devRefs []string) ([]InputFile, error) {
+	in := [][2]string{{"config", o.Config}}
+	if o.Decoder == DecoderName {
+		c, err := model.LoadConfig(ctx, o.Config, model.ConfigOptions{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return nil, fmt.Errorf("pipelines: %w", err)
+		}
+		for _, f := range c.Features {
+			if p := f.Path(); p != "" {
+				in = append(in, [2]string{"model " + f.Name, p})
+			}
+		}
+		if c.WeightFile != "" {
+			in = append(in, [2]string{"model weight-file", c.WeightFile})
+		}
+	}
+	in = append(in, [2]string{"src", o.Src})
+	for _, r := range refs {
+		in = append(in, [2]string{"ref", r})
+	}
+	if o.DevSrc != "" {
+		in = append(in, [2]string{"dev-src", o.DevSrc})
+		for _, r := range devRefs {
+			in = append(in, [2]string{"dev-ref", r})
+		}
+	}
+	if o.Init != "" {
+		in = append(in, [2]string{"init", o.Init})
+	}
+	out := make([]InputFile, len(in))
+	for i, x := range in {
+		f, err := checksum(ctx, x[0], x[1])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// checksum returns the sha256 of path's (decompressed) content, read as a
+// stream.
 func checksum(ctx context.Context, role, path string) (InputFile, error) {
-	data, err := storage.ReadFile(ctx, path)
+	r, err := storage.Open(ctx, path)
 	if err != nil {
 		return InputFile{}, fmt.Errorf("pipelines: %s: %w", role, err)
 	}
-	sum := sha256.Sum256(data)
-	return InputFile{Role: role, Path: path, SHA256: hex.EncodeToString(sum[:])}, nil
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return InputFile{}, fmt.Errorf("pipelines: %s: %w", role, err)
+	}
+	return InputFile{Role: role, Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// sameRun checks that the run cur would continue the run prev recorded in
+// out: the same options, seed and starting weights, and inputs of the same
+// content (their paths may differ). The error names everything that
+// differs.
+func sameRun(out string, prev, cur Manifest) error {
+	diffs := prev.Options.diff(cur.Options)
+	if prev.Seed != cur.Seed {
+		diffs = append(diffs, fmt.Sprintf("--seed: %d in the run, %d now", prev.Seed, cur.Seed))
+	}
+	if prev.Init != cur.Init {
+		diffs = append(diffs, fmt.Sprintf("--init: %q in the run, %q now", prev.Init, cur.Init))
+	}
+	for i := 0; i < max(len(prev.Inputs), len(cur.Inputs)); i++ {
+		switch {
+		case i >= len(prev.Inputs):
+			diffs = append(diffs, fmt.Sprintf("input %s %s: not in the run", cur.Inputs[i].Role, cur.Inputs[i].Path))
+		case i >= len(cur.Inputs):
+			diffs = append(diffs, fmt.Sprintf("input %s %s of the run: not given now", prev.Inputs[i].Role, prev.Inputs[i].Path))
+		case prev.Inputs[i].Role != cur.Inputs[i].Role:
+			diffs = append(diffs, fmt.Sprintf("input %d: %s %s in the run, %s %s now", i+1,
+				prev.Inputs[i].Role, prev.Inputs[i].Path, cur.Inputs[i].Role, cur.Inputs[i].Path))
+		case prev.Inputs[i].SHA256 != cur.Inputs[i].SHA256:
+			p, c := prev.Inputs[i], cur.Inputs[i]
+			diffs = append(diffs, fmt.Sprintf("input %s: %s had sha256 %s in the run, %s has %s now", p.Role, p.Path, p.SHA256, c.Path, c.SHA256))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("pipelines: --resume of the run in %s with other options or inputs: %s; continue it with the same ones, or start a new run with --overwrite or another --out",
+		out, strings.Join(diffs, "; "))
 }
 
 func version() string {
@@ -359,7 +482,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := o.defaults(); err != nil {
 		return Result{}, err
 	}
-	tune, refPaths, err := sentences(ctx, o.Src, o.Refs)
+	dir := o.Dir
+	if dir == nil {
+		var err error
+		dir, err = tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		if err != nil {
+			return Result{}, err
+		}
+		defer dir.Close(context.WithoutCancel(ctx))
+		ctx = dir.Hold(ctx)
+	}
+	tuneSet, refPaths, err := sentences(ctx, o.Src, o.Refs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -375,25 +509,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	o.Refs, o.DevRefs = refPaths, devRefPaths
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
-	inputs := [][2]string{{"config", o.Config}, {"src", o.Src}}
-	for _, r := range refPaths {
-		inputs = append(inputs, [2]string{"ref", r})
-	}
-	if o.DevSrc != "" {
-		inputs = append(inputs, [2]string{"dev-src", o.DevSrc})
-		for _, r := range devRefPaths {
-			inputs = append(inputs, [2]string{"dev-ref", r})
-		}
-	}
-	if o.Init != "" {
-		inputs = append(inputs, [2]string{"init", o.Init})
-	}
-	for _, in := range inputs {
-		f, err := checksum(ctx, in[0], in[1])
-		if err != nil {
-			return Result{}, err
-		}
-		man.Inputs = append(man.Inputs, f)
+	if man.Inputs, err = o.inputs(ctx, refPaths, devRefPaths); err != nil {
+		return Result{}, err
 	}
 	// Load the model now: a truncated or missing file stops the run before
 	// any epoch, and a worker in this process reuses the loaded model.
@@ -420,14 +537,26 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		first = len(res.Epochs) + 1
 		if first > 1 {
 			var prev Manifest
-			if err := readJSON(ctx, storage.Join(o.Out, "manifest.json"), &prev); err != nil {
+			if err := readJSON(ctx, dir.Manifest(), &prev); err != nil {
 				return Result{}, err
 			}
-			if !prev.Options.same(man.Options) || prev.Seed != man.Seed || prev.Init != man.Init {
-				return Result{}, fmt.Errorf("pipelines: --resume with other options than the run in %s (%+v, seed %d, init %q there)",
-					o.Out, prev.Options, prev.Seed, prev.Init)
+			if err := sameRun(o.Out, prev, man); err != nil {
+				return Result{}, err
 			}
 			man.Start = prev.Start
+		}
+	}
+	if o.Overwrite {
+		// The inputs are good: now the earlier run goes, but for inputs
+		// kept in the folder (the demo model).
+		var keep []string
+		for _, in := range man.Inputs {
+			if rel, ok := strings.CutPrefix(in.Path, strings.TrimSuffix(o.Out, "/")+"/"); ok {
+				keep = append(keep, rel)
+			}
+		}
+		if err := dir.Clear(ctx, keep...); err != nil {
+			return Result{}, err
 		}
 	}
 	if first == 1 {
@@ -435,7 +564,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := writeJSON(ctx, storage.Join(o.Out, "manifest.json"), man); err != nil {
+	if err := writeJSON(ctx, dir.Manifest(), man); err != nil {
 		return Result{}, err
 	}
 	finish := func(err error) (Result, error) {
@@ -445,7 +574,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			man.Status, man.Error = "failed", err.Error()
 		}
-		if werr := writeJSON(ctx, storage.Join(o.Out, "manifest.json"), man); werr != nil && err == nil {
+		// A cancelled run (interrupt, lease lost) still records how it
+		// ended.
+		wctx := context.WithoutCancel(ctx)
+		if werr := writeJSON(wctx, dir.Manifest(), man); werr != nil && err == nil {
+			err = werr
+		}
+		// The report shows the end too: done or failed, and when.
+		if werr := WriteReport(wctx, o.Out); werr != nil && err == nil {
 			err = werr
 		}
 		return res, err
@@ -454,9 +590,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		var m Metrics
 		var err error
 		if o.Mode == "batch" {
-			m, err = runBatchEpoch(ctx, &o, n, tune, startPath, dense)
+			m, err = runBatchEpoch(ctx, &o, n, tuneSet, startPath, dense)
 		} else {
-			m, err = runEpoch(ctx, &o, n, tune, dev, startPath, dense)
+			m, err = runEpoch(ctx, &o, n, tuneSet, dev, startPath, dense)
 		}
 		if err != nil {
 			return finish(err)
@@ -618,7 +754,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 		exec = beamx.Run
 	}
 	if err := exec(ctx, p); err != nil {
-		return Metrics{}, fmt.Errorf("pipelines: epoch %d: %w", n, err)
+		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
 	m := Metrics{Epoch: n}

@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"math"
 	"slices"
 	"strconv"
@@ -32,8 +34,9 @@ const reportTopSparse = 20
 // epoch as inline SVG charts, a table of the metrics, a summary of the best
 // weights (dense groups, the 20 sparse features of largest |weight|) and
 // the manifest's command line, inputs and status. A missing or malformed
-// manifest.json or metrics.jsonl is an error naming the file; missing best
-// weights are noted in the page.
+// manifest.json or metrics.jsonl is an error naming the file (but a failed
+// run may have no metrics.jsonl); missing best weights are noted in the
+// page.
 func WriteReport(ctx context.Context, out string) error {
 	data, err := buildReport(ctx, out)
 	if err != nil {
@@ -119,7 +122,10 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	if err := json.Unmarshal(data, &d.Manifest); err != nil {
 		return nil, fmt.Errorf("pipelines: report: %s: %w", mpath, err)
 	}
-	if d.Epochs, err = readMetricsFile(ctx, storage.Join(out, "metrics.jsonl")); err != nil {
+	// A run that failed before its first epoch has no metrics.jsonl: its
+	// report says so, and why.
+	if d.Epochs, err = readMetricsFile(ctx, storage.Join(out, "metrics.jsonl")); err != nil &&
+		!(errors.Is(err, fs.ErrNotExist) && d.Manifest.Status == "failed") {
 		return nil, err
 	}
 	for _, m := range d.Epochs {

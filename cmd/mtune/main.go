@@ -33,6 +33,15 @@ type command struct {
 	// multi names the flags that take several values after one flag
 	// ("--nbest a b c"); only for commands without positional arguments.
 	multi []string
+	// groups, if any, order the help's flags under headings; the flags of
+	// no group follow under "Beam".
+	groups []flagGroup
+}
+
+// flagGroup is a heading of a command's help and the flags under it.
+type flagGroup struct {
+	heading string
+	names   []string
 }
 
 // app is what every command writes to.
@@ -173,10 +182,47 @@ func newFlagSet(c command, out io.Writer) (*flag.FlagSet, func(context.Context, 
 	fs.SetOutput(out)
 	runFn := c.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: mtune %s %s\n\n%s\n\nflags:\n", c.name, c.usage, c.summary)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: mtune %s %s\n\n%s\n\n", c.name, c.usage, c.summary)
+		if len(c.groups) == 0 {
+			fmt.Fprintln(fs.Output(), "flags:")
+			fs.PrintDefaults()
+			return
+		}
+		printGroups(fs, c.groups)
 	}
 	return fs, runFn
+}
+
+// printGroups prints fs's flags under the headings of groups, then the
+// others (Beam's, for tune) under a heading of their own.
+func printGroups(fs *flag.FlagSet, groups []flagGroup) {
+	seen := map[string]bool{}
+	show := func(names []string) {
+		sub := flag.NewFlagSet("", flag.ContinueOnError)
+		sub.SetOutput(fs.Output())
+		for _, n := range names {
+			if f := fs.Lookup(n); f != nil {
+				sub.Var(f.Value, f.Name, f.Usage)
+				seen[n] = true
+			}
+		}
+		sub.PrintDefaults()
+	}
+	for _, g := range groups {
+		fmt.Fprintf(fs.Output(), "%s flags:\n", g.heading)
+		show(g.names)
+		fmt.Fprintln(fs.Output())
+	}
+	var rest []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !seen[f.Name] {
+			rest = append(rest, f.Name)
+		}
+	})
+	if len(rest) > 0 {
+		fmt.Fprintln(fs.Output(), "Beam flags (the runner and its options; see Beam's documentation):")
+		show(rest)
+	}
 }
 
 func printHelp(w io.Writer) {

@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/tune"
 )
 
 // tuneCommand is "mtune tune": the tuning pipeline on Apache Beam. Beam's
@@ -30,35 +33,38 @@ func tuneCommand() command {
 	return command{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume] [--init W] [--runner prism|direct|dataflow|universal …]",
-		multi:   []string{"ref", "dev-ref"},
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		multi:   []string{"ref", "r", "dev-ref"},
+		groups:  tuneFlagGroups,
 		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
 			var o pipelines.Options
 			var refs, devRefs listFlag
 			fs.StringVar(&o.Config, "config", "", "moses.ini of the system to tune (local or gs://); none: the embedded demo, built into OUT/demo-model")
 			fs.StringVar(&o.Src, "src", "", "source side of the tuning set, one sentence a line")
 			fs.Var(&refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
+			fs.Var(&refs, "r", "the same as --ref")
 			fs.StringVar(&o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
 			fs.Var(&devRefs, "dev-ref", "references of the dev set")
 			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
 			fs.IntVar(&o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
-			fs.IntVar(&o.DecodeThreads, "decode-threads", 0, "ipm mode: sentences of a mini-batch a shard decodes at once (0 = the worker's cores / --shards)")
-			fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (0 = unlimited)")
-			fs.StringVar(&o.Mix, "mix", "average", "how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
-			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
+			fs.IntVar(&o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
+			fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
+			fs.StringVar(&o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
+			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 			fs.StringVar(&o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&o.AlgoConfig.L1))
-			fs.Func("l2", "L2 strength (adagrad, sgd; Watanabe's λ for oro; 0 = off)", floatPtr(&o.AlgoConfig.L2))
-			fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss; 0 = off")
-			fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate (0 = the learner's default)")
-			fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (0 = the learner's default: 20 for adagrad and sgd)")
+			fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&o.AlgoConfig.L2))
+			fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss of adagrad and sgd; 0 = off")
+			fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
+			fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
 			fs.BoolVar(&o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
-			fs.IntVar(&o.Shards, "shards", 2, "shards of the tuning set, each learnt by its own worker")
+			fs.IntVar(&o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 			fs.IntVar(&o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 			fs.IntVar(&o.NBest, "nbest", 100, "size of the n-best lists")
 			fs.Uint64Var(&o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
-			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://)")
-			fs.BoolVar(&o.Resume, "resume", false, "continue from the last complete epoch in --out")
+			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://); one run at a time (a lease file guards it)")
+			fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
+			fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
 			fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
 			fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
 				o.Sparse = append(o.Sparse, s)
@@ -67,7 +73,7 @@ func tuneCommand() command {
 			// Beam's flags, sharing their values with flag.CommandLine.
 			flag.CommandLine.VisitAll(func(f *flag.Flag) {
 				if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
-					fs.Var(f.Value, f.Name, "Beam: "+f.Usage)
+					fs.Var(f.Value, f.Name, f.Usage)
 				}
 			})
 			return func(ctx context.Context, a *app, args []string) error {
@@ -80,10 +86,14 @@ func tuneCommand() command {
 				start := time.Now()
 				set := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				if err := checkTuneFlags(fs, set, o.Mode); err != nil {
+					return err
+				}
 				if o.Mode == "batch" && !set["algo"] {
 					o.Algo = "mert"
 				}
-				if o.Config == "" {
+				demo := o.Config == ""
+				if demo {
 					if o.Src != "" || len(o.Refs) > 0 {
 						return usagef("--src and --ref need --config")
 					}
@@ -92,13 +102,27 @@ func tuneCommand() command {
 						// reaches MERT's BLEU in a few epochs.
 						o.Mix = "linesearch"
 					}
-					if err := demoSystem(ctx, a, &o); err != nil {
-						return err
-					}
+					demoPaths(&o)
 				} else if o.Src == "" || len(o.Refs) == 0 {
 					return usagef("--config needs --src and --ref")
 				}
+				if err := o.Validate(); err != nil {
+					return usagef("%v", err)
+				}
 				beam.Init()
+				dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+					Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+				if err != nil {
+					return err
+				}
+				defer dir.Close(context.WithoutCancel(ctx))
+				ctx = dir.Hold(ctx)
+				o.Dir = dir
+				if demo {
+					if err := buildDemo(ctx, a, &o); err != nil {
+						return err
+					}
+				}
 				if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
 					// A dry run builds and prints the first epoch's job (Beam
 					// logs it at Info level) and runs nothing, so there is no
@@ -115,12 +139,23 @@ func tuneCommand() command {
 					fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
 					return nil
 				}
-				// The runner's progress messages (prism logs a dozen
-				// lines per launch) would drown the epoch lines.
+				// The runner's messages (prism logs a dozen lines per
+				// launch, a failed bundle a page) go to the run's log;
+				// mtune's own warnings to stderr as well.
 				prev := slog.Default()
-				slog.SetDefault(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-				defer slog.SetDefault(prev)
+				runLog := newRunLog(a.stderr)
+				slog.SetDefault(slog.New(runLog))
 				res, err := pipelines.Run(ctx, o)
+				slog.SetDefault(prev)
+				var pe *pipelines.PipelineError
+				if errors.As(err, &pe) {
+					runLog.detail(pe.Detail())
+				}
+				if werr := runLog.write(context.WithoutCancel(ctx), dir.Log()); werr != nil {
+					slog.Warn("tune: could not write the run's log", "err", werr)
+				} else if pe != nil {
+					err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
+				}
 				if err != nil {
 					return err
 				}
@@ -128,11 +163,43 @@ func tuneCommand() command {
 				fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
 					len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
 				fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
-					o.Out, res.BestWeights, storage.Join(o.Out, "metrics.jsonl"))
+					o.Out, res.BestWeights, dir.Metrics())
 				return nil
 			}
 		},
 	}
+}
+
+// tuneFlagGroups orders the tune command's own flags for its help, by
+// what they are about; the rest are Beam's.
+var tuneFlagGroups = []flagGroup{
+	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
+	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "minibatch", "keep-scale", "seed"}},
+	{"pipeline", []string{"mode", "mix", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "runner"}},
+	{"output", []string{"out", "resume", "overwrite"}},
+}
+
+// modeFlags names the flags only some modes use.
+var modeFlags = map[string][]string{
+	"mix": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"},
+	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"},
+}
+
+// checkTuneFlags refuses typed-in values that mean nothing: a zero or
+// negative count, a flag the mode does not use, --resume with --overwrite.
+func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode string) error {
+	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate"); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {
+		if set[name] && !slices.Contains(modeFlags[name], mode) {
+			return usagef("--%s applies to --mode %s, not %s", name, strings.Join(modeFlags[name], " and "), mode)
+		}
+	}
+	if set["resume"] && set["overwrite"] {
+		return usagef("--resume continues the run in --out and --overwrite removes it: give one")
+	}
+	return nil
 }
 
 func onlineAlgos() []string {
@@ -145,40 +212,53 @@ func onlineAlgos() []string {
 	return out
 }
 
-// demoSystem points o at the embedded demo system, building it into
-// OUT/demo-model unless its moses.ini is already there; the demo's test
-// set is the dev set.
-func demoSystem(ctx context.Context, a *app, o *pipelines.Options) error {
+// demoPaths points o at the embedded demo system in OUT/demo-model (built
+// there by buildDemo); the demo's test set is the dev set.
+func demoPaths(o *pipelines.Options) {
 	dir := storage.Join(o.Out, "demo-model")
-	corpus := storage.Join(dir, "corpus")
-	ini := storage.Join(dir, "moses.ini")
-	files := build.DemoFiles{
-		TuneSrc: storage.Join(corpus, "tune.src"), TuneRef: storage.Join(corpus, "tune.ref"),
-		TestSrc: storage.Join(corpus, "test.src"), TestRef: storage.Join(corpus, "test.ref"),
-	}
-	ok, err := storage.Exists(ctx, ini)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		t0 := time.Now()
-		if files, err = build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, corpus); err != nil {
-			return err
-		}
-		bo := files.BuildOptions(dir)
-		// Relative paths in a local demo's moses.ini: an output folder
-		// with a space in its name would otherwise split a path= value.
-		bo.RelativePaths = !storage.IsGCS(dir)
-		res, err := build.Run(ctx, bo)
-		if err != nil {
-			return err
-		}
-		ini = res.Config
-		fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
-	}
-	o.Config, o.Src, o.Refs = ini, files.TuneSrc, []string{files.TuneRef}
+	files := demoFiles(dir)
+	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
 	if o.DevSrc == "" && o.Mode != "batch" {
 		o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
 	}
+}
+
+func demoFiles(dir string) build.DemoFiles {
+	corpus := storage.Join(dir, "corpus")
+	return build.DemoFiles{
+		TuneSrc: storage.Join(corpus, "tune.src"), TuneRef: storage.Join(corpus, "tune.ref"),
+		TestSrc: storage.Join(corpus, "test.src"), TestRef: storage.Join(corpus, "test.ref"),
+	}
+}
+
+// buildDemo builds the demo system into OUT/demo-model unless its
+// moses.ini is already there.
+func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
+	dir := storage.Join(o.Out, "demo-model")
+	ok, err := storage.Exists(ctx, o.Config)
+	if err != nil || ok {
+		return err
+	}
+	t0 := time.Now()
+	files, err := build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, storage.Join(dir, "corpus"))
+	if err != nil {
+		return err
+	}
+	if want := demoFiles(dir); files.TuneSrc != want.TuneSrc || files.TuneRef != want.TuneRef ||
+		files.TestSrc != want.TestSrc || files.TestRef != want.TestRef {
+		return fmt.Errorf("tune: the demo's corpus is not where it was expected: %+v", files)
+	}
+	bo := files.BuildOptions(dir)
+	// Relative paths in a local demo's moses.ini: an output folder
+	// with a space in its name would otherwise split a path= value.
+	bo.RelativePaths = !storage.IsGCS(dir)
+	res, err := build.Run(ctx, bo)
+	if err != nil {
+		return err
+	}
+	if res.Config != o.Config {
+		return fmt.Errorf("tune: the demo's moses.ini is %s, expected %s", res.Config, o.Config)
+	}
+	fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
 	return nil
 }

@@ -33,12 +33,12 @@ func tuneNbestCommand() command {
 			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
 			fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&cfg.L2))
 			fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss (Wang et al. 2013); 0 = off")
-			fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of an online learner (0 = its default)")
-			fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (0 = the learner's default)")
-			fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (0 = 20)")
-			fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (0 = 60)")
+			fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
+			fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+			fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
+			fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60)")
 			seed := fs.Uint64("seed", 1, "random seed")
-			fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (0 = all cores)")
+			fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
 			epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
 			initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
 			out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
@@ -57,6 +57,12 @@ func tuneNbestCommand() command {
 					return usagef("--epochs %d: must be at least 1", *epochs)
 				}
 				cfg.Loss, cfg.Seed = *lossName, *seed
+				if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate"); err != nil {
+					return err
+				}
+				if err := cfg.Validate(info.Name); err != nil {
+					return usagef("%v", err)
+				}
 				return runTuneNbest(ctx, a, tuneNbestOptions{
 					info: info, cfg: cfg, nbests: nbests, scoring: &sf,
 					init: *initPath, out: *out, epochs: *epochs,

@@ -318,7 +318,7 @@ func (f *FS) List(ctx context.Context, dir string) ([]string, error) {
 // isLocalFile reports whether the directory entry p (base name, type t) is a
 // regular file, following symbolic links, and not one of our temporary files.
 func isLocalFile(p, name string, t fs.FileMode) bool {
-	if isTempName(name) {
+	if isTempName(name) || isLockName(name) {
 		return false
 	}
 	if t&fs.ModeSymlink != 0 {

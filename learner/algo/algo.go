@@ -16,6 +16,7 @@ package algo
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -104,26 +105,64 @@ func Lookup(name string) (Info, bool) {
 	return Info{}, false
 }
 
-// New returns the named learner starting from weights w.
-func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
+// Validate checks c for the named learner: every value in range and every
+// setting one the learner uses (a setting it would ignore is an error, so
+// that a flag never silently does nothing). Zero fields are the defaults
+// and always valid.
+func (c Config) Validate(name string) error {
 	info, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("algo: unknown learner %q (choose from %s)", name, strings.Join(Names(), ", "))
+		return fmt.Errorf("algo: unknown learner %q (choose from %s)", name, strings.Join(Names(), ", "))
 	}
 	if c.Loss != "" && !slices.Contains(info.Losses, c.Loss) {
 		if len(info.Losses) == 0 {
-			return nil, fmt.Errorf("algo: %s has a fixed loss; --loss %s does not apply", name, c.Loss)
+			return fmt.Errorf("algo: %s has a fixed loss; --loss %s does not apply", name, c.Loss)
 		}
-		return nil, fmt.Errorf("algo: %s takes the loss %s, not %q", name, strings.Join(info.Losses, " or "), c.Loss)
+		return fmt.Errorf("algo: %s takes the loss %s, not %q", name, strings.Join(info.Losses, " or "), c.Loss)
 	}
-	if c.Noise != 0 && name != "adagrad" && name != "sgd" {
-		return nil, fmt.Errorf("algo: feature noising applies to the logistic loss of adagrad and sgd, not %s", name)
+	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
+	uses := func(names ...string) bool { return slices.Contains(names, name) }
+	switch {
+	case bad(c.Rate):
+		return fmt.Errorf("algo: learning rate %v must be a positive number", c.Rate)
+	case c.Rate != 0 && !uses("adagrad", "sgd", "oro"):
+		return fmt.Errorf("algo: --rate applies to adagrad, sgd and oro, not %s", name)
+	case c.L1 != nil && bad(*c.L1):
+		return fmt.Errorf("algo: L1 strength %v must be a number ≥ 0", *c.L1)
+	case c.L1 != nil && name != "adagrad":
+		return fmt.Errorf("algo: --l1 applies to adagrad, not %s", name)
+	case c.L2 != nil && bad(*c.L2):
+		return fmt.Errorf("algo: L2 strength %v must be a number ≥ 0", *c.L2)
+	case c.L2 != nil && !uses("adagrad", "sgd", "pro", "mr", "oro"):
+		return fmt.Errorf("algo: --l2 applies to adagrad, sgd, pro, mr and oro, not %s", name)
+	case math.IsNaN(c.Noise) || c.Noise < 0 || c.Noise >= 1:
+		return fmt.Errorf("algo: feature-noising rate %v must be in [0, 1)", c.Noise)
+	case c.Noise != 0 && !uses("adagrad", "sgd"):
+		return fmt.Errorf("algo: feature noising applies to the logistic loss of adagrad and sgd, not %s", name)
+	case c.Noise != 0 && c.Loss == "hinge":
+		return fmt.Errorf("algo: feature noising is defined for the logistic loss, not the hinge")
+	case c.MiniBatch < 0:
+		return fmt.Errorf("algo: mini-batch size %d must be positive", c.MiniBatch)
+	case c.MiniBatch != 0 && !info.Online:
+		return fmt.Errorf("algo: --minibatch applies to the online learners, not %s", name)
+	case c.Restarts < 0:
+		return fmt.Errorf("algo: %d restarts: must be positive", c.Restarts)
+	case c.Restarts != 0 && name != "mert":
+		return fmt.Errorf("algo: --restarts applies to mert, not %s", name)
+	case c.Passes < 0:
+		return fmt.Errorf("algo: %d passes: must be positive", c.Passes)
+	case c.Passes != 0 && name != "kbmira":
+		return fmt.Errorf("algo: --passes applies to kbmira, not %s", name)
+	case c.Threads < 0:
+		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	if c.Noise != 0 && c.Loss == "hinge" {
-		return nil, fmt.Errorf("algo: feature noising is defined for the logistic loss, not the hinge")
-	}
-	if c.L1 != nil && name != "adagrad" {
-		return nil, fmt.Errorf("algo: --l1 applies to adagrad, not %s", name)
+	return nil
+}
+
+// New returns the named learner starting from weights w.
+func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
+	if err := c.Validate(name); err != nil {
+		return nil, err
 	}
 	seed2 := c.Seed ^ 0x6a09e667f3bcc909 // a second PCG word derived from the seed
 	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: loss.Noising{Rate: c.Noise}}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/mtune/mtune/io/storage"
+)
+
+// runLog is the slog handler of a tuning run: every record (Info and up)
+// goes to the run's log, kept in memory and written to the run folder at
+// the end; warnings and errors go to the terminal as well, except the SDK
+// harness's reports of failed bundles, which repeat the pipeline's error
+// (mtune prints that error's cause itself, last, on one line).
+type runLog struct {
+	mu     *sync.Mutex
+	buf    *bytes.Buffer
+	file   slog.Handler // into buf
+	stderr slog.Handler
+}
+
+// maxRunLog bounds the log kept in memory: the last bytes are kept.
+const maxRunLog = 8 << 20
+
+func newRunLog(stderr io.Writer) *runLog {
+	l := &runLog{mu: &sync.Mutex{}, buf: &bytes.Buffer{}}
+	l.file = slog.NewTextHandler(lockedWriter{l}, &slog.HandlerOptions{Level: slog.LevelInfo})
+	l.stderr = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
+	return l
+}
+
+// lockedWriter appends to the log's buffer, trimming its front.
+type lockedWriter struct{ l *runLog }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	w.l.buf.Write(p)
+	if n := w.l.buf.Len() - maxRunLog; n > 0 {
+		w.l.buf.Next(n)
+	}
+	return len(p), nil
+}
+
+func (l *runLog) Enabled(ctx context.Context, level slog.Level) bool { return level >= slog.LevelInfo }
+
+func (l *runLog) Handle(ctx context.Context, r slog.Record) error {
+	err := l.file.Handle(ctx, r)
+	if r.Level >= slog.LevelWarn && !strings.HasPrefix(r.Message, "[SDK]") {
+		if e := l.stderr.Handle(ctx, r); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+func (l *runLog) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *l
+	c.file, c.stderr = l.file.WithAttrs(as), l.stderr.WithAttrs(as)
+	return &c
+}
+
+func (l *runLog) WithGroup(name string) slog.Handler {
+	c := *l
+	c.file, c.stderr = l.file.WithGroup(name), l.stderr.WithGroup(name)
+	return &c
+}
+
+// detail adds a failed pipeline's whole report to the log.
+func (l *runLog) detail(s string) {
+	lockedWriter{l}.Write([]byte("\n== the failed pipeline's report ==\n" + s + "\n"))
+}
+
+// write stores the log at path (atomically), after the log of an earlier
+// session of the run (a resumed run keeps the log of the one it resumes).
+func (l *runLog) write(ctx context.Context, path string) error {
+	l.mu.Lock()
+	data := bytes.Clone(l.buf.Bytes())
+	l.mu.Unlock()
+	if old, err := storage.ReadFile(ctx, path); err == nil {
+		if n := len(old) + len(data) - maxRunLog; n > 0 {
+			old = old[min(n, len(old)):]
+		}
+		data = append(old, data...)
+	}
+	return storage.WriteFile(ctx, path, data)
+}

@@ -1,0 +1,136 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	gcs "cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+)
+
+// Operations on a whole folder (a local directory, or every object under
+// a gs:// prefix): what a run folder needs to be checked, cleared or
+// tidied after a killed run.
+
+// isLockName reports whether a local file name is that of a conditional
+// write's lock file (see WriteIfVersion).
+func isLockName(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, lockMarker)
+}
+
+// Walk returns the sorted paths of every file under dir, recursively:
+// local regular files (temporary and lock files left out), or every object
+// whose name starts with "prefix/" of a gs:// dir. A missing dir gives an
+// empty list and a nil error.
+func Walk(ctx context.Context, dir string) ([]string, error) {
+	return defaultFS.Walk(ctx, dir)
+}
+
+// Walk lists the files under dir; see the package function.
+func (f *FS) Walk(ctx context.Context, dir string) ([]string, error) {
+	if !IsGCS(dir) {
+		return walkLocal(dir, func(name string) bool { return !isTempName(name) && !isLockName(name) })
+	}
+	bucket, prefix, err := parseGCS(dir)
+	if err != nil {
+		return nil, err
+	}
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	c, err := f.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := &gcs.Query{Prefix: prefix}
+	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
+		return nil, fmt.Errorf("storage: walk %s: %w", dir, err)
+	}
+	it := c.Bucket(bucket).Objects(ctx, q)
+	var out []string
+	for {
+		attrs, err := it.Next()
+		if err == iterator.Done {
+			break
+		}
+		if errors.Is(err, gcs.ErrBucketNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, gcsErr("walk", dir, err)
+		}
+		out = append(out, gcsScheme+bucket+"/"+attrs.Name)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// walkLocal returns the sorted regular files under dir whose base names
+// keep accepts.
+func walkLocal(dir string, keep func(name string) bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if !d.IsDir() && keep(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: walk %s: %w", dir, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Remove removes the file p; a missing file is no error.
+func Remove(ctx context.Context, p string) error { return defaultFS.Remove(ctx, p) }
+
+// Remove removes the file p; see the package function.
+func (f *FS) Remove(ctx context.Context, p string) error {
+	if !IsGCS(p) {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("storage: %w", err)
+		}
+		return nil
+	}
+	obj, err := f.object(ctx, "remove", p)
+	if err != nil {
+		return err
+	}
+	if err := obj.Delete(ctx); err != nil && !errors.Is(err, gcs.ErrObjectNotExist) {
+		return gcsErr("remove", p, err)
+	}
+	return nil
+}
+
+// RemoveTemps removes the temporary files that writes killed before their
+// Close left under the local folder dir (".NAME.mtune-tmp-*"), and returns
+// how many it removed. A GCS upload is invisible until it completes, so a
+// gs:// dir has none.
+func RemoveTemps(dir string) (int, error) {
+	if IsGCS(dir) {
+		return 0, nil
+	}
+	temps, err := walkLocal(dir, isTempName)
+	if err != nil {
+		return 0, err
+	}
+	for i, p := range temps {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return i, fmt.Errorf("storage: %w", err)
+		}
+	}
+	return len(temps), nil
+}

@@ -1,0 +1,61 @@
+package pipelines
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PipelineError is an epoch's pipeline that failed. The runner's error
+// holds its whole report (the failed stage's plan, every wrapping
+// layer, worker stack traces: kilobytes); Error gives the cause alone, on
+// one line, and Detail the report.
+type PipelineError struct {
+	// Epoch is the 1-based epoch whose launch failed.
+	Epoch int
+	// Err is the runner's error.
+	Err error
+}
+
+func (e *PipelineError) Error() string {
+	return fmt.Sprintf("pipelines: epoch %d failed: %s", e.Epoch, Cause(e.Err))
+}
+
+func (e *PipelineError) Unwrap() error { return e.Err }
+
+// Detail returns the runner's whole report of the failure.
+func (e *PipelineError) Detail() string { return e.Err.Error() }
+
+// maxCause bounds the length of Cause's line.
+const maxCause = 600
+
+// Cause returns the innermost cause of a runner's error on one line: the
+// error a DoFn returned (or the panic it raised), without the layers the
+// runner wrapped around it. Beam's runners separate the layers with
+// "caused by:" lines and end a DoFn's with "…] failed:" before its
+// error.
+func Cause(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, "caused by:"); i >= 0 {
+		s = s[i+len("caused by:"):]
+	}
+	if i := strings.LastIndex(s, "] failed:"); i >= 0 {
+		s = s[i+len("] failed:"):]
+	}
+	line := ""
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	if line == "" {
+		line = strings.Join(strings.Fields(err.Error()), " ")
+	}
+	if len(line) > maxCause {
+		line = line[:maxCause] + "…"
+	}
+	return line
+}

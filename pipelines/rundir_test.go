@@ -1,0 +1,291 @@
+package pipelines_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
+)
+
+// TestResumeOtherInputs: --resume refuses inputs whose content changed
+// since the run started (the tuning and dev sets swapped, an edited
+// moses.ini, a changed model file the ini names), naming the input and
+// both checksums; the same content under another path is accepted.
+func TestResumeOtherInputs(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	out := t.TempDir()
+	o := options(d, out)
+	o.Epochs = 1
+	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the model whose LM differs in one byte, and a copy of the
+	// moses.ini with another weight.
+	modelDir := filepath.Dir(d.ini)
+	lmCopy := t.TempDir()
+	iniText, err := os.ReadFile(d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editedIni := filepath.Join(t.TempDir(), "moses.ini")
+	if err := os.WriteFile(editedIni, []byte(strings.Replace(string(iniText), "WordPenalty0= -1", "WordPenalty0= -0.5", 1)), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if string(iniText) == strings.Replace(string(iniText), "WordPenalty0= -1", "WordPenalty0= -0.5", 1) {
+		t.Fatalf("the demo's moses.ini has no WordPenalty0= -1 line to edit:\n%s", iniText)
+	}
+	sameIni := filepath.Join(t.TempDir(), "moses.ini")
+	os.WriteFile(sameIni, iniText, 0o666)
+	otherLM := copyModel(t, modelDir, lmCopy, iniText)
+
+	tests := []struct {
+		name   string
+		change func(*pipelines.Options)
+		want   []string // in the error; "" for none
+	}{
+		{"tuning and dev sets swapped", func(o *pipelines.Options) {
+			o.Src, o.DevSrc = d.devSrc, d.tuneSrc
+			o.Refs, o.DevRefs = []string{d.devRef}, []string{d.tuneRef}
+		}, []string{"input src", d.tuneSrc, d.devSrc, "sha256"}},
+		{"edited moses.ini", func(o *pipelines.Options) { o.Config = editedIni }, []string{"input config", editedIni}},
+		{"changed model file", func(o *pipelines.Options) { o.Config = otherLM }, []string{"input model LM0"}},
+		{"seed", func(o *pipelines.Options) { o.Seed = 8 }, []string{"--seed: 7 in the run, 8 now"}},
+		{"mix", func(o *pipelines.Options) { o.Mix = "linesearch" }, []string{"--mix: average in the run, linesearch now"}},
+		{"the same moses.ini elsewhere", func(o *pipelines.Options) { o.Config = sameIni }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := o
+			r.Epochs, r.Resume = 1, true // nothing to do if accepted
+			tt.change(&r)
+			_, err := pipelines.Run(ctx, r)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("resume refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("resume accepted")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// copyModel copies the model files of ini (read from dir) into to, with one
+// byte of the LM changed, and returns the copy's moses.ini.
+func copyModel(t *testing.T, dir, to string, ini []byte) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(ini)
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(e.Name(), "lm") && strings.HasSuffix(e.Name(), ".arpa.gz") {
+			// An LM with one more comment line: another checksum.
+			b = regzip(t, append([]byte("\n"), gunzip(t, b)...))
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		text = strings.ReplaceAll(text, filepath.Join(dir, e.Name()), filepath.Join(to, e.Name()))
+	}
+	p := filepath.Join(to, "moses.ini")
+	if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func regzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRunFolderLease: a run refuses a folder another process holds, and a
+// used folder without --resume or --overwrite; --overwrite leaves nothing
+// of the earlier run (its later epochs would otherwise be adopted by a
+// --resume).
+func TestRunFolderLease(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "run")
+	held, err := tune.OpenRunDir(ctx, out, tune.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(d, out)
+	o.Epochs = 2
+	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrBusy) {
+		t.Fatalf("run into a held folder: %v, want busy", err)
+	}
+	held.Close(ctx)
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrNotEmpty) {
+		t.Fatalf("a second run into a used folder: %v, want ErrNotEmpty", err)
+	}
+	o.Epochs, o.Overwrite = 1, true
+	o.Seed = 11
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatalf("overwrite: %v", err)
+	}
+	if _, err := os.Stat(pipelines.EpochDir(out, 2)); !os.IsNotExist(err) {
+		t.Fatalf("epoch 2 of the earlier run is still there after --overwrite (%v)", err)
+	}
+	// Resuming to 2 epochs now runs epoch 2 afresh.
+	o.Epochs, o.Overwrite, o.Resume = 2, false, true
+	res, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Epochs) != 2 {
+		t.Fatalf("%d epochs", len(res.Epochs))
+	}
+	if _, err := os.Stat(filepath.Join(out, tune.LeaseName)); !os.IsNotExist(err) {
+		t.Errorf("the lease is still there after the run (%v)", err)
+	}
+}
+
+// TestReportAtEnd: report.html of a finished run says done, with its end;
+// of a failed run, failed.
+func TestReportAtEnd(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	out := t.TempDir()
+	o := options(d, out)
+	o.Epochs = 1
+	if _, err := pipelines.Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, pipelines.ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), `<b class="status-running">`) || !strings.Contains(string(page), `<b class="status-done">done</b>`) {
+		t.Fatalf("report of a finished run does not say done:\n%s", page)
+	}
+
+	o = options(d, filepath.Join(t.TempDir(), "failing"))
+	o.Epochs, o.Decoder = 1, failingDecoder
+	if _, err := pipelines.Run(ctx, o); err == nil {
+		t.Fatal("the failing decoder's run succeeded")
+	}
+	page, err = os.ReadFile(filepath.Join(o.Out, pipelines.ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<b class="status-failed">failed</b>`) {
+		t.Fatalf("report of a failed run does not say failed:\n%s", page)
+	}
+}
+
+// failingDecoder names a decoder that fails on a worker: the real one,
+// failing on sentence 3.
+const failingDecoder = "failing-moses"
+
+var errDecoderTest = errors.New("decoder test: sentence 3 could not be decoded")
+
+func init() {
+	transforms.RegisterDecoder(failingDecoder, func(ctx context.Context, config string) (transforms.Decoder, error) {
+		m, err := decoder.Load(ctx, config, decoder.LoadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return failing{pipelines.NewMoses(m)}, nil
+	})
+}
+
+type failing struct{ transforms.Decoder }
+
+func (f failing) NBest(ctx context.Context, id int, src string, w feature.Weights, n int) ([]transforms.Hypothesis, error) {
+	if id == 3 {
+		return nil, errDecoderTest
+	}
+	return f.Decoder.NBest(ctx, id, src, w, n)
+}
+
+// TestPipelineErrorCause: an error raised on a worker reaches the caller
+// as one line holding the DoFn's own error, with the runner's whole report
+// in Detail.
+func TestPipelineErrorCause(t *testing.T) {
+	d := smallDemo(t)
+	o := options(d, t.TempDir())
+	o.Epochs, o.Decoder = 1, failingDecoder
+	_, err := pipelines.Run(context.Background(), o)
+	var pe *pipelines.PipelineError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T), want a *PipelineError", err, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, errDecoderTest.Error()) || !strings.HasPrefix(msg, "pipelines: epoch 1 failed: ") {
+		t.Fatalf("error %q: want one line naming the epoch and the decoder's error", msg)
+	}
+	if len(msg) > 400 {
+		t.Errorf("error is %d bytes long", len(msg))
+	}
+	if len(pe.Detail()) <= len(msg) || !strings.Contains(pe.Detail(), errDecoderTest.Error()) {
+		t.Errorf("Detail (%d bytes) is not the runner's report", len(pe.Detail()))
+	}
+	t.Logf("error: %s\n(report: %d bytes)", msg, len(pe.Detail()))
+}
+
+func TestCause(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"plain error", "plain error"},
+		{"job failed:\nstage x\n\tcaused by:\nsource failed\n\tcaused by:\nDoFn[UID:1, Name: a.B] failed:\ntransforms: shard 0: bad\n", "transforms: shard 0: bad"},
+		{"x\n\tcaused by:\npanic: boom\ngoroutine 7 [running]:\nmain.f()", "panic: boom"},
+		{"  \n\n", ""},
+	} {
+		if got := pipelines.Cause(fmt.Errorf("%s", tt.in)); got != tt.want {
+			t.Errorf("Cause(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

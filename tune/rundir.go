@@ -1,0 +1,186 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mtune/mtune/io/storage"
+)
+
+// RunDir is a run's output folder (local or gs://, DESIGN.md §6), held
+// under its lease for as long as it is open: no other process writes it
+// meanwhile.
+type RunDir struct {
+	// Root is the folder.
+	Root  string
+	lease *Lease
+}
+
+// LeaseName is the lease file of a run folder.
+const LeaseName = "lease"
+
+// Paths of the run folder (DESIGN.md §6).
+
+// Manifest is manifest.json: command line, inputs and checksums, status.
+func (d *RunDir) Manifest() string { return storage.Join(d.Root, "manifest.json") }
+
+// Metrics is metrics.jsonl: one line per epoch.
+func (d *RunDir) Metrics() string { return storage.Join(d.Root, "metrics.jsonl") }
+
+// Report is report.html.
+func (d *RunDir) Report() string { return storage.Join(d.Root, "report.html") }
+
+// Log is run.log: what the runner printed of a failed pipeline, in full.
+func (d *RunDir) Log() string { return storage.Join(d.Root, "run.log") }
+
+// Epoch is epochs/NNN of 1-based epoch n.
+func (d *RunDir) Epoch(n int) string { return EpochDir(d.Root, n) }
+
+// EpochDir returns root/epochs/NNN of 1-based epoch n.
+func EpochDir(root string, n int) string {
+	return storage.Join(root, "epochs", fmt.Sprintf("%03d", n))
+}
+
+// OpenOptions say how OpenRunDir treats a folder that holds files already.
+type OpenOptions struct {
+	// Resume continues the run in the folder: its files are kept, and the
+	// temporary files of writes a killed run left behind are removed.
+	Resume bool
+	// Overwrite accepts a folder that holds files: the caller removes them
+	// with Clear once it has checked its inputs, so that a bad command line
+	// does not destroy the earlier run.
+	Overwrite bool
+	// Lease configures the folder's lease (owner, lifetime).
+	Lease LeaseOptions
+}
+
+// ErrNotEmpty is returned, wrapped, by OpenRunDir for a folder that holds
+// files when neither Resume nor Overwrite is set.
+var ErrNotEmpty = errors.New("folder is not empty")
+
+// OpenRunDir takes the lease of the run folder root (a *BusyError if
+// another process holds it) and readies the folder: with o.Resume the
+// temporary files of killed writes are removed; with o.Overwrite its files
+// are accepted, for the caller to Clear; with neither, a folder holding any
+// file is refused (ErrNotEmpty), so that two runs never mix in one folder.
+// The caller must Close the RunDir.
+func OpenRunDir(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
+	if o.Resume && o.Overwrite {
+		return nil, errors.New("tune: resume and overwrite exclude each other")
+	}
+	if root == "" {
+		return nil, errors.New("tune: no output folder")
+	}
+	l, err := AcquireLease(ctx, storage.Join(root, LeaseName), o.Lease)
+	if err != nil {
+		return nil, err
+	}
+	d := &RunDir{Root: root, lease: l}
+	if err := d.ready(ctx, o); err != nil {
+		d.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return d, nil
+}
+
+// ready empties, tidies or checks the folder as o says.
+func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
+	others, err := d.files(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.Overwrite:
+		return nil
+	case o.Resume:
+		if _, err := storage.RemoveTemps(d.Root); err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
+		return nil
+	case len(others) > 0:
+		rel := strings.TrimPrefix(strings.TrimPrefix(others[0], d.Root), "/")
+		return fmt.Errorf("tune: %s holds %d files of an earlier run (%s, …): give --resume to continue that run or --overwrite to remove them first: %w",
+			d.Root, len(others), rel, ErrNotEmpty)
+	}
+	return nil
+}
+
+// files returns every file of the folder but the lease.
+func (d *RunDir) files(ctx context.Context) ([]string, error) {
+	files, err := storage.Walk(ctx, d.Root)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	lease := storage.Join(d.Root, LeaseName)
+	out := files[:0]
+	for _, f := range files {
+		if f != lease {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// Clear removes every file of the folder but the lease and those under
+// the sub-folders keep names (relative to Root: the run's own inputs, such
+// as the demo model); locally the emptied sub-folders go too.
+func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
+	kept := func(p string) bool {
+		for _, k := range keep {
+			k = storage.Join(d.Root, k)
+			if p == k || strings.HasPrefix(p, strings.TrimSuffix(k, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	if storage.IsGCS(d.Root) {
+		files, err := d.files(ctx)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if !kept(f) {
+				if err := storage.Remove(ctx, f); err != nil {
+					return fmt.Errorf("tune: %w", err)
+				}
+			}
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(d.Root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("tune: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(d.Root, name)
+		if name == LeaseName || strings.HasPrefix(name, "."+LeaseName+".") || kept(p) {
+			continue // the lease and its lock file; kept inputs
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
+	}
+	return nil
+}
+
+// Hold keeps the folder's lease renewed until Close and returns a context
+// that is cancelled if the lease is lost (see Lease.Hold).
+func (d *RunDir) Hold(ctx context.Context) context.Context { return d.lease.Hold(ctx) }
+
+// Lease returns the folder's lease.
+func (d *RunDir) Lease() *Lease { return d.lease }
+
+// Close releases the folder's lease.
+func (d *RunDir) Close(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return d.lease.Release(ctx)
+}
