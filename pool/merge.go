@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -20,6 +21,11 @@ type merger struct {
 	readers []*nbest.Reader
 	closers []io.Closer
 	heads   []mergeHead
+	// The dense layout of the first file that had a line, and that file:
+	// every file must have it.
+	layout     []feature.Group
+	layoutFile int
+	checked    []bool
 }
 
 type mergeHead struct {
@@ -44,6 +50,8 @@ func openMerger(ctx context.Context, paths []string, idx *feature.Index) (*merge
 		m.readers = append(m.readers, nbest.NewReader(rc, p, idx))
 	}
 	m.heads = make([]mergeHead, len(paths))
+	m.checked = make([]bool, len(paths))
+	m.layoutFile = -1
 	for i := range m.heads {
 		m.heads[i].prev = -1
 		if err := m.advance(i); err != nil {
@@ -63,6 +71,16 @@ func (m *merger) advance(i int) error {
 	}
 	if err != nil {
 		return err
+	}
+	if !m.checked[i] {
+		m.checked[i] = true
+		g := m.readers[i].Groups()
+		if m.layoutFile < 0 {
+			m.layout, m.layoutFile = g, i
+		} else if !sameGroups(g, m.layout) {
+			return fmt.Errorf("pool: %s has the dense features %s, %s has %s: the lists must come from one model",
+				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
+		}
 	}
 	if id <= h.prev {
 		return fmt.Errorf("pool: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
@@ -99,6 +117,21 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 		}
 	}
 	return sent, hyps, true, nil
+}
+
+// groupsString formats groups as "d (7), lm (2)", or "none".
+func groupsString(groups []feature.Group) string {
+	if len(groups) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", g.Label, g.Len)
+	}
+	return b.String()
 }
 
 // groups returns the dense feature groups the files have shown so far, in
