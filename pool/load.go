@@ -70,26 +70,27 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, o
 // Walk streams the n-best files at paths sentence by sentence, in
 // increasing id order, calling fn with each sentence's hypotheses pooled
 // across the files without duplicates (see Load). It holds one sentence's
-// lists in memory.
-func Walk(ctx context.Context, paths []string, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis) error) error {
+// lists in memory. At the end it returns the dense feature groups the
+// files hold.
+func Walk(ctx context.Context, paths []string, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
 	m, err := openMerger(ctx, paths, idx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer m.Close()
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		sent, hyps, ok, err := m.next()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
-			return nil
+			return m.groups(), nil
 		}
 		if err := fn(sent, dedup(sent, hyps)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }

@@ -59,7 +59,11 @@ func rerankCommand() command {
 					_, err := fmt.Fprintln(out, target)
 					return err
 				}
-				err = pool.Walk(ctx, nbests, idx, func(sent int, hyps []nbest.Hypothesis) error {
+				var lf listFeatures
+				lf.groups, err = pool.Walk(ctx, nbests, idx, func(sent int, hyps []nbest.Hypothesis) error {
+					for _, h := range hyps {
+						lf.add(h.Features)
+					}
 					for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
 						missing++
 						if err := emit(""); err != nil {
@@ -75,6 +79,9 @@ func rerankCommand() command {
 					return emit(hyps[best].Target)
 				})
 				if err != nil {
+					return err
+				}
+				if err := checkWeightsMatch(*weightsPath, set, &lf, nbests); err != nil {
 					return err
 				}
 				if sc != nil {

@@ -110,7 +110,17 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if len(lists) == 0 {
 		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
 	}
-	if set == nil {
+	if set != nil {
+		lf := listFeatures{groups: groups}
+		for _, l := range lists {
+			for _, h := range l.Hyps {
+				lf.add(h.Features)
+			}
+		}
+		if err := checkWeightsMatch(o.init, set, &lf, o.nbests); err != nil {
+			return err
+		}
+	} else {
 		set = weights.NewSet(idx)
 		n := len(feature.GroupNames(groups))
 		for _, name := range feature.GroupNames(groups) {
