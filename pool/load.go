@@ -30,7 +30,7 @@ func (o Options) threads() int {
 // with sc. It returns one List per sentence in increasing id order and the
 // dense feature groups the files hold. Feature names are interned in idx.
 func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, opts Options) ([]List, []feature.Group, error) {
-	m, err := openMerger(ctx, paths, idx)
+	m, err := openMerger(ctx, paths, idx, sc.Len())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,8 +72,13 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, o
 // across the files without duplicates (see Load). It holds one sentence's
 // lists in memory. At the end it returns the dense feature groups the
 // files hold.
-func Walk(ctx context.Context, paths []string, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
-	m, err := openMerger(ctx, paths, idx)
+//
+// sentences, when positive, is the number of sentences of the tuning set
+// (the references'): a larger id is an error wrapping ErrSentenceID. When
+// it is 0 the ids must be 0, 1, 2, … without gaps, as nothing else bounds
+// them.
+func Walk(ctx context.Context, paths []string, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
+	m, err := openMerger(ctx, paths, idx, sentences)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,12 @@ type merger struct {
 	readers []*nbest.Reader
 	closers []io.Closer
 	heads   []mergeHead
+	// sentences bounds the ids: when positive, ids must be below it (the
+	// references' count); when 0, each sentence's id must equal the number
+	// of sentences before it, so that a list cannot ask for lines the
+	// caller cannot check.
+	sentences int
+	returned  int // sentences next returned
 	// The dense layout of the first file that had a line, and that file:
 	// every file must have it.
 	layout     []feature.Group
@@ -35,11 +41,15 @@ type mergeHead struct {
 	prev int // id of the previous sentence, -1 at the start
 }
 
-func openMerger(ctx context.Context, paths []string, idx *feature.Index) (*merger, error) {
+// ErrSentenceID marks a sentence id out of the range the references (or,
+// without them, the sentences before it) allow.
+var ErrSentenceID = errors.New("sentence id out of range")
+
+func openMerger(ctx context.Context, paths []string, idx *feature.Index, sentences int) (*merger, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("pool: no n-best files")
 	}
-	m := &merger{paths: paths}
+	m := &merger{paths: paths, sentences: sentences}
 	for _, p := range paths {
 		rc, err := storage.Open(ctx, p)
 		if err != nil {
@@ -82,9 +92,14 @@ func (m *merger) advance(i int) error {
 				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
 		}
 	}
+	line := m.readers[i].SentenceLine()
 	if id <= h.prev {
 		return fmt.Errorf("pool: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
-			m.paths[i], m.readers[i].Line(), id, h.prev)
+			m.paths[i], line, id, h.prev)
+	}
+	if m.sentences > 0 && id >= m.sentences {
+		return fmt.Errorf("pool: %s:%d: %w: sentence %d, but the references have %d sentences (ids 0 to %d)",
+			m.paths[i], line, ErrSentenceID, id, m.sentences, m.sentences-1)
 	}
 	h.id, h.hyps, h.prev = id, hyps, id
 	return nil
@@ -102,6 +117,15 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 	if sent < 0 {
 		return 0, nil, false, nil
 	}
+	if m.sentences == 0 && sent != m.returned {
+		for i, h := range m.heads {
+			if !h.done && h.id == sent {
+				return 0, nil, false, fmt.Errorf("pool: %s:%d: %w: sentence %d follows %d distinct sentences (ids must run from 0 without gaps unless the number of sentences is known)",
+					m.paths[i], m.readers[i].SentenceLine(), ErrSentenceID, sent, m.returned)
+			}
+		}
+	}
+	m.returned++
 	for i := range m.heads {
 		h := &m.heads[i]
 		if h.done || h.id != sent {

@@ -93,3 +93,52 @@ func TestCutNbestList(t *testing.T) {
 		t.Errorf("lists with two layouts: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestRerankSentenceIDs checks rerank's bound on sentence ids: the
+// references' count with -r, otherwise ids 0, 1, 2, … without gaps. A list
+// whose only id was 2000000000 used to write 2 GB of blank lines.
+func TestRerankSentenceIDs(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	tmp := t.TempDir()
+	weights := filepath.Join(tmp, "w")
+	if err := os.WriteFile(weights, []byte("LM0= 1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "reference") // 100 sentences
+	cases := []struct {
+		name   string
+		list   string
+		ref    bool
+		want   string // in stderr; "" means success
+		outLen int    // lines of stdout on success
+	}{
+		{"huge id without -r", "2000000000 ||| a ||| LM0= -1 ||| -1\n", false, "huge-id-without--r:1: sentence id out of range: sentence 2000000000 follows 0 distinct sentences", 0},
+		{"huge id with -r", "0 ||| a ||| LM0= -1 ||| -1\n\n2000000000 ||| a ||| LM0= -1 ||| -1\n", true, "huge-id-with--r:3: sentence id out of range: sentence 2000000000, but the references have 100 sentences", 0},
+		{"id 100 with -r", "100 ||| a ||| LM0= -1 ||| -1\n", true, "id-100-with--r:1:", 0},
+		{"gap without -r", "0 ||| a ||| LM0= -1 ||| -1\n2 ||| a ||| LM0= -1 ||| -1\n", false, "give the references with -r", 0},
+		{"gap with -r", "0 ||| a ||| LM0= -1 ||| -1\n2 ||| a ||| LM0= -1 ||| -1\n", true, "", 100},
+		{"no gap without -r", "0 ||| a ||| LM0= -1 ||| -1\n1 ||| a ||| LM0= -1 ||| -1\n", false, "", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			list := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
+			if err := os.WriteFile(list, []byte(tc.list), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"rerank", "--weights", weights, "--nbest", list}
+			if tc.ref {
+				args = append(args, "-r", ref)
+			}
+			code, out, errOut := mtune(t, "", args...)
+			if tc.want == "" {
+				if code != 0 || strings.Count(out, "\n") != tc.outLen {
+					t.Fatalf("exit %d, %d lines, stderr %q; want %d lines", code, strings.Count(out, "\n"), errOut, tc.outLen)
+				}
+				return
+			}
+			if code == 0 || !strings.Contains(errOut, tc.want) || len(out) > 0 {
+				t.Fatalf("exit %d, %d bytes of output, stderr %q; want an error with %q", code, len(out), errOut, tc.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -60,7 +61,11 @@ func rerankCommand() command {
 					return err
 				}
 				var lf listFeatures
-				lf.groups, err = pool.Walk(ctx, nbests, idx, func(sent int, hyps []nbest.Hypothesis) error {
+				sentences := 0 // without references, ids must run 0, 1, 2, …
+				if sc != nil {
+					sentences = sc.Len()
+				}
+				lf.groups, err = pool.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
 					for _, h := range hyps {
 						lf.add(h.Features)
 					}
@@ -78,6 +83,9 @@ func rerankCommand() command {
 					}
 					return emit(hyps[best].Target)
 				})
+				if errors.Is(err, pool.ErrSentenceID) && sc == nil {
+					return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
+				}
 				if err != nil {
 					return err
 				}

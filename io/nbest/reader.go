@@ -60,6 +60,7 @@ type Reader struct {
 	havePending bool
 	seen        map[int]struct{}
 	lastLine    int // line of the hypothesis last returned by Read
+	sentLine    int // line of the first hypothesis ReadSentence last returned
 }
 
 type groupState struct {
@@ -93,6 +94,10 @@ func (r *Reader) Groups() []feature.Group {
 
 // Line returns the line number of the hypothesis Read last returned.
 func (r *Reader) Line() int { return r.lastLine }
+
+// SentenceLine returns the line number of the first hypothesis of the
+// sentence ReadSentence last returned.
+func (r *Reader) SentenceLine() int { return r.sentLine }
 
 // Read returns the next hypothesis. At the end of the input it returns
 // io.EOF. Malformed lines give a *ParseError; errors are sticky.
@@ -128,6 +133,7 @@ func (r *Reader) ReadSentence() (id int, hyps []Hypothesis, err error) {
 		return 0, nil, err
 	}
 	id = first.Sentence
+	r.sentLine = r.lastLine
 	if r.seen == nil {
 		r.seen = make(map[int]struct{})
 	}
