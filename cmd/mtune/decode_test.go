@@ -75,3 +75,28 @@ func TestDecodeSparseWeightsWithoutFlag(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+// TestDecodeNameValueWeights gives decode --weights as "name value" lines,
+// the weights file tune-nbest writes for a cdec or Joshua list: it decodes
+// as the same weights in Moses' format do, with no sparse warning.
+func TestDecodeNameValueWeights(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	tmp := t.TempDir()
+	moses, nameValue := filepath.Join(tmp, "moses"), filepath.Join(tmp, "name-value")
+	if err := os.WriteFile(moses, []byte("KENLM0= 0.2\nWordPenalty0= 0.3\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nameValue, []byte("KENLM0_0 0.2\nWordPenalty0_0 0.3\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	in, ini := filepath.Join(dir, "to-translate.txt"), filepath.Join(dir, "moses.ini")
+	code, want, errOut := mtune(t, "", "decode", "--config", ini, "--weights", moses, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, got, errOut := mtune(t, "", "decode", "--config", ini, "--weights", nameValue, in)
+	if code != 0 || got != want || strings.Contains(errOut, "WARN") {
+		t.Fatalf("exit %d, stderr %q; output\n%s\nwant\n%s", code, errOut, got, want)
+	}
+}
