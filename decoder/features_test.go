@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +240,56 @@ func TestNBestWriterMoses(t *testing.T) {
 		if !h.Features.Equal(e.Features) || h.Score != e.Score {
 			t.Errorf("hypothesis %d reads back as %v %g", i, h.Features, h.Score)
 		}
+	}
+}
+
+// TestSparseFromWeights loads weights with sparse features but no
+// templates: with SparseFromWeights the templates they need come on, and
+// the model decodes as one loaded with those templates named; without it
+// they stay off.
+func TestSparseFromWeights(t *testing.T) {
+	sparse := writeFile(t, "pp_le,chat~the,cat 0.5\nlb_t2 -0.2\naldel_le 0.1\nOOVPenalty 1\n")
+	tests := []struct {
+		name string
+		opts LoadOptions
+		want Templates
+		none []string
+	}{
+		{"off", LoadOptions{SparseWeightsFile: sparse}, Templates{}, nil},
+		{"on", LoadOptions{SparseWeightsFile: sparse, SparseFromWeights: true},
+			Templates{PhrasePair: true, Alignment: true, LengthBins: true}, []string{"OOVPenalty"}},
+		{"adds to Sparse", LoadOptions{SparseWeightsFile: sparse, SparseFromWeights: true, Sparse: Templates{CountBins: true}},
+			Templates{PhrasePair: true, Alignment: true, CountBins: true, LengthBins: true}, []string{"OOVPenalty"}},
+		{"dense weights only", LoadOptions{WeightsFile: writeFile(t, "LM0= 0.1\n"), SparseFromWeights: true}, Templates{}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := loadSmall(t, tc.opts)
+			if m.Templates() != tc.want || !slices.Equal(m.SparseWithoutTemplate(), tc.none) {
+				t.Fatalf("templates %+v, without template %q; want %+v, %q", m.Templates(), m.SparseWithoutTemplate(), tc.want, tc.none)
+			}
+		})
+	}
+	auto := loadSmall(t, LoadOptions{SparseWeightsFile: sparse, SparseFromWeights: true})
+	named := loadSmall(t, LoadOptions{SparseWeightsFile: sparse, Sparse: Templates{PhrasePair: true, Alignment: true, LengthBins: true}})
+	for _, in := range []string{"le chat noir dort", "le chien dort"} {
+		a, err := Decode(context.Background(), auto, in, DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Decode(context.Background(), named, in, DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Best.Target != b.Best.Target || a.Best.Score != b.Best.Score {
+			t.Errorf("%q: %q %g, want %q %g", in, a.Best.Target, a.Best.Score, b.Best.Target, b.Best.Score)
+		}
+	}
+}
+
+func TestTemplatesFor(t *testing.T) {
+	got, none := TemplatesFor([]string{"pp_a~b", "lo_bm_a~b", "tu_x", "cb_1", "al_a~b", "lb_s1", "x_y", "LM0_0"})
+	if want := (Templates{true, true, true, true, true, true}); got != want || !slices.Equal(none, []string{"x_y", "LM0_0"}) {
+		t.Fatalf("TemplatesFor: %+v, %q", got, none)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,12 @@ type LoadOptions struct {
 	// Sparse switches sparse feature templates on; the zero value switches
 	// none on.
 	Sparse Templates
+	// SparseFromWeights also switches on every template that fires a
+	// feature with a non-zero sparse weight (see TemplatesFor), so that
+	// weights tuned with sparse features are not silently dropped;
+	// Model.Templates and Model.SparseWithoutTemplate report the outcome.
+	// False means Sparse alone decides.
+	SparseFromWeights bool
 	// Workers is the number of parsing goroutines of each file; zero means
 	// runtime.GOMAXPROCS(0).
 	Workers int
@@ -72,12 +79,13 @@ type Model struct {
 	dw       *dense              // the model's weights, for the search
 	pool     sync.Pool           // *searcher
 
-	search  SearchOptions
-	maxLen  int // longest source phrase looked up
-	tmpl    Templates
-	groups  []feature.Group // n-best layout: Moses' order, tuneable only
-	all     []feature.Group // every dense group, ini order
-	timings LoadStats
+	search     SearchOptions
+	maxLen     int // longest source phrase looked up
+	tmpl       Templates
+	noTemplate []string        // sparse weights no template fires (SparseFromWeights)
+	groups     []feature.Group // n-best layout: Moses' order, tuneable only
+	all        []feature.Group // every dense group, ini order
+	timings    LoadStats
 }
 
 // LoadStats reports what Load did.
@@ -150,6 +158,11 @@ func Load(ctx context.Context, iniPath string, opts LoadOptions) (*Model, error)
 	}
 	if err := m.loadWeights(ctx, opts); err != nil {
 		return nil, err
+	}
+	if opts.SparseFromWeights {
+		var need Templates
+		need, m.noTemplate = TemplatesFor(m.sparseWeightNames())
+		m.tmpl = m.tmpl.Or(need)
 	}
 	if err := m.loadTables(ctx, opts); err != nil {
 		return nil, err
@@ -266,6 +279,27 @@ func newModel(cfg *model.Config, idx *feature.Index, opts LoadOptions) (*Model, 
 	}
 	return m, nil
 }
+
+// sparseWeightNames returns the names of the features with a non-zero
+// weight that are not the model's dense features, sorted.
+func (m *Model) sparseWeightNames() []string {
+	var out []string
+	for id, x := range m.weights {
+		if x != 0 && !m.isDense[feature.ID(id)] {
+			out = append(out, m.index.Name(feature.ID(id)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Templates returns the sparse feature templates the model fires.
+func (m *Model) Templates() Templates { return m.tmpl }
+
+// SparseWithoutTemplate returns, when the model was loaded with
+// SparseFromWeights, the names of the features with a non-zero sparse
+// weight that no template fires (so their weights have no effect), sorted.
+func (m *Model) SparseWithoutTemplate() []string { return slices.Clone(m.noTemplate) }
 
 // loadWeights takes the ini's weights and the weights files.
 func (m *Model) loadWeights(ctx context.Context, opts LoadOptions) error {

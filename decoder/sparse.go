@@ -47,6 +47,47 @@ type Templates struct {
 // templateNames are the short names ParseTemplates accepts, in order.
 var templateNames = []string{"pt", "al", "lo", "tu", "cb", "lb"}
 
+// templatePrefixes maps the name prefixes of the templates' features to
+// the template that fires them.
+var templatePrefixes = []struct {
+	prefix string
+	set    func(*Templates)
+}{
+	{"pp_", func(t *Templates) { t.PhrasePair = true }},
+	{"al_", func(t *Templates) { t.Alignment = true }},
+	{"aldel_", func(t *Templates) { t.Alignment = true }},
+	{"lo_", func(t *Templates) { t.Reordering = true }},
+	{"tu_", func(t *Templates) { t.TargetUnaligned = true }},
+	{"cb_", func(t *Templates) { t.CountBins = true }},
+	{"lb_", func(t *Templates) { t.LengthBins = true }},
+}
+
+// TemplatesFor returns the templates that fire the named sparse features,
+// told by the prefix of their names (pp_, al_ and aldel_, lo_, tu_, cb_,
+// lb_), and the names that belong to no template, in their order.
+func TemplatesFor(names []string) (t Templates, none []string) {
+	for _, n := range names {
+		found := false
+		for _, p := range templatePrefixes {
+			if strings.HasPrefix(n, p.prefix) {
+				p.set(&t)
+				found = true
+				break
+			}
+		}
+		if !found {
+			none = append(none, n)
+		}
+	}
+	return t, none
+}
+
+// Or returns the templates switched on in t or in u.
+func (t Templates) Or(u Templates) Templates {
+	return Templates{t.PhrasePair || u.PhrasePair, t.Alignment || u.Alignment, t.Reordering || u.Reordering,
+		t.TargetUnaligned || u.TargetUnaligned, t.CountBins || u.CountBins, t.LengthBins || u.LengthBins}
+}
+
 // ParseTemplates switches on the templates named in names: pt, al, lo, tu,
 // cb, lb (see Templates), or "all"; each element may itself be a
 // comma-separated list. Unknown names are an error.

@@ -3,6 +3,7 @@ package learner
 import (
 	"context"
 	"encoding"
+	"errors"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/pool"
@@ -55,4 +56,25 @@ type Online interface {
 	Apply(g feature.Vector)
 	// Updates returns the number of updates applied so far.
 	Updates() int
+}
+
+// ErrNoFeatures is the error of Learn on lists in which no hypothesis has
+// a non-zero feature: every weight vector scores them alike, so there is
+// nothing to tune.
+var ErrNoFeatures = errors.New("no hypothesis of the n-best lists has a non-zero feature: nothing to tune")
+
+// CheckLists returns ErrNoFeatures if no hypothesis of lists has a
+// non-zero feature (which includes lists with no hypotheses at all).
+// Every Learn calls it first.
+func CheckLists(lists []pool.List) error {
+	for _, l := range lists {
+		for _, h := range l.Hyps {
+			for _, x := range h.Features.Vals {
+				if x != 0 {
+					return nil
+				}
+			}
+		}
+	}
+	return ErrNoFeatures
 }

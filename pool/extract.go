@@ -29,7 +29,7 @@ type ExtractResult struct {
 func Extract(ctx context.Context, paths []string, sc *Scorer, featPath, scorePath string, opts Options) (ExtractResult, error) {
 	var res ExtractResult
 	idx := feature.NewIndex()
-	m, err := openMerger(ctx, paths, idx)
+	m, err := openMerger(ctx, paths, idx, sc.Len())
 	if err != nil {
 		return res, err
 	}

@@ -30,7 +30,7 @@ func (o Options) threads() int {
 // with sc. It returns one List per sentence in increasing id order and the
 // dense feature groups the files hold. Feature names are interned in idx.
 func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, opts Options) ([]List, []feature.Group, error) {
-	m, err := openMerger(ctx, paths, idx)
+	m, err := openMerger(ctx, paths, idx, sc.Len())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,26 +70,32 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, o
 // Walk streams the n-best files at paths sentence by sentence, in
 // increasing id order, calling fn with each sentence's hypotheses pooled
 // across the files without duplicates (see Load). It holds one sentence's
-// lists in memory.
-func Walk(ctx context.Context, paths []string, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis) error) error {
-	m, err := openMerger(ctx, paths, idx)
+// lists in memory. At the end it returns the dense feature groups the
+// files hold.
+//
+// sentences, when positive, is the number of sentences of the tuning set
+// (the references'): a larger id is an error wrapping ErrSentenceID. When
+// it is 0 the ids must be 0, 1, 2, … without gaps, as nothing else bounds
+// them.
+func Walk(ctx context.Context, paths []string, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
+	m, err := openMerger(ctx, paths, idx, sentences)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer m.Close()
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		sent, hyps, ok, err := m.next()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
-			return nil
+			return m.groups(), nil
 		}
 		if err := fn(sent, dedup(sent, hyps)); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -20,6 +21,17 @@ type merger struct {
 	readers []*nbest.Reader
 	closers []io.Closer
 	heads   []mergeHead
+	// sentences bounds the ids: when positive, ids must be below it (the
+	// references' count); when 0, each sentence's id must equal the number
+	// of sentences before it, so that a list cannot ask for lines the
+	// caller cannot check.
+	sentences int
+	returned  int // sentences next returned
+	// The dense layout of the first file that had a line, and that file:
+	// every file must have it.
+	layout     []feature.Group
+	layoutFile int
+	checked    []bool
 }
 
 type mergeHead struct {
@@ -29,11 +41,15 @@ type mergeHead struct {
 	prev int // id of the previous sentence, -1 at the start
 }
 
-func openMerger(ctx context.Context, paths []string, idx *feature.Index) (*merger, error) {
+// ErrSentenceID marks a sentence id out of the range the references (or,
+// without them, the sentences before it) allow.
+var ErrSentenceID = errors.New("sentence id out of range")
+
+func openMerger(ctx context.Context, paths []string, idx *feature.Index, sentences int) (*merger, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("pool: no n-best files")
 	}
-	m := &merger{paths: paths}
+	m := &merger{paths: paths, sentences: sentences}
 	for _, p := range paths {
 		rc, err := storage.Open(ctx, p)
 		if err != nil {
@@ -44,6 +60,8 @@ func openMerger(ctx context.Context, paths []string, idx *feature.Index) (*merge
 		m.readers = append(m.readers, nbest.NewReader(rc, p, idx))
 	}
 	m.heads = make([]mergeHead, len(paths))
+	m.checked = make([]bool, len(paths))
+	m.layoutFile = -1
 	for i := range m.heads {
 		m.heads[i].prev = -1
 		if err := m.advance(i); err != nil {
@@ -64,9 +82,24 @@ func (m *merger) advance(i int) error {
 	if err != nil {
 		return err
 	}
+	if !m.checked[i] {
+		m.checked[i] = true
+		g := m.readers[i].Groups()
+		if m.layoutFile < 0 {
+			m.layout, m.layoutFile = g, i
+		} else if !sameGroups(g, m.layout) {
+			return fmt.Errorf("pool: %s has the dense features %s, %s has %s: the lists must come from one model",
+				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
+		}
+	}
+	line := m.readers[i].SentenceLine()
 	if id <= h.prev {
 		return fmt.Errorf("pool: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
-			m.paths[i], m.readers[i].Line(), id, h.prev)
+			m.paths[i], line, id, h.prev)
+	}
+	if m.sentences > 0 && id >= m.sentences {
+		return fmt.Errorf("pool: %s:%d: %w: sentence %d, but the references have %d sentences (ids 0 to %d)",
+			m.paths[i], line, ErrSentenceID, id, m.sentences, m.sentences-1)
 	}
 	h.id, h.hyps, h.prev = id, hyps, id
 	return nil
@@ -84,6 +117,15 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 	if sent < 0 {
 		return 0, nil, false, nil
 	}
+	if m.sentences == 0 && sent != m.returned {
+		for i, h := range m.heads {
+			if !h.done && h.id == sent {
+				return 0, nil, false, fmt.Errorf("pool: %s:%d: %w: sentence %d follows %d distinct sentences (ids must run from 0 without gaps unless the number of sentences is known)",
+					m.paths[i], m.readers[i].SentenceLine(), ErrSentenceID, sent, m.returned)
+			}
+		}
+	}
+	m.returned++
 	for i := range m.heads {
 		h := &m.heads[i]
 		if h.done || h.id != sent {
@@ -99,6 +141,21 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 		}
 	}
 	return sent, hyps, true, nil
+}
+
+// groupsString formats groups as "d (7), lm (2)", or "none".
+func groupsString(groups []feature.Group) string {
+	if len(groups) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", g.Label, g.Len)
+	}
+	return b.String()
 }
 
 // groups returns the dense feature groups the files have shown so far, in

@@ -220,7 +220,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no files", nil, "no n-best files"},
 		{"missing file", []string{filepath.Join(dir, "absent")}, "absent"},
-		{"id past the references", []string{write("far", "0 ||| a ||| LM0= -1 ||| -1\n5 ||| a ||| LM0= -1 ||| -1\n")}, "sentence id 5 out of range"},
+		{"id past the references", []string{write("far", "0 ||| a ||| LM0= -1 ||| -1\n\n5 ||| a ||| LM0= -1 ||| -1\n")}, "far:3: sentence id out of range: sentence 5, but the references have 2 sentences"},
+		{"huge id", []string{write("huge", "2000000000 ||| a ||| LM0= -1 ||| -1\n")}, "huge:1: sentence id out of range: sentence 2000000000"},
 		{"decreasing ids", []string{write("dec", "1 ||| a ||| LM0= -1 ||| -1\n0 ||| a ||| LM0= -1 ||| -1\n")}, "dec:2: sentence 0 comes after sentence 1"},
 		{"malformed line", []string{write("bad", "0 ||| a ||| LM0= x ||| -1\n")}, "bad:1"},
 		{"truncated gzip", []string{truncated}, "trunc.gz"},

@@ -4,6 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
@@ -77,4 +80,82 @@ func readWeights(ctx context.Context, path, sparsePath string, idx *feature.Inde
 		return nil, fmt.Errorf("%s: weights must be finite numbers", path)
 	}
 	return set, nil
+}
+
+// listFeatures records the features n-best lists hold: those with a
+// non-zero value in some hypothesis and every component of their dense
+// groups (which may be zero throughout, as Moses' first distortion score).
+type listFeatures struct {
+	ids    []bool // by feature id
+	groups []feature.Group
+}
+
+func (l *listFeatures) add(v feature.Vector) {
+	for _, id := range v.IDs {
+		if int(id) >= len(l.ids) {
+			l.ids = append(l.ids, make([]bool, int(id)+1-len(l.ids))...)
+		}
+		l.ids[id] = true
+	}
+}
+
+func (l *listFeatures) has(idx *feature.Index, id feature.ID) bool {
+	if int(id) < len(l.ids) && l.ids[id] {
+		return true
+	}
+	label, i, ok := feature.SplitDenseName(idx.Name(id))
+	if !ok {
+		return false
+	}
+	for _, g := range l.groups {
+		if g.Label == label && i < g.Len {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNamesInWarning bounds how many feature names a warning lists.
+const maxNamesInWarning = 20
+
+// checkWeightsMatch checks the weights read from path against the features
+// of the n-best lists nbests: an error when none of the weights' features
+// (the groups' components and the non-zero others) is in the lists, as
+// every hypothesis would then score 0, and a warning naming those that are
+// not when only some are.
+func checkWeightsMatch(path string, set *weights.Set, lf *listFeatures, nbests []string) error {
+	named := map[feature.ID]bool{}
+	for _, name := range feature.GroupNames(set.Groups) {
+		named[set.Index.ID(name)] = true
+	}
+	for id, x := range set.Weights {
+		if x != 0 {
+			named[feature.ID(id)] = true
+		}
+	}
+	var missing []string
+	for id := range named {
+		if !lf.has(set.Index, id) {
+			missing = append(missing, set.Index.Name(id))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	if len(missing) == len(named) {
+		return fmt.Errorf("no feature of the weights in %s is in the n-best lists %v (weights for %s): check that they belong to the same model",
+			path, nbests, namesForMessage(missing))
+	}
+	slog.Warn("weights for features the n-best lists do not have", "weights", path, "count", len(missing), "names", namesForMessage(missing))
+	return nil
+}
+
+// namesForMessage joins names with spaces, at most maxNamesInWarning of
+// them.
+func namesForMessage(names []string) string {
+	if len(names) <= maxNamesInWarning {
+		return strings.Join(names, " ")
+	}
+	return fmt.Sprintf("%s … (%d more)", strings.Join(names[:maxNamesInWarning], " "), len(names)-maxNamesInWarning)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func decodeCommand() command {
 				if (*nb > 0) != (*nbOut != "") {
 					return usagef("--nbest and --nbest-out go together")
 				}
-				opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath}
+				opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath, SparseFromWeights: true}
 				if *sparse != "" {
 					t, err := decoder.ParseTemplates(strings.Split(*sparse, ",")...)
 					if err != nil {
@@ -62,6 +63,12 @@ func decodeCommand() command {
 					return err
 				}
 				loaded := time.Since(start)
+				if t := m.Templates(); t != opts.Sparse {
+					slog.Info("decode: the weights have sparse features: switched on their templates", "sparse", strings.Join(t.Names(), ","))
+				}
+				if none := m.SparseWithoutTemplate(); len(none) > 0 {
+					slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
+				}
 				return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
 			}
 		},
@@ -84,6 +91,7 @@ func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb
 		lists = m.NewNBestWriter(nbw)
 	}
 	start := time.Now()
+	prog := newProgress(a.stderr, len(input), time.Now)
 	const chunk = 256
 	for lo := 0; lo < len(input); lo += chunk {
 		hi := min(lo+chunk, len(input))
@@ -108,6 +116,7 @@ func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb
 				return lists.Error()
 			}
 		}
+		prog.update(hi)
 	}
 	if err := out.Flush(); err != nil {
 		return err
@@ -121,4 +130,40 @@ func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb
 	slog.Info("decode", "sentences", len(input), "load_s", fmt.Sprintf("%.2f", loaded.Seconds()),
 		"decode_s", fmt.Sprintf("%.2f", secs), "sent_per_s", fmt.Sprintf("%.1f", float64(len(input))/max(secs, 1e-9)))
 	return nil
+}
+
+// progressInterval is how long a run lasts before progress shows, and the
+// time between two progress lines.
+const progressInterval = 5 * time.Second
+
+// progress prints how far a long run is: sentences done, sentences a
+// second and the time left, one line at most every progressInterval, and
+// nothing for a run shorter than that.
+type progress struct {
+	w     io.Writer
+	now   func() time.Time
+	total int
+	start time.Time
+	last  time.Time
+}
+
+func newProgress(w io.Writer, total int, now func() time.Time) *progress {
+	t := now()
+	return &progress{w: w, now: now, total: total, start: t, last: t}
+}
+
+// update reports that done sentences are translated.
+func (p *progress) update(done int) {
+	t := p.now()
+	if t.Sub(p.last) < progressInterval || done >= p.total {
+		return
+	}
+	p.last = t
+	secs := t.Sub(p.start).Seconds()
+	rate := float64(done) / secs
+	eta := "unknown"
+	if rate > 0 {
+		eta = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "decode: %d/%d sentences, %.1f sentences/s, %s left\n", done, p.total, rate, eta)
 }

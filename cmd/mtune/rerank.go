@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -59,7 +60,15 @@ func rerankCommand() command {
 					_, err := fmt.Fprintln(out, target)
 					return err
 				}
-				err = pool.Walk(ctx, nbests, idx, func(sent int, hyps []nbest.Hypothesis) error {
+				var lf listFeatures
+				sentences := 0 // without references, ids must run 0, 1, 2, …
+				if sc != nil {
+					sentences = sc.Len()
+				}
+				lf.groups, err = pool.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
+					for _, h := range hyps {
+						lf.add(h.Features)
+					}
 					for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
 						missing++
 						if err := emit(""); err != nil {
@@ -74,7 +83,13 @@ func rerankCommand() command {
 					}
 					return emit(hyps[best].Target)
 				})
+				if errors.Is(err, pool.ErrSentenceID) && sc == nil {
+					return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
+				}
 				if err != nil {
+					return err
+				}
+				if err := checkWeightsMatch(*weightsPath, set, &lf, nbests); err != nil {
 					return err
 				}
 				if sc != nil {

@@ -116,14 +116,31 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if len(lists) == 0 {
 		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
 	}
-	if set == nil {
+	if set != nil {
+		lf := listFeatures{groups: groups}
+		for _, l := range lists {
+			for _, h := range l.Hyps {
+				lf.add(h.Features)
+			}
+		}
+		if err := checkWeightsMatch(o.init, set, &lf, o.nbests); err != nil {
+			return err
+		}
+	} else {
 		set = weights.NewSet(idx)
 		n := len(feature.GroupNames(groups))
 		for _, name := range feature.GroupNames(groups) {
 			set.SetValue(name, 1/float64(n))
 		}
 	}
-	set.Groups = mergeGroups(set.Groups, groups)
+	if len(groups) == 0 {
+		// A cdec or Joshua list ("name=value" tokens only) has no dense
+		// groups: its weights are written as "name value" lines, the
+		// format those systems read, whatever layout --init had.
+		set.Groups = nil
+	} else {
+		set.Groups = mergeGroups(set.Groups, groups)
+	}
 	w := set.Weights.Clone()
 	w.Grow(idx.Len())
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
@@ -183,8 +200,19 @@ func mergeGroups(a, b []feature.Group) []feature.Group {
 
 // writeWeightsDir writes set as DIR/weights (Moses dense lines),
 // DIR/weights.sparse (the non-zero sparse weights, if any) and
-// DIR/weights.json (mtune's exact form).
+// DIR/weights.json (mtune's exact form). A set without dense groups (tuned
+// on a cdec or Joshua list) gets DIR/weights as "name value" lines, the
+// weights file of cdec and Joshua, and no DIR/weights.sparse.
 func writeWeightsDir(ctx context.Context, dir string, set *weights.Set) error {
+	if len(set.Groups) == 0 {
+		if len(set.Sparse()) == 0 {
+			return fmt.Errorf("tune-nbest: every weight is zero: nothing to write to %s", storage.Join(dir, "weights"))
+		}
+		if err := weights.Write(ctx, storage.Join(dir, "weights"), set, weights.Sparse); err != nil {
+			return err
+		}
+		return weights.Write(ctx, storage.Join(dir, "weights.json"), set, weights.JSON)
+	}
 	if err := weights.Write(ctx, storage.Join(dir, "weights"), set, weights.Moses); err != nil {
 		return err
 	}

@@ -65,10 +65,16 @@
 // decimal (hexadecimal floats are refused); NaN, infinities and values
 // that overflow float64 are errors.
 //
+// Every line must have the dense groups of the list's first line, each
+// with as many values (Moses always writes them all); otherwise a cut-off
+// line, an empty feature field or a missing group would score as if its
+// missing values were zero. cdec's and Joshua's "name=value" features, of
+// which Joshua omits the zeros, may differ from line to line.
+//
 // Malformed lines give a *ParseError with the file name, line and column,
 // wrapping ErrFieldCount, ErrBadID, ErrBadNumber, ErrNoValue,
-// ErrBadFeature or ErrInvalidUTF8. A last line cut off by the end of input
-// before its third field also wraps io.ErrUnexpectedEOF. An empty input is
+// ErrBadFeature, ErrDenseLayout or ErrInvalidUTF8. A last line cut off by
+// the end of input that is malformed also wraps io.ErrUnexpectedEOF. An empty input is
 // an empty list, not an error.
 //
 // # Writing

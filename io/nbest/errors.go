@@ -23,6 +23,11 @@ var (
 	// ErrBadFeature: a token of the feature field fits none of the
 	// feature forms, such as a value before any label or an empty name.
 	ErrBadFeature = errors.New("bad feature token")
+	// ErrDenseLayout: a line's dense groups, or their numbers of values,
+	// differ from those of the list's first line; a cut-off line or a
+	// hypothesis that lacks a feature would otherwise score as if its
+	// missing values were zero.
+	ErrDenseLayout = errors.New("dense features differ from the list's first line")
 	// ErrInvalidUTF8: a line is not valid UTF-8.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
 	// ErrNotGrouped: ReadSentence met a sentence id again after the lines

@@ -39,6 +39,9 @@ var nbestSeeds = []string{
 	"0 ||| a ||| x_y= ||| 1",
 	"0 ||| a\xff ||| = 5 ||| 1e400\n",
 	"",
+	"0 ||| a ||| d: 1 2 lm: 3 4 ||| 1\n0 ||| b ||| d: 1 2 lm: 3",
+	"0 ||| a ||| LM0= 1 ||| 1\n0 ||| b |||  ||| 1\n1 ||| c ||| LM0= 1 w: 2 ||| 1\n",
+	"0 ||| a ||| tm_pt_0=-1 OOVPenalty=-100 ||| 1\n0 ||| b ||| tm_pt_0=-0.000 ||| 1\n",
 }
 
 func FuzzReader(f *testing.F) {

@@ -2,6 +2,7 @@ package nbest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -48,12 +49,18 @@ type Reader struct {
 	byLabel map[string]int
 	touched []int // groups used on the current line
 
+	// The dense layout every line must have: the number of components of
+	// each group (by index in groups) on layoutLine, the first line read.
+	layout     []int
+	layoutLine int
+
 	// ReadSentence state.
 	pending     Hypothesis
 	pendingLine int
 	havePending bool
 	seen        map[int]struct{}
 	lastLine    int // line of the hypothesis last returned by Read
+	sentLine    int // line of the first hypothesis ReadSentence last returned
 }
 
 type groupState struct {
@@ -87,6 +94,10 @@ func (r *Reader) Groups() []feature.Group {
 
 // Line returns the line number of the hypothesis Read last returned.
 func (r *Reader) Line() int { return r.lastLine }
+
+// SentenceLine returns the line number of the first hypothesis of the
+// sentence ReadSentence last returned.
+func (r *Reader) SentenceLine() int { return r.sentLine }
 
 // Read returns the next hypothesis. At the end of the input it returns
 // io.EOF. Malformed lines give a *ParseError; errors are sticky.
@@ -122,6 +133,7 @@ func (r *Reader) ReadSentence() (id int, hyps []Hypothesis, err error) {
 		return 0, nil, err
 	}
 	id = first.Sentence
+	r.sentLine = r.lastLine
 	if r.seen == nil {
 		r.seen = make(map[int]struct{})
 	}
@@ -217,6 +229,10 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 
 	fv, err := r.parseFeatures(field(2), bounds[2][0])
 	if err != nil {
+		var pe *ParseError
+		if !complete && errors.As(err, &pe) {
+			pe.Err = fmt.Errorf("%w (line cut off by the end of input: %w)", pe.Err, io.ErrUnexpectedEOF)
+		}
 		return Hypothesis{}, err
 	}
 	h.Features = fv
@@ -363,6 +379,9 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 	if state == wantSpar || (state == inGroup && gvals == 0) {
 		return noValue(n)
 	}
+	if err := r.checkLayout(); err != nil {
+		return fail(0, err)
+	}
 	for _, t := range r.touched {
 		gs := &r.groups[t]
 		if gs.n > gs.max {
@@ -371,6 +390,45 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 		gs.n = 0
 	}
 	return makeVector(&r.ents, &r.keys), nil
+}
+
+// checkLayout checks that the current line has the dense groups, each with
+// its number of components, of the first line; the first line sets them.
+// cdec's and Joshua's "name=value" features are no group: they may come
+// and go from line to line.
+func (r *Reader) checkLayout() error {
+	if r.layoutLine == 0 {
+		r.layoutLine = r.lr.line
+		r.layout = make([]int, len(r.groups))
+		for i := range r.groups {
+			r.layout[i] = r.groups[i].n
+		}
+		return nil
+	}
+	for i := range r.groups {
+		g := &r.groups[i]
+		want := 0
+		if i < len(r.layout) {
+			want = r.layout[i]
+		}
+		if g.n == want {
+			continue
+		}
+		var d string
+		switch {
+		case want == 0:
+			d = fmt.Sprintf("%s is not on line %d", g.label, r.layoutLine)
+		case g.n == 0:
+			d = fmt.Sprintf("%s is missing (line %d has it)", g.label, r.layoutLine)
+		default:
+			d = fmt.Sprintf("%s has %d of the %d values line %d has", g.label, g.n, want, r.layoutLine)
+			if g.n > want {
+				d = fmt.Sprintf("%s has %d values, line %d has %d", g.label, g.n, r.layoutLine, want)
+			}
+		}
+		return &detailError{ErrDenseLayout, d}
+	}
+	return nil
 }
 
 // entry is one feature value as read.

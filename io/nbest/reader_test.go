@@ -104,10 +104,10 @@ func TestRead(t *testing.T) {
 		want:   []want{{0, "x", fv{"d_0": 1, "d_1": 2, "d_2": 4, "lm_0": 3}, 1, true, ""}},
 		groups: []feature.Group{{Label: "d", Len: 3}, {Label: "lm", Len: 1}},
 	}, {
-		name:   "group length is the maximum over lines",
-		in:     "0 ||| x ||| tm: 1 ||| 1\n0 ||| y ||| tm: 1 2 3 ||| 1\n",
-		want:   []want{{0, "x", fv{"tm_0": 1}, 1, true, ""}, {0, "y", fv{"tm_0": 1, "tm_1": 2, "tm_2": 3}, 1, true, ""}},
-		groups: []feature.Group{{Label: "tm", Len: 3}},
+		name:   "cdec features may come and go, dense ones stay",
+		in:     "0 ||| x ||| tm: 1 0 a=1 OOVPenalty=-100 ||| 1\n0 ||| y ||| tm: 1 2 a=-0.000 ||| 1\n",
+		want:   []want{{0, "x", fv{"tm_0": 1, "a": 1, "OOVPenalty": -100}, 1, true, ""}, {0, "y", fv{"tm_0": 1, "tm_1": 2}, 1, true, ""}},
+		groups: []feature.Group{{Label: "tm", Len: 2}},
 	}, {
 		name:   "six fields: alignment kept raw",
 		in:     "2 ||| x ||| w: -1 ||| -1 ||| 0=0 ||| 0-0 \n",
@@ -119,10 +119,15 @@ func TestRead(t *testing.T) {
 		want:   []want{{4, "x  y", fv{"w_0": -1}, -1, true, ""}, {5, "z", fv{"w_0": 20}, 0.5, true, ""}},
 		groups: []feature.Group{{Label: "w", Len: 1}},
 	}, {
-		name:   "empty target and features, zeros dropped",
-		in:     "0 |||  |||  ||| 0\n1 ||| a ||| LM0= 0 -0 ||| 0\n",
+		name:   "empty target, zeros dropped",
+		in:     "0 |||  ||| LM0= 0 0 ||| 0\n1 ||| a ||| LM0= 0 -0 ||| 0\n",
 		want:   []want{{0, "", fv{}, 0, true, ""}, {1, "a", fv{}, 0, true, ""}},
 		groups: []feature.Group{{Label: "LM0", Len: 2}},
+	}, {
+		name:   "cdec hypothesis with no feature",
+		in:     "0 ||| a ||| Glue=1 ||| 0\n0 ||| b |||  ||| 0\n",
+		want:   []want{{0, "a", fv{"Glue": 1}, 0, true, ""}, {0, "b", fv{}, 0, true, ""}},
+		groups: []feature.Group{},
 	}, {
 		name:   "repeated sparse feature is summed",
 		in:     "0 ||| a ||| x_y= 1 x_y= 2.5 ||| 0\n",
@@ -213,6 +218,16 @@ func TestReadErrors(t *testing.T) {
 		{name: "value after cdec token", in: "0 ||| a ||| x=1 §2 ||| 1\n", line: 1, err: ErrBadFeature},
 		{name: "empty label", in: "0 ||| a ||| §= 5 ||| 1\n", line: 1, err: ErrBadFeature},
 		{name: "empty cdec name", in: "0 ||| a ||| §=5 ||| 1\n", line: 1, err: ErrBadFeature},
+		{name: "empty feature field", in: "0 ||| a ||| w: 1 ||| 1\n0 ||| a |||§  ||| 1\n", line: 2, err: ErrDenseLayout},
+		{name: "empty feature field first", in: "0 ||| a |||   ||| 1\n0 ||| a |||§ w: 1 ||| 1\n", line: 2, err: ErrDenseLayout},
+		{name: "cut at the start of the feature field", in: "0 ||| a ||| w: 1 ||| 1\n0 ||| b |||§", line: 2, err: ErrDenseLayout, also: io.ErrUnexpectedEOF},
+		{name: "cut inside the feature field", in: "0 ||| a ||| d: 1 2 lm: 3 4 ||| 1\n0 ||| b |||§ d: 1 2 lm: 3", line: 2, err: ErrDenseLayout, also: io.ErrUnexpectedEOF},
+		{name: "cut before a group", in: "0 ||| a ||| d: 1 2 lm: 3 4 ||| 1\n0 ||| b |||§ d: 1 2", line: 2, err: ErrDenseLayout, also: io.ErrUnexpectedEOF},
+		{name: "missing dense group", in: "0 ||| a ||| d: 1 lm: 3 w: 1 ||| 1\n0 ||| b |||§ d: 1 w: 2 ||| 1\n", line: 2, err: ErrDenseLayout},
+		{name: "only sparse features in a Moses list", in: "0 ||| a ||| LM0= 1 ||| 1\n0 ||| b |||§ pp_a~b= 1 ||| 1\n", line: 2, err: ErrDenseLayout},
+		{name: "new dense group", in: "0 ||| a ||| LM0= 1 ||| 1\n0 ||| b |||§ LM0= 1 WordPenalty0= -1 ||| 1\n", line: 2, err: ErrDenseLayout},
+		{name: "fewer values", in: "0 ||| a ||| tm: 1 2 3 ||| 1\n1 ||| b ||| tm: 1 2 3 ||| 1\n1 ||| c |||§ tm: 1 2 ||| 1\n", line: 3, err: ErrDenseLayout},
+		{name: "more values", in: "0 ||| a ||| tm: 1 2 ||| 1\n0 ||| b |||§ tm: 1 2 3 ||| 1\n", line: 2, err: ErrDenseLayout},
 		{name: "invalid UTF-8", in: "0 ||| a ||| w: 1 ||| 1\n0 ||| a§\xff ||| w: 1 ||| 1\n", line: 2, err: ErrInvalidUTF8},
 	}
 	for _, tc := range tests {

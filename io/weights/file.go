@@ -88,7 +88,8 @@ func Detect(data []byte) (Format, error) {
 
 // Read reads the weights file at path (local or gs://, .gz/.zst
 // decompressed), detecting its format with Detect, and interns its names
-// in idx (a new Index if nil). A List file is an error: it needs names, see
+// in idx (a new Index if nil). A List file is an error (its message tells
+// the user which formats name the weights): it needs names, see
 // ReadListFile.
 func Read(ctx context.Context, path string, idx *feature.Index) (*Set, error) {
 	return ReadFormat(ctx, path, Auto, idx)
@@ -115,7 +116,8 @@ func ReadFormat(ctx context.Context, path string, f Format, idx *feature.Index) 
 	case JSON:
 		s, err = ReadJSON(bytes.NewReader(data), idx)
 	case List:
-		return nil, fmt.Errorf("weights: %s is a plain list of values: read it with ReadListFile and the feature names", path)
+		return nil, fmt.Errorf("weights: %s is a plain list of values without feature names (as Moses mert's weights.txt): "+
+			"give the weights with their names, as Moses 'Name= v …' lines (a moses.ini [weight] section), 'name value' lines or mtune JSON", path)
 	default:
 		return nil, fmt.Errorf("weights: unknown format %v", f)
 	}

@@ -248,8 +248,10 @@ func TestReadListMertBasic(t *testing.T) {
 	if f, err := Detect(data); err != nil || f != List {
 		t.Fatalf("Detect = %v, %v; want List", f, err)
 	}
-	if _, err := Read(context.Background(), p, nil); err == nil {
-		t.Fatal("Read of a list: no error")
+	// The error tells a user what to do, not which Go function to call.
+	if _, err := Read(context.Background(), p, nil); err == nil || strings.Contains(err.Error(), "ReadListFile") ||
+		!strings.Contains(err.Error(), "'Name= v …' lines") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Read of a list: error %v", err)
 	}
 	s, err := ReadListFile(context.Background(), p, names, nil)
 	if err != nil {

@@ -184,7 +184,7 @@ func WriteMoses(w io.Writer, s *Set, style Style) error {
 		return err
 	}
 	if len(s.Groups) == 0 {
-		return errors.New("weights: no dense weights to write")
+		return errors.New("weights: no dense weights to write as Moses 'Name= v …' lines: every weight is sparse; write them as 'name value' lines")
 	}
 	for _, g := range s.Groups {
 		if err := checkLabel(g.Label); err != nil {

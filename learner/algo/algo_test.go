@@ -2,6 +2,7 @@ package algo
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/batch"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -138,6 +141,41 @@ func TestNewErrors(t *testing.T) {
 	for _, name := range Names() {
 		if _, err := New(name, nil, Config{}); err != nil {
 			t.Errorf("New(%s) with defaults: %v", name, err)
+		}
+	}
+}
+
+// TestNoFeatures runs every learner on lists whose hypotheses have no
+// non-zero feature (PRO used to panic in gonum's optimize there); each must
+// return an error wrapping learner.ErrNoFeatures, not panic or return
+// weights.
+func TestNoFeatures(t *testing.T) {
+	st := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{3, 1}, Totals: [metric.MaxOrder]float64{4, 3, 2, 1}, RefLen: 4}
+	worse := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{1}, Totals: [metric.MaxOrder]float64{4, 3, 2, 1}, RefLen: 4}
+	cases := []struct {
+		name  string
+		lists []pool.List
+	}{
+		{"all-zero features", []pool.List{
+			{Sent: 0, Hyps: []pool.Hyp{{Stats: st}, {Stats: worse}}},
+			{Sent: 1, Hyps: []pool.Hyp{{Stats: worse}, {Stats: st}, {Stats: st}}},
+		}},
+		{"no hypotheses", []pool.List{{Sent: 0}}},
+		{"no lists", nil},
+	}
+	for _, info := range All() {
+		for _, tc := range cases {
+			t.Run(info.Name+"/"+tc.name, func(t *testing.T) {
+				l, err := New(info.Name, feature.Weights{0.5, 0.5}, Config{Seed: 1, Restarts: 2, Passes: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = l.Learn(context.Background(), tc.lists)
+				// The batch learners call a pool without hypotheses empty.
+				if !errors.Is(err, learner.ErrNoFeatures) && (tc.name == "all-zero features" || !errors.Is(err, batch.ErrEmpty)) {
+					t.Fatalf("Learn: %v, want an error wrapping learner.ErrNoFeatures", err)
+				}
+			})
 		}
 	}
 }

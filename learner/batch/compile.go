@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -47,7 +48,8 @@ const (
 )
 
 // compile checks and lays out lists. Lists without hypotheses are dropped.
-// It returns ErrEmpty when no hypothesis is left.
+// It returns ErrEmpty when no hypothesis is left, and an error wrapping
+// learner.ErrNoFeatures when no hypothesis has a feature.
 func compile(lists []pool.List) (*compiled, error) { return compileLayout(lists, layoutAuto) }
 
 func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
@@ -74,6 +76,9 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 	}
 	if nHyp == 0 {
 		return nil, ErrEmpty
+	}
+	if nnz == 0 { // vectors hold no zeros
+		return nil, fmt.Errorf("batch: %w", learner.ErrNoFeatures)
 	}
 	if nnz > math.MaxInt32 {
 		return nil, fmt.Errorf("batch: the pool holds %d feature values, more than %d", nnz, math.MaxInt32)

@@ -168,6 +168,9 @@ func BLEU(lists []pool.List, w feature.Weights) float64 {
 // Options.Restarts random points, drawing from the learner's random
 // generator.
 func (m *MERT) Learn(ctx context.Context, lists []pool.List) error {
+	if err := learner.CheckLists(lists); err != nil {
+		return fmt.Errorf("mert: %w", err)
+	}
 	if err := m.opts.validate(); err != nil {
 		return err
 	}

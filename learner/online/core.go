@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
@@ -39,8 +40,12 @@ func (c *core) seed(seed1, seed2 uint64) {
 
 // epoch runs one epoch over lists: an order drawn from the generator,
 // mini-batches of size in that order, update called on each, the context
-// checked before each. The caller holds the lock.
+// checked before each. The caller holds the lock. Lists with no non-zero
+// feature are an error wrapping learner.ErrNoFeatures.
 func (c *core) epoch(ctx context.Context, lists []pool.List, size int, update func([]pool.List) error) error {
+	if err := learner.CheckLists(lists); err != nil {
+		return fmt.Errorf("online: %w", err)
+	}
 	order := c.rng.Perm(len(lists))
 	batch := make([]pool.List, 0, size)
 	for start := 0; start < len(order); start += size {

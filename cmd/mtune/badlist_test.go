@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/internal/shared"
+)
+
+// europarl100Head returns the first n lines of the europarl100 n-best list.
+func europarl100Head(t *testing.T, n int) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(shared.Path(t, "nbest", "europarl100"), "nbest.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	var lines []string
+	for len(lines) < n && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// TestCutNbestList gives rerank, extract and tune-nbest Moses lists whose
+// last hypothesis is cut off or lacks a dense group; each must fail naming
+// the file and line, where the cut hypothesis used to score as if its
+// missing features were zero.
+func TestCutNbestList(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	ref := filepath.Join(dir, "reference")
+	head := europarl100Head(t, 150) // sentence 0 and half of sentence 1
+	last := head[len(head)-1]
+	feats := strings.Index(last, "||| d:") + len("||| ")
+	lm := strings.Index(last, " lm:")
+	w := strings.Index(last, " w:")
+	cases := []struct {
+		name, last string
+		newline    bool
+	}{
+		{"cut inside the feature field", last[:lm+10], false},
+		{"cut at the start of the feature field", last[:feats], false},
+		{"empty feature field", last[:feats] + " ||| -10", true},
+		{"missing dense group", last[:w] + " ||| -10", true},
+	}
+	tmp := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Join(head[:len(head)-1], "\n") + "\n" + tc.last
+			if tc.newline {
+				text += "\n"
+			}
+			list := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-")+".nbest")
+			if err := os.WriteFile(list, []byte(text), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			where := list + ":150:"
+			for _, args := range [][]string{
+				{"rerank", "--weights", filepath.Join(dir, "init.weights"), "--nbest", list},
+				{"extract", "--nbest", list, "-r", ref, "--out", t.TempDir()},
+				{"tune-nbest", "--algo", "kbmira", "--nbest", list, "-r", ref, "--out", t.TempDir()},
+			} {
+				code, _, errOut := mtune(t, "", args...)
+				if code == 0 || !strings.Contains(errOut, where) || !strings.Contains(errOut, "dense features differ") {
+					t.Errorf("%s: exit %d, stderr %q; want an error at %s", args[0], code, errOut, where)
+				}
+			}
+		})
+	}
+	// Two files of one pool must have one dense layout.
+	other := filepath.Join(tmp, "other.nbest")
+	if err := os.WriteFile(other, []byte("0 ||| a ||| LM0= -1 WordPenalty0= -1 ||| -2\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	complete := filepath.Join(tmp, "complete.nbest")
+	if err := os.WriteFile(complete, []byte(strings.Join(head, "\n")+"\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := mtune(t, "", "rerank", "--weights", filepath.Join(dir, "init.weights"), "--nbest", complete, other)
+	if code == 0 || !strings.Contains(errOut, other) || !strings.Contains(errOut, "LM0 (1), WordPenalty0 (1)") {
+		t.Errorf("lists with two layouts: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestRerankSentenceIDs checks rerank's bound on sentence ids: the
+// references' count with -r, otherwise ids 0, 1, 2, … without gaps. A list
+// whose only id was 2000000000 used to write 2 GB of blank lines.
+func TestRerankSentenceIDs(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	tmp := t.TempDir()
+	weights := filepath.Join(tmp, "w")
+	if err := os.WriteFile(weights, []byte("LM0= 1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "reference") // 100 sentences
+	cases := []struct {
+		name   string
+		list   string
+		ref    bool
+		want   string // in stderr; "" means success
+		outLen int    // lines of stdout on success
+	}{
+		{"huge id without -r", "2000000000 ||| a ||| LM0= -1 ||| -1\n", false, "huge-id-without--r:1: sentence id out of range: sentence 2000000000 follows 0 distinct sentences", 0},
+		{"huge id with -r", "0 ||| a ||| LM0= -1 ||| -1\n\n2000000000 ||| a ||| LM0= -1 ||| -1\n", true, "huge-id-with--r:3: sentence id out of range: sentence 2000000000, but the references have 100 sentences", 0},
+		{"id 100 with -r", "100 ||| a ||| LM0= -1 ||| -1\n", true, "id-100-with--r:1:", 0},
+		{"gap without -r", "0 ||| a ||| LM0= -1 ||| -1\n2 ||| a ||| LM0= -1 ||| -1\n", false, "give the references with -r", 0},
+		{"gap with -r", "0 ||| a ||| LM0= -1 ||| -1\n2 ||| a ||| LM0= -1 ||| -1\n", true, "", 100},
+		{"no gap without -r", "0 ||| a ||| LM0= -1 ||| -1\n1 ||| a ||| LM0= -1 ||| -1\n", false, "", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			list := filepath.Join(tmp, strings.ReplaceAll(tc.name, " ", "-"))
+			if err := os.WriteFile(list, []byte(tc.list), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"rerank", "--weights", weights, "--nbest", list}
+			if tc.ref {
+				args = append(args, "-r", ref)
+			}
+			code, out, errOut := mtune(t, "", args...)
+			if tc.want == "" {
+				if code != 0 || strings.Count(out, "\n") != tc.outLen {
+					t.Fatalf("exit %d, %d lines, stderr %q; want %d lines", code, strings.Count(out, "\n"), errOut, tc.outLen)
+				}
+				return
+			}
+			if code == 0 || !strings.Contains(errOut, tc.want) || len(out) > 0 {
+				t.Fatalf("exit %d, %d bytes of output, stderr %q; want an error with %q", code, len(out), errOut, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mtune/mtune/internal/shared"
+)
+
+// TestProgress drives the decode progress printer with a fake clock: no
+// line in the first progressInterval, then at most one a progressInterval,
+// none when all is done.
+func TestProgress(t *testing.T) {
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var now time.Time
+	var out strings.Builder
+	now = t0
+	p := newProgress(&out, 1000, func() time.Time { return now })
+	steps := []struct {
+		at   time.Duration
+		done int
+		want string // the line printed, "" for none
+	}{
+		{1 * time.Second, 100, ""},
+		{4 * time.Second, 200, ""},
+		{5 * time.Second, 250, "decode: 250/1000 sentences, 50.0 sentences/s, 15s left\n"},
+		{8 * time.Second, 400, ""},
+		{10 * time.Second, 500, "decode: 500/1000 sentences, 50.0 sentences/s, 10s left\n"},
+		{20 * time.Second, 1000, ""},
+	}
+	for _, s := range steps {
+		now = t0.Add(s.at)
+		out.Reset()
+		p.update(s.done)
+		if out.String() != s.want {
+			t.Errorf("at %v, %d done: printed %q, want %q", s.at, s.done, out.String(), s.want)
+		}
+	}
+}
+
+// TestDecodeSparseWeightsWithoutFlag decodes with sparse weights and no
+// --sparse: the templates the weights need come on (which changes the
+// output to what --sparse gives), a name of no template is warned about.
+func TestDecodeSparseWeightsWithoutFlag(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	tmp := t.TempDir()
+	sparse := filepath.Join(tmp, "sparse")
+	// A large bonus for every one-word target phrase changes the output.
+	if err := os.WriteFile(sparse, []byte("lb_t1 5\nOOVPenalty -1\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "to-translate.txt")
+	ini := filepath.Join(dir, "moses.ini")
+	code, plain, errOut := mtune(t, "", "decode", "--config", ini, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, named, errOut := mtune(t, "", "decode", "--config", ini, "--sparse", "lb", "--sparse-weights", sparse, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, auto, errOut := mtune(t, "", "decode", "--config", ini, "--sparse-weights", sparse, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if auto != named || auto == plain {
+		t.Errorf("without --sparse the output is not that of --sparse lb (or the weights change nothing):\n%s\n%s\n%s", auto, named, plain)
+	}
+	if !strings.Contains(errOut, "switched on their templates") || !strings.Contains(errOut, "sparse=lb") ||
+		!strings.Contains(errOut, "names=OOVPenalty") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// TestDecodeNameValueWeights gives decode --weights as "name value" lines,
+// the weights file tune-nbest writes for a cdec or Joshua list: it decodes
+// as the same weights in Moses' format do, with no sparse warning.
+func TestDecodeNameValueWeights(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	tmp := t.TempDir()
+	moses, nameValue := filepath.Join(tmp, "moses"), filepath.Join(tmp, "name-value")
+	if err := os.WriteFile(moses, []byte("KENLM0= 0.2\nWordPenalty0= 0.3\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nameValue, []byte("KENLM0_0 0.2\nWordPenalty0_0 0.3\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	in, ini := filepath.Join(dir, "to-translate.txt"), filepath.Join(dir, "moses.ini")
+	code, want, errOut := mtune(t, "", "decode", "--config", ini, "--weights", moses, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, got, errOut := mtune(t, "", "decode", "--config", ini, "--weights", nameValue, in)
+	if code != 0 || got != want || strings.Contains(errOut, "WARN") {
+		t.Fatalf("exit %d, stderr %q; output\n%s\nwant\n%s", code, errOut, got, want)
+	}
+}
