@@ -306,6 +306,28 @@ func TestDecodeLexicalizedReordering(t *testing.T) {
 	}
 }
 
+// TestDecodeRelativeModelPath decodes Moses' lexicalized-reordering model
+// as README shows, with MODEL_PATH and --config relative to the working
+// directory: ${MODEL_PATH} is resolved against the working directory, not
+// joined onto the ini's folder a second time.
+func TestDecodeRelativeModelPath(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	wd := t.TempDir()
+	t.Chdir(wd)
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEL_PATH", rel)
+	code, out, errOut := mtune(t, "", "decode", "--config", filepath.Join(rel, "moses.ini"), filepath.Join(rel, "to-translate.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 5 {
+		t.Fatalf("%d lines of output, want 5", n)
+	}
+}
+
 // TestDemoIsATuningProblem builds the embedded demo system and runs two
 // rounds of the Moses tuning loop (decode the tuning set with n-best lists,
 // MERT on the pooled lists): the tuned weights must translate the test set

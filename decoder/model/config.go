@@ -265,9 +265,10 @@ type ConfigOptions struct {
 	// Getenv looks up the variables of ${NAME} in feature arguments, the
 	// weight file and the n-best file; nil means os.LookupEnv.
 	Getenv func(name string) (string, bool)
-	// Dir is the folder relative paths are resolved against; empty means
-	// the folder of the file (the working directory when the file name is
-	// empty).
+	// Dir is the folder relative paths written literally are resolved
+	// against; empty means the folder of the file (the working directory
+	// when the file name is empty). A relative path that starts with
+	// ${NAME} is resolved against the working directory, as in Moses.
 	Dir string
 	// Index interns the weights' feature names; nil means a new one.
 	Index *feature.Index
@@ -536,7 +537,9 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 		if err != nil {
 			return p.lineErr(l.line, err)
 		}
-		c.WeightFile = p.resolve(f)
+		if c.WeightFile, err = p.resolve(l.text, f); err != nil {
+			return p.lineErr(l.line, err)
+		}
 	}
 	return nil
 }
@@ -607,12 +610,33 @@ func validEnvName(s string) bool {
 	return true
 }
 
-// resolve makes a local relative path absolute against the ini's folder.
-func (p *configParser) resolve(path string) string {
-	if path == "" || storage.IsGCS(path) || filepath.IsAbs(path) {
-		return path
+// resolve returns where the path written raw in the ini, expanded after
+// ${NAME} substitution, points; see resolveConfigPath.
+func (p *configParser) resolve(raw, expanded string) (string, error) {
+	wd := ""
+	if strings.HasPrefix(raw, "${") {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("%w: resolving %s: %w", ErrConfig, expanded, err)
+		}
 	}
-	return storage.Join(p.dir, path)
+	return resolveConfigPath(p.dir, wd, raw, expanded), nil
+}
+
+// resolveConfigPath returns where a path of a moses.ini points: raw as written,
+// expanded after ${NAME} substitution. An empty, gs:// or absolute path
+// is kept. A relative path that starts with a variable ("${MODEL_PATH}/lm",
+// MODEL_PATH=models/m1) is resolved against the working directory wd, as
+// Moses does, since the variable was given relative to it; any other
+// relative path against the ini's folder iniDir.
+func resolveConfigPath(iniDir, wd, raw, expanded string) string {
+	if expanded == "" || storage.IsGCS(expanded) || filepath.IsAbs(expanded) {
+		return expanded
+	}
+	if strings.HasPrefix(raw, "${") {
+		return filepath.Join(wd, expanded)
+	}
+	return storage.Join(iniDir, expanded)
 }
 
 // featureKeys lists the arguments each supported feature type accepts
@@ -645,6 +669,7 @@ func (p *configParser) features(c *Config, lines []secLine) error {
 				return p.errAt(l.line, 0, ErrSyntax, "duplicate key %q", k)
 			}
 			keys[k] = true
+			raw := v
 			v, err := p.expand(v)
 			if err != nil {
 				return p.lineErr(l.line, err)
@@ -662,7 +687,11 @@ func (p *configParser) features(c *Config, lines []secLine) error {
 				}
 				f.NumFeatures = n
 			case "path":
-				f.Args = append(f.Args, Arg{k, p.resolve(v)})
+				path, err := p.resolve(raw, v)
+				if err != nil {
+					return p.lineErr(l.line, err)
+				}
+				f.Args = append(f.Args, Arg{k, path})
 			default:
 				f.Args = append(f.Args, Arg{k, v})
 			}

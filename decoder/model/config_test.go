@@ -198,8 +198,8 @@ func TestReadConfig(t *testing.T) {
 				if got := c.Features[0].Path(); got != "/models/m1/pt.gz" {
 					t.Errorf("path %q", got)
 				}
-				if got := c.Features[1].Path(); got != "/ini/dir/x/r.gz" {
-					t.Errorf("relative path %q", got)
+				if wd, _ := os.Getwd(); c.Features[1].Path() != filepath.Join(wd, "x", "r.gz") {
+					t.Errorf("relative variable path %q, want it against the working directory", c.Features[1].Path())
 				}
 				if c.Features[1].NumFeatures != 3 {
 					t.Errorf("msd-fe num features %d", c.Features[1].NumFeatures)
@@ -356,5 +356,67 @@ func TestWriteConfigBuilt(t *testing.T) {
 	bad.StackSize = 0
 	if err := WriteConfig(&buf, &bad); err == nil {
 		t.Error("stack 0 written")
+	}
+}
+
+func TestResolveConfigPath(t *testing.T) {
+	const ini, wd = "/ini/dir", "/work/wd"
+	tests := []struct {
+		name, iniDir, raw, expanded, want string
+	}{
+		{"literal relative: the ini's folder", ini, "pt.gz", "pt.gz", "/ini/dir/pt.gz"},
+		{"literal relative with ..", ini, "../lm/lm.gz", "../lm/lm.gz", "/ini/lm/lm.gz"},
+		{"variable relative: the working directory", ini, "${MODEL_PATH}/pt.gz", "models/m1/pt.gz", "/work/wd/models/m1/pt.gz"},
+		{"variable with ..: the working directory", ini, "${MODEL_PATH}/pt.gz", "../shared/m/pt.gz", "/work/shared/m/pt.gz"},
+		{"variable alone", ini, "${PT}", "pt.gz", "/work/wd/pt.gz"},
+		{"variable absolute", ini, "${MODEL_PATH}/pt.gz", "/models/m1/pt.gz", "/models/m1/pt.gz"},
+		{"variable gs://", ini, "${MODEL_PATH}/pt.gz", "gs://b/m1/pt.gz", "gs://b/m1/pt.gz"},
+		{"variable after a literal part: the ini's folder", ini, "models/${M}/pt.gz", "models/m1/pt.gz", "/ini/dir/models/m1/pt.gz"},
+		{"literal absolute", ini, "/abs/pt.gz", "/abs/pt.gz", "/abs/pt.gz"},
+		{"literal relative, gs:// ini", "gs://b/m", "pt.gz", "pt.gz", "gs://b/m/pt.gz"},
+		{"variable relative, gs:// ini: still the working directory", "gs://b/m", "${M}/pt.gz", "m1/pt.gz", "/work/wd/m1/pt.gz"},
+		{"empty", ini, "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := resolveConfigPath(tc.iniDir, wd, tc.raw, tc.expanded); got != tc.want {
+				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, want %q", tc.iniDir, wd, tc.raw, tc.expanded, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadConfigRelativeModelPath loads an ini from a temporary working
+// directory with MODEL_PATH relative to it, as README's
+// "MODEL_PATH=../shared/… mtune decode --config ../shared/…/moses.ini"
+// does: the variable's paths must not be joined onto the ini's folder a
+// second time, while a literal relative path stays relative to the ini.
+func TestLoadConfigRelativeModelPath(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	model := filepath.Join("models", "m1")
+	if err := os.MkdirAll(model, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const ini = "[feature]\nKENLM path=${MODEL_PATH}/lm.arpa order=3\nPhraseDictionaryMemory num-features=1 path=pt.gz\n" +
+		"[weight]\nKENLM0= 1\nPhraseDictionaryMemory0= 1\n[weight-file]\n${MODEL_PATH}/sparse.w\n"
+	iniPath := filepath.Join(model, "moses.ini")
+	if err := os.WriteFile(iniPath, []byte(ini), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEL_PATH", model)
+	c, err := LoadConfig(context.Background(), iniPath, ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(wd, model)
+	for _, check := range []struct{ what, got, want string }{
+		{"${MODEL_PATH}/lm.arpa", c.Features[0].Path(), filepath.Join(abs, "lm.arpa")},
+		{"pt.gz", c.Features[1].Path(), filepath.Join(abs, "pt.gz")},
+		{"[weight-file] ${MODEL_PATH}/sparse.w", c.WeightFile, filepath.Join(abs, "sparse.w")},
+	} {
+		if check.got != check.want {
+			t.Errorf("%s resolved to %s, want %s", check.what, check.got, check.want)
+		}
 	}
 }
