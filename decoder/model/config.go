@@ -620,23 +620,28 @@ func (p *configParser) resolve(raw, expanded string) (string, error) {
 			return "", fmt.Errorf("%w: resolving %s: %w", ErrConfig, expanded, err)
 		}
 	}
-	return resolveConfigPath(p.dir, wd, raw, expanded), nil
+	path, err := resolveConfigPath(p.dir, wd, raw, expanded)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return path, nil
 }
 
-// resolveConfigPath returns where a path of a moses.ini points: raw as written,
-// expanded after ${NAME} substitution. An empty, gs:// or absolute path
-// is kept. A relative path that starts with a variable ("${MODEL_PATH}/lm",
-// MODEL_PATH=models/m1) is resolved against the working directory wd, as
-// Moses does, since the variable was given relative to it; any other
-// relative path against the ini's folder iniDir.
-func resolveConfigPath(iniDir, wd, raw, expanded string) string {
+// resolveConfigPath returns where a path of a moses.ini points: raw as
+// written, expanded after ${NAME} substitution. An empty, gs:// or
+// absolute path is kept. A relative path that starts with a variable
+// ("${MODEL_PATH}/lm", MODEL_PATH=models/m1) is resolved against the
+// working directory wd, as Moses does, since the variable was given
+// relative to it; any other relative path against the ini's folder iniDir
+// by storage.Resolve, which refuses one that climbs out of a gs:// bucket.
+func resolveConfigPath(iniDir, wd, raw, expanded string) (string, error) {
 	if expanded == "" || storage.IsGCS(expanded) || filepath.IsAbs(expanded) {
-		return expanded
+		return expanded, nil
 	}
 	if strings.HasPrefix(raw, "${") {
-		return filepath.Join(wd, expanded)
+		return filepath.Join(wd, expanded), nil
 	}
-	return storage.Join(iniDir, expanded)
+	return storage.Resolve(iniDir, expanded)
 }
 
 // featureKeys lists the arguments each supported feature type accepts

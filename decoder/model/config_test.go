@@ -363,24 +363,67 @@ func TestResolveConfigPath(t *testing.T) {
 	const ini, wd = "/ini/dir", "/work/wd"
 	tests := []struct {
 		name, iniDir, raw, expanded, want string
+		err                               string // in the error; "" for none
 	}{
-		{"literal relative: the ini's folder", ini, "pt.gz", "pt.gz", "/ini/dir/pt.gz"},
-		{"literal relative with ..", ini, "../lm/lm.gz", "../lm/lm.gz", "/ini/lm/lm.gz"},
-		{"variable relative: the working directory", ini, "${MODEL_PATH}/pt.gz", "models/m1/pt.gz", "/work/wd/models/m1/pt.gz"},
-		{"variable with ..: the working directory", ini, "${MODEL_PATH}/pt.gz", "../shared/m/pt.gz", "/work/shared/m/pt.gz"},
-		{"variable alone", ini, "${PT}", "pt.gz", "/work/wd/pt.gz"},
-		{"variable absolute", ini, "${MODEL_PATH}/pt.gz", "/models/m1/pt.gz", "/models/m1/pt.gz"},
-		{"variable gs://", ini, "${MODEL_PATH}/pt.gz", "gs://b/m1/pt.gz", "gs://b/m1/pt.gz"},
-		{"variable after a literal part: the ini's folder", ini, "models/${M}/pt.gz", "models/m1/pt.gz", "/ini/dir/models/m1/pt.gz"},
-		{"literal absolute", ini, "/abs/pt.gz", "/abs/pt.gz", "/abs/pt.gz"},
-		{"literal relative, gs:// ini", "gs://b/m", "pt.gz", "pt.gz", "gs://b/m/pt.gz"},
-		{"variable relative, gs:// ini: still the working directory", "gs://b/m", "${M}/pt.gz", "m1/pt.gz", "/work/wd/m1/pt.gz"},
-		{"empty", ini, "", "", ""},
+		{"literal relative: the ini's folder", ini, "pt.gz", "pt.gz", "/ini/dir/pt.gz", ""},
+		{"literal relative with ..", ini, "../lm/lm.gz", "../lm/lm.gz", "/ini/lm/lm.gz", ""},
+		{"literal relative, local .. above the root kept as filepath.Join does", ini, "../../../x", "../../../x", "/x", ""},
+		{"variable relative: the working directory", ini, "${MODEL_PATH}/pt.gz", "models/m1/pt.gz", "/work/wd/models/m1/pt.gz", ""},
+		{"variable with ..: the working directory", ini, "${MODEL_PATH}/pt.gz", "../shared/m/pt.gz", "/work/shared/m/pt.gz", ""},
+		{"variable alone", ini, "${PT}", "pt.gz", "/work/wd/pt.gz", ""},
+		{"variable absolute", ini, "${MODEL_PATH}/pt.gz", "/models/m1/pt.gz", "/models/m1/pt.gz", ""},
+		{"variable gs://", ini, "${MODEL_PATH}/pt.gz", "gs://b/m1/pt.gz", "gs://b/m1/pt.gz", ""},
+		{"variable after a literal part: the ini's folder", ini, "models/${M}/pt.gz", "models/m1/pt.gz", "/ini/dir/models/m1/pt.gz", ""},
+		{"literal absolute", ini, "/abs/pt.gz", "/abs/pt.gz", "/abs/pt.gz", ""},
+		{"literal relative, gs:// ini", "gs://b/m", "pt.gz", "pt.gz", "gs://b/m/pt.gz", ""},
+		{"gs:// ini, .. within the bucket", "gs://b/m/v1", "../lm.gz", "../lm.gz", "gs://b/m/lm.gz", ""},
+		{"gs:// ini, .. to the bucket's root", "gs://b/m", "../lm.gz", "../lm.gz", "gs://b/lm.gz", ""},
+		{"gs:// ini, .. out of the bucket", "gs://b/m", "../../other/pt.gz", "../../other/pt.gz", "", "../../other/pt.gz"},
+		{"gs:// ini, .. far out of the bucket", "gs://b/m", "../../../../etc/passwd", "../../../../etc/passwd", "", "../../../../etc/passwd"},
+		{"variable relative, gs:// ini: still the working directory", "gs://b/m", "${M}/pt.gz", "m1/pt.gz", "/work/wd/m1/pt.gz", ""},
+		{"empty", ini, "", "", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := resolveConfigPath(tc.iniDir, wd, tc.raw, tc.expanded); got != tc.want {
-				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, want %q", tc.iniDir, wd, tc.raw, tc.expanded, got, tc.want)
+			got, err := resolveConfigPath(tc.iniDir, wd, tc.raw, tc.expanded)
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, %v; want an error naming %s", tc.iniDir, wd, tc.raw, tc.expanded, got, err, tc.err)
+			case tc.err == "" && (err != nil || got != tc.want):
+				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, %v; want %q", tc.iniDir, wd, tc.raw, tc.expanded, got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadConfigGCSClimbsOut reads a gs:// moses.ini whose relative paths
+// use "..": within the bucket they resolve, out of it they are an error
+// naming the ini, the line and the path.
+func TestReadConfigGCSClimbsOut(t *testing.T) {
+	tests := []struct {
+		name, path string
+		want       string // resolved path= ; "" for an error
+	}{
+		{"within the bucket", "../lm/lm.arpa", "gs://b/lm/lm.arpa"},
+		{"into another bucket", "../../other/lm.arpa", ""},
+		{"above every bucket", "../../../../etc/passwd", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "[feature]\nKENLM path=" + tc.path + " order=3\n[weight]\nKENLM0= 1\n"
+			c, err := ReadConfig(strings.NewReader(in), "gs://b/m/moses.ini", ConfigOptions{Getenv: noEnv})
+			if tc.want != "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := c.Features[0].Path(); got != tc.want {
+					t.Fatalf("path %s, want %s", got, tc.want)
+				}
+				return
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), "gs://b/m/moses.ini") {
+				t.Fatalf("error %v (path %v), want one at gs://b/m/moses.ini line 2 naming %s", err, c, tc.path)
 			}
 		})
 	}

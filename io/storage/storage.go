@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,11 @@ func IsGCS(path string) bool { return strings.HasPrefix(path, gcsScheme) }
 // a gs:// path the elements are joined with "/" after the bucket, otherwise
 // as local paths by filepath.Join. Like filepath.Join, the result is
 // cleaned: Join("gs://b/run1/", "nbest.gz") is "gs://b/run1/nbest.gz".
+// In a gs:// path ".." is resolved within the bucket and never leaves it:
+// Join("gs://b/m", "../lm.gz") is "gs://b/lm.gz", and a path that would
+// climb out of the bucket keeps its leading ".." (Join("gs://b/m",
+// "../../x") is "gs://b/../x"), which every operation refuses; Resolve
+// reports it as it joins.
 func Join(elem ...string) string {
 	for i, e := range elem {
 		if e == "" {
@@ -87,14 +93,58 @@ func Join(elem ...string) string {
 			break
 		}
 		parts := append([]string{strings.TrimPrefix(e, gcsScheme)}, elem[i+1:]...)
-		return gcsScheme + path.Join(parts...)
+		return gcsScheme + joinGCS(parts)
 	}
 	return filepath.Join(elem...)
 }
 
+// joinGCS joins the parts of a gs:// path after the scheme. The first
+// segment is the bucket; the object name is cleaned on its own, so that
+// ".." stays in the bucket.
+func joinGCS(parts []string) string {
+	var nonEmpty []string
+	for _, p := range parts {
+		if p != "" {
+			nonEmpty = append(nonEmpty, p)
+		}
+	}
+	bucket, object, _ := strings.Cut(strings.TrimLeft(strings.Join(nonEmpty, "/"), "/"), "/")
+	object = path.Clean(strings.TrimLeft(object, "/"))
+	if object == "." {
+		return bucket
+	}
+	return bucket + "/" + object
+}
+
+// Resolve returns the path that p, relative to the folder dir, names: p
+// itself when it is a gs:// path or an absolute local path, else Join(dir,
+// p). Relative to a gs:// folder, ".." is resolved within the bucket and a
+// p that climbs out of it is an error naming p: Resolve("gs://b/m",
+// "../lm.gz") is "gs://b/lm.gz", Resolve("gs://b/m", "../../other/lm.gz")
+// an error. Relative to a local folder, p is joined as filepath.Join does,
+// ".." and all.
+func Resolve(dir, p string) (string, error) {
+	if p == "" || IsGCS(p) || filepath.IsAbs(p) {
+		return p, nil
+	}
+	out := Join(dir, p)
+	if IsGCS(out) {
+		if _, object, _ := strings.Cut(strings.TrimPrefix(out, gcsScheme), "/"); climbs(object) {
+			return "", fmt.Errorf("storage: path %s relative to %s climbs out of the bucket", p, dir)
+		}
+	}
+	return out, nil
+}
+
+// climbs reports whether the GCS object name has a ".." element.
+func climbs(object string) bool {
+	return slices.Contains(strings.Split(object, "/"), "..")
+}
+
 // parseGCS splits a gs:// path into bucket and object name. The object name
-// may be empty. The bucket name must be non-empty and made of the characters
-// GCS allows: lower-case letters, digits, '-', '_' and '.'.
+// may be empty and has no ".." element. The bucket name must be non-empty,
+// made of the characters GCS allows (lower-case letters, digits, '-', '_'
+// and '.'), and start and end with a letter or digit.
 func parseGCS(p string) (bucket, object string, err error) {
 	bucket, object, _ = strings.Cut(strings.TrimPrefix(p, gcsScheme), "/")
 	if bucket == "" {
@@ -104,6 +154,12 @@ func parseGCS(p string) (bucket, object string, err error) {
 		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return "", "", fmt.Errorf("storage: invalid path %q: bucket name %q has character %q", p, bucket, r)
 		}
+	}
+	if alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }; !alnum(bucket[0]) || !alnum(bucket[len(bucket)-1]) {
+		return "", "", fmt.Errorf("storage: invalid path %q: bucket name %q does not start and end with a letter or digit", p, bucket)
+	}
+	if climbs(object) {
+		return "", "", fmt.Errorf("storage: invalid path %q: \"..\" in the object name (Join and Resolve resolve it)", p)
 	}
 	return bucket, object, nil
 }

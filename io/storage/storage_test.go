@@ -487,6 +487,9 @@ func TestBadPaths(t *testing.T) {
 		{"gs://bucket/", "no object name"},
 		{"gs://bucket/dir/", `ends in "/"`},
 		{"gs://Bad Bucket/x.txt", "bucket name"},
+		{"gs://../../etc/passwd", "bucket name"},
+		{"gs://b/../other/pt.gz", `".."`},
+		{"gs://b/a/../x.txt", `".."`},
 	}
 	f := &FS{} // parse errors come before any client is needed
 	for _, c := range cases {
@@ -863,6 +866,13 @@ func TestJoin(t *testing.T) {
 		{[]string{"gs://", "b", "x"}, "gs://b/x"},
 		{[]string{"", "gs://b", "x"}, "gs://b/x"},
 		{[]string{"gs://b"}, "gs://b"},
+		{[]string{"gs://b/m/v1", "../lm.gz"}, "gs://b/m/lm.gz"},
+		{[]string{"gs://b/m", "../lm.gz"}, "gs://b/lm.gz"},
+		{[]string{"gs://b/m", "x/../../y"}, "gs://b/y"},
+		{[]string{"gs://b/m", ".."}, "gs://b"},
+		{[]string{"gs://b/m", "../../other/pt.gz"}, "gs://b/../other/pt.gz"},
+		{[]string{"gs://b/m", "../../../../etc/passwd"}, "gs://b/../../../etc/passwd"},
+		{[]string{"/data/m", "../../../x"}, "/x"},
 		{[]string{"/data", "run1", "nbest.gz"}, filepath.Join("/data", "run1", "nbest.gz")},
 		{[]string{"run1/", "x"}, filepath.Join("run1", "x")},
 		{[]string{"", "x"}, "x"},
@@ -872,6 +882,40 @@ func TestJoin(t *testing.T) {
 		if got := Join(c.elem...); got != c.want {
 			t.Errorf("Join(%q) = %q, want %q", c.elem, got, c.want)
 		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		name, dir, p string
+		want         string
+		err          bool
+	}{
+		{"gs:// relative", "gs://b/m", "pt.gz", "gs://b/m/pt.gz", false},
+		{"gs:// .. within the bucket", "gs://b/m/v1", "../../pt.gz", "gs://b/pt.gz", false},
+		{"gs:// .. into another bucket", "gs://b/m", "../../other/pt.gz", "", true},
+		{"gs:// .. above every bucket", "gs://b/m", "../../../../etc/passwd", "", true},
+		{"gs:// .. from the bucket's root", "gs://b", "../x", "", true},
+		{"gs:// p", "gs://b/m", "gs://c/x/pt.gz", "gs://c/x/pt.gz", false},
+		{"absolute p", "gs://b/m", "/abs/pt.gz", "/abs/pt.gz", false},
+		{"local relative", "/ini/dir", "pt.gz", filepath.Join("/ini/dir", "pt.gz"), false},
+		{"local .. as the user gave it", "/ini/dir", "../../x/pt.gz", filepath.Join("/ini/dir", "../../x/pt.gz"), false},
+		{"relative local folder", "models", "../x", filepath.Join("models", "../x"), false},
+		{"empty p", "gs://b/m", "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Resolve(c.dir, c.p)
+			if c.err {
+				if err == nil || !strings.Contains(err.Error(), c.p) || !strings.HasPrefix(err.Error(), "storage: ") {
+					t.Fatalf("Resolve(%q, %q) = %q, %v; want an error naming %s", c.dir, c.p, got, err, c.p)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("Resolve(%q, %q) = %q, %v; want %q", c.dir, c.p, got, err, c.want)
+			}
+		})
 	}
 }
 
