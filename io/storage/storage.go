@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	gcs "cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/iterator"
 )
 
@@ -37,9 +40,92 @@ type FS struct {
 	// credentials; STORAGE_EMULATOR_HOST is honoured) and kept for later
 	// uses. Set it before the FS is first used.
 	GCS *gcs.Client
+	// Timeout bounds the retries of one GCS request (opening, stating or
+	// listing, and each upload): once it has passed, the last transient
+	// error is returned, as "storage: open gs://b/o: GCS unreachable after
+	// N attempts in 2m0s: …". Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Logger receives a warning for each retried GCS request; nil means
+	// slog.Default().
+	Logger *slog.Logger
 
 	mu   sync.Mutex
 	lazy *gcs.Client
+}
+
+// DefaultTimeout bounds the retries of one GCS request when FS.Timeout is
+// zero.
+const DefaultTimeout = 2 * time.Minute
+
+// SetGCSTimeout sets the Timeout of the FS the package functions use; zero
+// restores DefaultTimeout.
+func SetGCSTimeout(d time.Duration) {
+	defaultFS.mu.Lock()
+	defaultFS.Timeout = d
+	defaultFS.mu.Unlock()
+}
+
+// retrier bounds, counts and logs the retries of one GCS operation on one
+// path.
+type retrier struct {
+	op, path string
+	timeout  time.Duration
+	log      *slog.Logger
+
+	mu        sync.Mutex
+	attempts  int  // failed attempts judged retryable or not
+	transient bool // whether the last failure was retryable
+}
+
+func (f *FS) retrier(op, p string) *retrier {
+	f.mu.Lock()
+	timeout, log := f.Timeout, f.Logger
+	f.mu.Unlock()
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &retrier{op: op, path: p, timeout: timeout, log: log}
+}
+
+// options are the client's retry options: the client's own test of which
+// errors are transient, a backoff that fits the timeout, and no retry
+// started after it.
+func (r *retrier) options() []gcs.RetryOption {
+	return []gcs.RetryOption{
+		gcs.WithMaxRetryDuration(r.timeout),
+		gcs.WithBackoff(gax.Backoff{Initial: min(time.Second, r.timeout/16), Max: min(30*time.Second, r.timeout/4), Multiplier: 2}),
+		gcs.WithErrorFuncWithContext(func(err error, _ *gcs.RetryContext) bool {
+			retry := gcs.ShouldRetry(err)
+			r.mu.Lock()
+			r.attempts++
+			n := r.attempts
+			r.transient = retry
+			r.mu.Unlock()
+			if retry {
+				r.log.Warn("storage: GCS request failed; retrying", "op", r.op, "path", r.path, "attempt", n, "err", err)
+			}
+			return retry
+		}),
+	}
+}
+
+// err wraps the error of the operation: gcsErr, or when the retries ran
+// out on transient errors, an error saying GCS is unreachable.
+func (r *retrier) err(err error) error {
+	r.mu.Lock()
+	n, transient := r.attempts, r.transient
+	r.mu.Unlock()
+	if !transient || n == 0 {
+		return gcsErr(r.op, r.path, err)
+	}
+	last := errors.Unwrap(err) // the client's "retry deadline … reached" wraps the last error
+	if last == nil {
+		last = err
+	}
+	return fmt.Errorf("storage: %s %s: GCS unreachable after %d attempts in %s: %w", r.op, r.path, n, r.timeout, last)
 }
 
 var defaultFS FS
@@ -221,7 +307,8 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj := c.Bucket(bucket).Object(object)
+		rt := f.retrier("open", p)
+		obj := c.Bucket(bucket).Object(object).Retryer(rt.options()...)
 		if codecOf(p) == codecGzip {
 			// The object may have been stored with Content-Encoding: gzip;
 			// ask for its bytes as stored and decompress them here, once.
@@ -229,7 +316,7 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		}
 		r, err := obj.NewReader(ctx)
 		if err != nil {
-			return nil, gcsErr("open", p, err)
+			return nil, rt.err(err)
 		}
 		return newReader(p, r)
 	}
@@ -319,10 +406,11 @@ func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	rt := f.retrier("stat", p)
 	if object == "" {
-		_, err = c.Bucket(bucket).Attrs(ctx)
+		_, err = c.Bucket(bucket).Retryer(rt.options()...).Attrs(ctx)
 	} else {
-		_, err = c.Bucket(bucket).Object(object).Attrs(ctx)
+		_, err = c.Bucket(bucket).Object(object).Retryer(rt.options()...).Attrs(ctx)
 	}
 	switch {
 	case err == nil:
@@ -330,7 +418,7 @@ func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
 	case errors.Is(err, gcs.ErrObjectNotExist), errors.Is(err, gcs.ErrBucketNotExist):
 		return false, nil
 	default:
-		return false, gcsErr("stat", p, err)
+		return false, rt.err(err)
 	}
 }
 
@@ -399,7 +487,8 @@ func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string,
 	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
 		return nil, fmt.Errorf("storage: %s %s: %w", op, p, err)
 	}
-	it := c.Bucket(bucket).Objects(ctx, q)
+	rt := f.retrier(op, p)
+	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
 	var out []string
 	for {
 		attrs, err := it.Next()
@@ -407,7 +496,7 @@ func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string,
 			break
 		}
 		if err != nil {
-			return nil, gcsErr(op, p, err)
+			return nil, rt.err(err)
 		}
 		if attrs.Prefix != "" || attrs.Name == dir {
 			continue // a "subdirectory", or a placeholder object for dir
@@ -510,7 +599,7 @@ func (f *FS) Create(ctx context.Context, p string) (*Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = newGCSSink(ctx, c.Bucket(bucket).Object(object), contentType(p))
+		s = newGCSSink(ctx, c.Bucket(bucket).Object(object).Retryer(f.retrier("create", p).options()...), contentType(p))
 	} else {
 		ls, err := newLocalSink(p)
 		if err != nil {

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -16,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gcs "cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
@@ -1052,4 +1056,46 @@ func BenchmarkRead(b *testing.B) {
 			}{zr, f}, nil
 		})
 	})
+}
+
+// TestGCSUnreachable points the client at a server that always answers
+// 503: every operation must give up once the timeout has passed, with an
+// error naming the path and saying GCS is unreachable, after logging each
+// retry.
+func TestGCSUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const timeout = 2 * time.Second
+	p := "gs://" + testBucket + "/run1/x.txt"
+	cases := []struct {
+		name, op string
+		call     func(f *FS) error
+	}{
+		{"open", "open", func(f *FS) error { _, err := f.Open(ctx, p); return err }},
+		{"exists", "stat", func(f *FS) error { _, err := f.Exists(ctx, p); return err }},
+		{"list", "list", func(f *FS) error { _, err := f.List(ctx, "gs://"+testBucket+"/run1"); return err }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			f := &FS{GCS: c, Timeout: timeout, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+			err := tc.call(f)
+			if err == nil {
+				t.Fatal("no error from an unreachable GCS")
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "storage: "+tc.op+" gs://"+testBucket+"/run1") || !strings.Contains(msg, "GCS unreachable after ") || !strings.Contains(msg, "in 2s") {
+				t.Errorf("error %q, want \"storage: %s gs://%s/run1…: GCS unreachable after N attempts in 2s: …\"", msg, tc.op, testBucket)
+			}
+			if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "attempt=1") || !strings.Contains(l, "op="+tc.op) || !strings.Contains(l, "path=gs://"+testBucket+"/run1") {
+				t.Errorf("retries not logged: %q", l)
+			}
+		})
+	}
 }
