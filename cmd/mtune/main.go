@@ -19,6 +19,8 @@ import (
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/io/storage"
 )
 
 // command is one sub-command of mtune.
@@ -180,7 +182,15 @@ func lookup(name string) (command, bool) {
 func newFlagSet(c command, out io.Writer) (*flag.FlagSet, func(context.Context, *app, []string) error) {
 	fs := flag.NewFlagSet("mtune "+c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
-	runFn := c.flags(fs)
+	runCmd := c.flags(fs)
+	gcsTimeout := fs.Duration("gcs-timeout", storage.DefaultTimeout, "give up a gs:// request after retrying transient errors this long (each retry is logged)")
+	runFn := func(ctx context.Context, a *app, args []string) error {
+		if *gcsTimeout <= 0 {
+			return usagef("--gcs-timeout %s: must be positive", *gcsTimeout)
+		}
+		storage.SetGCSTimeout(*gcsTimeout)
+		return runCmd(ctx, a, args)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: mtune %s %s\n\n%s\n\n", c.name, c.usage, c.summary)
 		if len(c.groups) == 0 {

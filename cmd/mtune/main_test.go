@@ -5,14 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	gcs "cloud.google.com/go/storage"
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/io/storage"
+	"google.golang.org/api/option"
 )
 
 // mtune runs the command line args in-process and returns its exit status
@@ -306,6 +311,28 @@ func TestDecodeLexicalizedReordering(t *testing.T) {
 	}
 }
 
+// TestDecodeRelativeModelPath decodes Moses' lexicalized-reordering model
+// as README shows, with MODEL_PATH and --config relative to the working
+// directory: ${MODEL_PATH} is resolved against the working directory, not
+// joined onto the ini's folder a second time.
+func TestDecodeRelativeModelPath(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	wd := t.TempDir()
+	t.Chdir(wd)
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEL_PATH", rel)
+	code, out, errOut := mtune(t, "", "decode", "--config", filepath.Join(rel, "moses.ini"), filepath.Join(rel, "to-translate.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 5 {
+		t.Fatalf("%d lines of output, want 5", n)
+	}
+}
+
 // TestDemoIsATuningProblem builds the embedded demo system and runs two
 // rounds of the Moses tuning loop (decode the tuning set with n-best lists,
 // MERT on the pooled lists): the tuned weights must translate the test set
@@ -367,5 +394,46 @@ func TestDemoIsATuningProblem(t *testing.T) {
 	t.Logf("demo test BLEU: default weights %.2f, tuned %.2f", untuned, tuned)
 	if tuned < untuned+5 {
 		t.Fatalf("tuned weights give %.2f BLEU, default %.2f: the demo is not a tuning problem", tuned, untuned)
+	}
+}
+
+// TestGCSTimeout runs mtune score against a GCS that always answers 503:
+// --gcs-timeout bounds the retries, each retry is logged and the error
+// says GCS is unreachable; a timeout that is not positive is a usage
+// error.
+func TestGCSTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	storage.SetGCSClient(c)
+	t.Cleanup(func() { storage.SetGCSClient(nil); storage.SetGCSTimeout(0) })
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string // in stderr
+	}{
+		{"unreachable", []string{"score", "--gcs-timeout", "2s", "-r", "gs://b/ref.en"}, 1,
+			[]string{"mtune score: ", "gs://b/ref.en: GCS unreachable after ", " attempts in 2s: ", "level=WARN", "attempt=1", "path=gs://b/ref.en"}},
+		{"zero timeout", []string{"score", "--gcs-timeout", "0s", "-r", "gs://b/ref.en"}, 2, []string{"--gcs-timeout 0s: must be positive"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := mtune(t, "a b c\n", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 )
@@ -277,11 +278,11 @@ func (p *alignParser) parse(line []byte, nf, ne int) ([]point, error) {
 		col := i + 1
 		f, ok1, j := atoiAt(line, i)
 		if !ok1 || j >= len(line) || line[j] != '-' {
-			return nil, errAt("", 0, col, ErrAlignment, "%q", tokenAt(line, i))
+			return nil, errAt("", 0, col, ErrAlignment, "%s", textpos.Quote(tokenAt(line, i)))
 		}
 		e, ok2, k := atoiAt(line, j+1)
 		if !ok2 || (k < len(line) && line[k] != ' ' && line[k] != '\t') {
-			return nil, errAt("", 0, col, ErrAlignment, "%q", tokenAt(line, i))
+			return nil, errAt("", 0, col, ErrAlignment, "%s", textpos.Quote(tokenAt(line, i)))
 		}
 		if f >= nf || e >= ne {
 			return nil, errAt("", 0, col, ErrOutOfRange, "%d-%d in a pair of %d source and %d target tokens", f, e, nf, ne)
@@ -312,9 +313,6 @@ func tokenAt(line []byte, i int) string {
 	j := i
 	for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 		j++
-	}
-	if j-i > 40 {
-		j = i + 40
 	}
 	return string(line[i:j])
 }

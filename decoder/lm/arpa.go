@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // ARPA is an n-gram model as an ARPA file lists it: what Estimate makes,
@@ -184,7 +186,7 @@ func NewModel(a *ARPA, opts *Options) (*Model, error) {
 			words = words[:0]
 			for _, x := range g.Words[i*n : (i+1)*n] {
 				if ids[x] < 0 {
-					return nil, fmt.Errorf("lm: %d-gram %d: %w: %q", n, i, ErrUnknownWord, a.Words[x])
+					return nil, fmt.Errorf("lm: %d-gram %d: %w: %s", n, i, ErrUnknownWord, textpos.Quote(a.Words[x]))
 				}
 				words = append(words, ids[x])
 			}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"unicode/utf8"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Discount holds the modified Kneser–Ney discounts of one order: D[1] for
@@ -201,7 +203,7 @@ func (c *Counter) AddLine(line []byte) error {
 		if j > i {
 			id, _ := c.vocab.add(line[i:j])
 			if id <= kEOS {
-				return errorf(ErrSpecialInCorpus, "%q", line[i:j])
+				return errorf(ErrSpecialInCorpus, "%s", textpos.Quote(line[i:j]))
 			}
 			c.ids = append(c.ids, id)
 		}
@@ -217,11 +219,11 @@ func (c *Counter) Add(words []string) error {
 	c.ids = c.ids[:0]
 	for _, w := range words {
 		if w == "" || !utf8.ValidString(w) || bytes.ContainsFunc([]byte(w), func(r rune) bool { return r < 128 && isDelim(byte(r)) }) {
-			return errorf(ErrSyntax, "bad word %q", w)
+			return errorf(ErrSyntax, "bad word %s", textpos.Quote(w))
 		}
 		id, _ := c.vocab.add([]byte(w))
 		if id <= kEOS {
-			return errorf(ErrSpecialInCorpus, "%q", w)
+			return errorf(ErrSpecialInCorpus, "%s", textpos.Quote(w))
 		}
 		c.ids = append(c.ids, id)
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/fastnum"
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -375,7 +376,7 @@ func (rd *reader) handle(l []byte, line int) error {
 			return nil
 		}
 		if string(t) != `\data\` {
-			return errorf(ErrSyntax, "first non-blank line is %q, not \\data\\", clip(t))
+			return errorf(ErrSyntax, "first non-blank line is not \\data\\ (want an ARPA file)")
 		}
 		rd.phase = phCounts
 	case phCounts:
@@ -404,14 +405,14 @@ func (rd *reader) handle(l []byte, line int) error {
 		}
 		if rd.n == len(rd.counts) {
 			if string(t) != `\end\` {
-				return errorf(ErrSyntax, "expected \\end\\ after the %d-grams, got %q", rd.n, clip(t))
+				return errorf(ErrSyntax, "expected \\end\\ after the %d-grams", rd.n)
 			}
 			rd.phase = phEnd
 			return nil
 		}
 		want := rd.n + 1
 		if n, ok := parseHeader(t); !ok || n != want {
-			return errorf(ErrSyntax, "expected \\%d-grams:, got %q", want, clip(t))
+			return errorf(ErrSyntax, "expected \\%d-grams:", want)
 		}
 		rd.n = want
 		if want == 1 {
@@ -465,18 +466,10 @@ func (rd *reader) handle(l []byte, line int) error {
 		return rd.handle(l, line)
 	case phEnd:
 		if len(t) != 0 {
-			return errorf(ErrSyntax, "text after \\end\\: %q", clip(t))
+			return errorf(ErrSyntax, "text after \\end\\")
 		}
 	}
 	return nil
-}
-
-// clip shortens a line quoted in an error.
-func clip(b []byte) string {
-	if len(b) > 60 {
-		return string(b[:60]) + "…"
-	}
-	return string(b)
 }
 
 // maxCount bounds a header count: slots are int32.
@@ -486,19 +479,19 @@ const maxCount = 1 << 30
 func (rd *reader) countLine(t []byte) error {
 	rest, ok := bytes.CutPrefix(t, []byte("ngram"))
 	if !ok || len(rest) == 0 || (rest[0] != ' ' && rest[0] != '\t') {
-		return errorf(ErrSyntax, "count line %q does not start with \"ngram \"", clip(t))
+		return errorf(ErrSyntax, "count line does not start with \"ngram \" (want \"ngram N=count\")")
 	}
 	ns, cs, ok := bytes.Cut(rest, []byte("="))
 	if !ok {
-		return errorf(ErrSyntax, "count line %q has no '='", clip(t))
+		return errorf(ErrSyntax, "count line has no '=' (want \"ngram N=count\")")
 	}
 	n, err1 := strconv.Atoi(string(trim(ns)))
 	c, err2 := strconv.Atoi(string(trim(cs)))
 	if err1 != nil || err2 != nil || c < 0 {
-		return errorf(ErrSyntax, "bad count line %q", clip(t))
+		return errorf(ErrSyntax, "bad count line (want \"ngram N=count\", N and count integers, count ≥ 0)")
 	}
 	if n != len(rd.counts)+1 {
-		return errorf(ErrSyntax, "count line %q: orders must be 1, 2, … in turn", clip(t))
+		return errorf(ErrSyntax, "count line for order %d: want order %d (orders must be 1, 2, … in turn)", n, len(rd.counts)+1)
 	}
 	if c > maxCount {
 		return errorf(ErrCount, "%d %d-grams are more than %d", c, n, maxCount)
@@ -531,7 +524,7 @@ func parseNumber(f []byte) (float32, error) {
 	if len(f) == 0 {
 		return 0, errorf(ErrNumber, "missing number")
 	}
-	return 0, errorf(ErrNumber, "%q", clip(f))
+	return 0, errorf(ErrNumber, "%s", textpos.Quote(f))
 }
 
 // parseProb parses the probability at the start of a line.
@@ -543,7 +536,7 @@ func parseProb(l []byte) (float32, []byte, error) {
 	}
 	if p > 0 {
 		// KenLM rejects these by default (an IRSTLM bug makes them).
-		return 0, nil, errorf(ErrNumber, "positive log probability %s", f)
+		return 0, nil, errorf(ErrNumber, "positive log probability %s", textpos.Quote(f))
 	}
 	return p, rest, nil
 }
@@ -561,10 +554,10 @@ func parseBackoff(rest []byte, top bool) (float32, error) {
 		return 0, err
 	}
 	if top && bo != 0 {
-		return 0, errorf(ErrSyntax, "back-off %s on an n-gram of the highest order", f)
+		return 0, errorf(ErrSyntax, "back-off %s on an n-gram of the highest order", textpos.Quote(f))
 	}
 	if g, _ := field(rest); len(g) != 0 {
-		return 0, errorf(ErrSyntax, "unexpected %q after the back-off", clip(g))
+		return 0, errorf(ErrSyntax, "unexpected %s after the back-off", textpos.Quote(g))
 	}
 	return bo, nil
 }
@@ -641,7 +634,7 @@ func (rd *reader) parseLine(b *batch, v *Vocab, n int, top bool, l []byte, line 
 		id, ok := v.lookup(w)
 		if !ok || (id == Unknown && !rd.b.m.hasUnk) {
 			b.words = b.words[:len(b.words)-i]
-			return errorf(ErrUnknownWord, "%q", clip(w))
+			return errorf(ErrUnknownWord, "%s", textpos.Quote(w))
 		}
 		b.words = append(b.words, id)
 	}
@@ -697,7 +690,7 @@ func (rd *reader) insert() error {
 					e = rd.b.addAt(n, b.ctx[i], words[n-1], b.prob[i], b.bo[i])
 				}
 				if e != nil {
-					fail(&ParseError{Line: b.lines[i], Err: fmt.Errorf("%w: %q", e, rd.text(words))})
+					fail(&ParseError{Line: b.lines[i], Err: fmt.Errorf("%w: %s", e, textpos.Quote(rd.text(words)))})
 					break
 				}
 				inserted++

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -275,5 +276,46 @@ func TestUnigramModel(t *testing.T) {
 	}
 	if m.BeginSentence().Len() != 1 {
 		t.Error("BeginSentence")
+	}
+}
+
+// TestErrorsDoNotQuoteLines loads files that are not language models (or
+// are broken ones) and checks that the error names the file and the line
+// and does not print the offending line: only a short token at most.
+func TestErrorsDoNotQuoteLines(t *testing.T) {
+	const secret = "resumption of the session declared adjourned on friday 17 december"
+	cases := []struct {
+		name string
+		in   string
+		line int
+	}{
+		{"a corpus file", secret + "\nmore text\n", 1},
+		{"count line", edit("ngram 2=4", "ngram 2 "+secret), 3},
+		{"count line without ngram", edit("ngram 2=4", secret), 3},
+		{"bad count", edit("ngram 2=4", "ngram 2="+secret), 3},
+		{"section header", edit("\\2-grams:", "\\2-grams: "+secret), 13},
+		{"text after end", small + secret + "\n", 24},
+		{"bad number", edit("-0.4\ta b", strings.ReplaceAll(secret, " ", "")+"\ta b"), 15},
+		{"after the back-off", edit("a b\t-0.05", "a b\t-0.05 "+strings.ReplaceAll(secret, " ", "_")), 15},
+		{"unknown word", edit("b </s>", strings.ReplaceAll(secret, " ", "_")+" </s>"), 16},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "corpus.en")
+			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(context.Background(), path, nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, fmt.Sprintf("%s:%d:", path, c.line)) {
+				t.Errorf("error %q does not name %s:%d", msg, path, c.line)
+			}
+			if strings.Contains(msg, "resumption of the") || strings.Contains(msg, "resumptionofthesession") || strings.Contains(msg, "resumption_of_the_session") {
+				t.Errorf("error %q quotes the file's content", msg)
+			}
+		})
 	}
 }

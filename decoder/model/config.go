@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 )
@@ -202,7 +203,7 @@ func (f *Feature) DefaultScores() ([]float32, error) {
 	for p := range strings.SplitSeq(v, ",") {
 		x, ok := parseProb([]byte(p))
 		if !ok {
-			return nil, fmt.Errorf("%w: default-scores value %q", ErrNumber, p)
+			return nil, fmt.Errorf("%w: default-scores value %s", ErrNumber, textpos.Quote(p))
 		}
 		out = append(out, x)
 	}
@@ -265,9 +266,10 @@ type ConfigOptions struct {
 	// Getenv looks up the variables of ${NAME} in feature arguments, the
 	// weight file and the n-best file; nil means os.LookupEnv.
 	Getenv func(name string) (string, bool)
-	// Dir is the folder relative paths are resolved against; empty means
-	// the folder of the file (the working directory when the file name is
-	// empty).
+	// Dir is the folder relative paths written literally are resolved
+	// against; empty means the folder of the file (the working directory
+	// when the file name is empty). A relative path that starts with
+	// ${NAME} is resolved against the working directory, as in Moses.
 	Dir string
 	// Index interns the weights' feature names; nil means a new one.
 	Index *feature.Index
@@ -376,7 +378,7 @@ func (p *configParser) parse(data []byte) (*Config, error) {
 		if t[0] == '[' {
 			j := bytes.IndexByte(t, ']')
 			if j < 0 || len(trimBlank(t[j+1:])) > 0 {
-				return nil, p.errAt(num, 1, ErrSyntax, "malformed section header %q", clip(t))
+				return nil, p.errAt(num, 1, ErrSyntax, "malformed section header (want [name])")
 			}
 			sec := string(trimBlank(t[1:j]))
 			if sec == "" {
@@ -390,7 +392,7 @@ func (p *configParser) parse(data []byte) (*Config, error) {
 			continue
 		}
 		if cur < 0 {
-			return nil, p.errAt(num, 1, ErrSyntax, "value %q before any [section]", clip(t))
+			return nil, p.errAt(num, 1, ErrSyntax, "value before any [section] (want a moses.ini)")
 		}
 		s := &c.Sections[cur]
 		s.Lines = append(s.Lines, string(t))
@@ -442,12 +444,12 @@ func (p *configParser) one(byName map[string][]secLine, headers map[string]int, 
 func (p *configParser) settings(c *Config, byName map[string][]secLine, headers map[string]int) error {
 	for _, l := range byName["input-factors"] {
 		if l.text != "0" {
-			return p.errAt(l.line, 0, ErrUnsupported, "input factor %q: only factor 0", l.text)
+			return p.errAt(l.line, 0, ErrUnsupported, "input factor %s: only factor 0", textpos.Quote(l.text))
 		}
 	}
 	for _, l := range byName["mapping"] {
 		if f := splitBlank(l.text); !slices.Equal(f, []string{"0", "T", "0"}) && !slices.Equal(f, []string{"T", "0"}) {
-			return p.errAt(l.line, 0, ErrUnsupported, "mapping %q: only one translation step \"0 T 0\"", l.text)
+			return p.errAt(l.line, 0, ErrUnsupported, "mapping %s: only one translation step \"0 T 0\"", textpos.Quote(l.text))
 		}
 	}
 	if len(byName["mapping"]) > 1 {
@@ -472,7 +474,7 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 		}
 		n, err := strconv.Atoi(l.text)
 		if err != nil || n < s.min || n > 1<<30 {
-			return p.errAt(l.line, 0, ErrNumber, "[%s] value %q is not an integer ≥ %d", s.sec, l.text, max(s.min, -1<<30))
+			return p.errAt(l.line, 0, ErrNumber, "[%s] value %s is not an integer ≥ %d", s.sec, textpos.Quote(l.text), max(s.min, -1<<30))
 		}
 		*s.dst = n
 	}
@@ -481,7 +483,7 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 	} else if ok {
 		x, ok := parseFloat([]byte(l.text))
 		if !ok || x < 0 {
-			return p.errAt(l.line, 0, ErrNumber, "[beam-threshold] value %q is not a number ≥ 0", l.text)
+			return p.errAt(l.line, 0, ErrNumber, "[beam-threshold] value %s is not a number ≥ 0", textpos.Quote(l.text))
 		}
 		c.BeamThreshold = x
 	}
@@ -507,7 +509,7 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 		}
 		b, ok := parseBool(ls[0].text)
 		if !ok {
-			return p.errAt(ls[0].line, 0, ErrSyntax, "[%s] value %q is not a boolean", s.sec, ls[0].text)
+			return p.errAt(ls[0].line, 0, ErrSyntax, "[%s] value %s is not a boolean", s.sec, textpos.Quote(ls[0].text))
 		}
 		*s.dst = b
 	}
@@ -517,11 +519,11 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 			toks = append(toks, splitBlank(l.text)...)
 		}
 		if len(toks) < 2 || len(toks) > 3 || (len(toks) == 3 && toks[2] != "distinct") {
-			return p.errAt(ls[0].line, 0, ErrSyntax, "[n-best-list] wants \"file size [distinct]\", has %q", strings.Join(toks, " "))
+			return p.errAt(ls[0].line, 0, ErrSyntax, "[n-best-list] wants \"file size [distinct]\", has %s", textpos.Quote(strings.Join(toks, " ")))
 		}
 		n, err := strconv.Atoi(toks[1])
 		if err != nil || n < 1 || n > 1<<30 {
-			return p.errAt(ls[0].line, 0, ErrNumber, "n-best size %q", toks[1])
+			return p.errAt(ls[0].line, 0, ErrNumber, "n-best size %s", textpos.Quote(toks[1]))
 		}
 		f, err := p.expand(toks[0])
 		if err != nil {
@@ -536,7 +538,9 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 		if err != nil {
 			return p.lineErr(l.line, err)
 		}
-		c.WeightFile = p.resolve(f)
+		if c.WeightFile, err = p.resolve(l.text, f); err != nil {
+			return p.lineErr(l.line, err)
+		}
 	}
 	return nil
 }
@@ -607,12 +611,38 @@ func validEnvName(s string) bool {
 	return true
 }
 
-// resolve makes a local relative path absolute against the ini's folder.
-func (p *configParser) resolve(path string) string {
-	if path == "" || storage.IsGCS(path) || filepath.IsAbs(path) {
-		return path
+// resolve returns where the path written raw in the ini, expanded after
+// ${NAME} substitution, points; see resolveConfigPath.
+func (p *configParser) resolve(raw, expanded string) (string, error) {
+	wd := ""
+	if strings.HasPrefix(raw, "${") {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("%w: resolving %s: %w", ErrConfig, expanded, err)
+		}
 	}
-	return storage.Join(p.dir, path)
+	path, err := resolveConfigPath(p.dir, wd, raw, expanded)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return path, nil
+}
+
+// resolveConfigPath returns where a path of a moses.ini points: raw as
+// written, expanded after ${NAME} substitution. An empty, gs:// or
+// absolute path is kept. A relative path that starts with a variable
+// ("${MODEL_PATH}/lm", MODEL_PATH=models/m1) is resolved against the
+// working directory wd, as Moses does, since the variable was given
+// relative to it; any other relative path against the ini's folder iniDir
+// by storage.Resolve, which refuses one that climbs out of a gs:// bucket.
+func resolveConfigPath(iniDir, wd, raw, expanded string) (string, error) {
+	if expanded == "" || storage.IsGCS(expanded) || filepath.IsAbs(expanded) {
+		return expanded, nil
+	}
+	if strings.HasPrefix(raw, "${") {
+		return filepath.Join(wd, expanded), nil
+	}
+	return storage.Resolve(iniDir, expanded)
 }
 
 // featureKeys lists the arguments each supported feature type accepts
@@ -639,12 +669,13 @@ func (p *configParser) features(c *Config, lines []secLine) error {
 		for _, tok := range toks[1:] {
 			k, v, ok := strings.Cut(tok, "=")
 			if !ok || k == "" {
-				return p.errAt(l.line, 0, ErrSyntax, "feature argument %q is not key=value", tok)
+				return p.errAt(l.line, 0, ErrSyntax, "feature argument %s is not key=value", textpos.Quote(tok))
 			}
 			if keys[k] {
-				return p.errAt(l.line, 0, ErrSyntax, "duplicate key %q", k)
+				return p.errAt(l.line, 0, ErrSyntax, "duplicate key %s", textpos.Quote(k))
 			}
 			keys[k] = true
+			raw := v
 			v, err := p.expand(v)
 			if err != nil {
 				return p.lineErr(l.line, err)
@@ -658,11 +689,15 @@ func (p *configParser) features(c *Config, lines []secLine) error {
 			case "num-features":
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 || n > maxNumFeatures {
-					return p.errAt(l.line, 0, ErrNumber, "num-features=%q", v)
+					return p.errAt(l.line, 0, ErrNumber, "num-features=%s", textpos.Quote(v))
 				}
 				f.NumFeatures = n
 			case "path":
-				f.Args = append(f.Args, Arg{k, p.resolve(v)})
+				path, err := p.resolve(raw, v)
+				if err != nil {
+					return p.lineErr(l.line, err)
+				}
+				f.Args = append(f.Args, Arg{k, path})
 			default:
 				f.Args = append(f.Args, Arg{k, v})
 			}
@@ -729,10 +764,10 @@ func validateFeature(f *Feature, forWrite bool) error {
 		case a.Key == "" || strings.ContainsAny(a.Key, " \t\n\r=#") || (forWrite && strings.ContainsAny(a.Value, " \t\n\r#")) || !utf8.ValidString(a.Key+a.Value):
 			return fmt.Errorf("%w: %s: argument %q=%q cannot be written", ErrSyntax, f.Name, a.Key, a.Value)
 		case a.Key == "name" || a.Key == "num-features" || seen[a.Key]:
-			return fmt.Errorf("%w: %s: duplicate key %q", ErrSyntax, f.Name, a.Key)
+			return fmt.Errorf("%w: %s: duplicate key %s", ErrSyntax, f.Name, textpos.Quote(a.Key))
 		case a.Key == "tuneable":
 			if _, ok := parseBool(a.Value); !ok {
-				return fmt.Errorf("%w: %s: tuneable=%q is not a boolean", ErrSyntax, f.Name, a.Value)
+				return fmt.Errorf("%w: %s: tuneable=%s is not a boolean", ErrSyntax, f.Name, textpos.Quote(a.Value))
 			}
 		case a.Key == "filterable":
 		case !slices.Contains(allowed, a.Key):
@@ -747,15 +782,15 @@ func validateFeature(f *Feature, forWrite bool) error {
 		case "order", "table-limit", "cache-size":
 			n, err := strconv.Atoi(a.Value)
 			if err != nil || n < 0 || (a.Key == "order" && n < 1) {
-				return fmt.Errorf("%w: %s: %s=%q", ErrNumber, f.Name, a.Key, a.Value)
+				return fmt.Errorf("%w: %s: %s=%s", ErrNumber, f.Name, a.Key, textpos.Quote(a.Value))
 			}
 		case "lazyken":
 			if _, ok := parseBool(a.Value); !ok {
-				return fmt.Errorf("%w: %s: lazyken=%q", ErrSyntax, f.Name, a.Value)
+				return fmt.Errorf("%w: %s: lazyken=%s", ErrSyntax, f.Name, textpos.Quote(a.Value))
 			}
 		case "load":
 			if !slices.Contains([]string{"lazy", "populate", "read", "parallel_read"}, a.Value) {
-				return fmt.Errorf("%w: %s: load=%q", ErrSyntax, f.Name, a.Value)
+				return fmt.Errorf("%w: %s: load=%s", ErrSyntax, f.Name, textpos.Quote(a.Value))
 			}
 		case "path":
 			if a.Value == "" {

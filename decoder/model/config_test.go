@@ -198,8 +198,8 @@ func TestReadConfig(t *testing.T) {
 				if got := c.Features[0].Path(); got != "/models/m1/pt.gz" {
 					t.Errorf("path %q", got)
 				}
-				if got := c.Features[1].Path(); got != "/ini/dir/x/r.gz" {
-					t.Errorf("relative path %q", got)
+				if wd, _ := os.Getwd(); c.Features[1].Path() != filepath.Join(wd, "x", "r.gz") {
+					t.Errorf("relative variable path %q, want it against the working directory", c.Features[1].Path())
 				}
 				if c.Features[1].NumFeatures != 3 {
 					t.Errorf("msd-fe num features %d", c.Features[1].NumFeatures)
@@ -356,5 +356,110 @@ func TestWriteConfigBuilt(t *testing.T) {
 	bad.StackSize = 0
 	if err := WriteConfig(&buf, &bad); err == nil {
 		t.Error("stack 0 written")
+	}
+}
+
+func TestResolveConfigPath(t *testing.T) {
+	const ini, wd = "/ini/dir", "/work/wd"
+	tests := []struct {
+		name, iniDir, raw, expanded, want string
+		err                               string // in the error; "" for none
+	}{
+		{"literal relative: the ini's folder", ini, "pt.gz", "pt.gz", "/ini/dir/pt.gz", ""},
+		{"literal relative with ..", ini, "../lm/lm.gz", "../lm/lm.gz", "/ini/lm/lm.gz", ""},
+		{"literal relative, local .. above the root kept as filepath.Join does", ini, "../../../x", "../../../x", "/x", ""},
+		{"variable relative: the working directory", ini, "${MODEL_PATH}/pt.gz", "models/m1/pt.gz", "/work/wd/models/m1/pt.gz", ""},
+		{"variable with ..: the working directory", ini, "${MODEL_PATH}/pt.gz", "../shared/m/pt.gz", "/work/shared/m/pt.gz", ""},
+		{"variable alone", ini, "${PT}", "pt.gz", "/work/wd/pt.gz", ""},
+		{"variable absolute", ini, "${MODEL_PATH}/pt.gz", "/models/m1/pt.gz", "/models/m1/pt.gz", ""},
+		{"variable gs://", ini, "${MODEL_PATH}/pt.gz", "gs://b/m1/pt.gz", "gs://b/m1/pt.gz", ""},
+		{"variable after a literal part: the ini's folder", ini, "models/${M}/pt.gz", "models/m1/pt.gz", "/ini/dir/models/m1/pt.gz", ""},
+		{"literal absolute", ini, "/abs/pt.gz", "/abs/pt.gz", "/abs/pt.gz", ""},
+		{"literal relative, gs:// ini", "gs://b/m", "pt.gz", "pt.gz", "gs://b/m/pt.gz", ""},
+		{"gs:// ini, .. within the bucket", "gs://b/m/v1", "../lm.gz", "../lm.gz", "gs://b/m/lm.gz", ""},
+		{"gs:// ini, .. to the bucket's root", "gs://b/m", "../lm.gz", "../lm.gz", "gs://b/lm.gz", ""},
+		{"gs:// ini, .. out of the bucket", "gs://b/m", "../../other/pt.gz", "../../other/pt.gz", "", "../../other/pt.gz"},
+		{"gs:// ini, .. far out of the bucket", "gs://b/m", "../../../../etc/passwd", "../../../../etc/passwd", "", "../../../../etc/passwd"},
+		{"variable relative, gs:// ini: still the working directory", "gs://b/m", "${M}/pt.gz", "m1/pt.gz", "/work/wd/m1/pt.gz", ""},
+		{"empty", ini, "", "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := resolveConfigPath(tc.iniDir, wd, tc.raw, tc.expanded)
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, %v; want an error naming %s", tc.iniDir, wd, tc.raw, tc.expanded, got, err, tc.err)
+			case tc.err == "" && (err != nil || got != tc.want):
+				t.Errorf("resolveConfigPath(%q, %q, %q, %q) = %q, %v; want %q", tc.iniDir, wd, tc.raw, tc.expanded, got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadConfigGCSClimbsOut reads a gs:// moses.ini whose relative paths
+// use "..": within the bucket they resolve, out of it they are an error
+// naming the ini, the line and the path.
+func TestReadConfigGCSClimbsOut(t *testing.T) {
+	tests := []struct {
+		name, path string
+		want       string // resolved path= ; "" for an error
+	}{
+		{"within the bucket", "../lm/lm.arpa", "gs://b/lm/lm.arpa"},
+		{"into another bucket", "../../other/lm.arpa", ""},
+		{"above every bucket", "../../../../etc/passwd", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "[feature]\nKENLM path=" + tc.path + " order=3\n[weight]\nKENLM0= 1\n"
+			c, err := ReadConfig(strings.NewReader(in), "gs://b/m/moses.ini", ConfigOptions{Getenv: noEnv})
+			if tc.want != "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := c.Features[0].Path(); got != tc.want {
+					t.Fatalf("path %s, want %s", got, tc.want)
+				}
+				return
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), "gs://b/m/moses.ini") {
+				t.Fatalf("error %v (path %v), want one at gs://b/m/moses.ini line 2 naming %s", err, c, tc.path)
+			}
+		})
+	}
+}
+
+// TestLoadConfigRelativeModelPath loads an ini from a temporary working
+// directory with MODEL_PATH relative to it, as README's
+// "MODEL_PATH=../shared/… mtune decode --config ../shared/…/moses.ini"
+// does: the variable's paths must not be joined onto the ini's folder a
+// second time, while a literal relative path stays relative to the ini.
+func TestLoadConfigRelativeModelPath(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	model := filepath.Join("models", "m1")
+	if err := os.MkdirAll(model, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const ini = "[feature]\nKENLM path=${MODEL_PATH}/lm.arpa order=3\nPhraseDictionaryMemory num-features=1 path=pt.gz\n" +
+		"[weight]\nKENLM0= 1\nPhraseDictionaryMemory0= 1\n[weight-file]\n${MODEL_PATH}/sparse.w\n"
+	iniPath := filepath.Join(model, "moses.ini")
+	if err := os.WriteFile(iniPath, []byte(ini), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEL_PATH", model)
+	c, err := LoadConfig(context.Background(), iniPath, ConfigOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(wd, model)
+	for _, check := range []struct{ what, got, want string }{
+		{"${MODEL_PATH}/lm.arpa", c.Features[0].Path(), filepath.Join(abs, "lm.arpa")},
+		{"pt.gz", c.Features[1].Path(), filepath.Join(abs, "pt.gz")},
+		{"[weight-file] ${MODEL_PATH}/sparse.w", c.WeightFile, filepath.Join(abs, "sparse.w")},
+	} {
+		if check.got != check.want {
+			t.Errorf("%s resolved to %s, want %s", check.what, check.got, check.want)
+		}
 	}
 }

@@ -35,8 +35,14 @@
 // In argument values, ${NAME} is replaced by the environment variable NAME
 // (as Moses' regression tests do with MODEL_PATH and TEST_PATH); an unset
 // variable is an error that names it. A relative path= (and the
-// [weight-file]) is resolved against the folder of the moses.ini, not the
-// working directory as in Moses, so a model folder can be moved whole.
+// [weight-file]) written literally is resolved against the folder of the
+// moses.ini, not the working directory as in Moses, so a model folder can
+// be moved whole (for a gs:// moses.ini, ".." is resolved within the bucket
+// and a path that climbs out of it is an error); one that starts with a
+// variable
+// (path=${MODEL_PATH}/lm.gz with MODEL_PATH=models/m1) is resolved against
+// the working directory, as Moses does, since that is what the variable was
+// given relative to.
 //
 // Supported feature types: KENLM (an ARPA file), Distortion,
 // LexicalReordering, WordPenalty, UnknownWordPenalty, PhrasePenalty and

@@ -83,12 +83,3 @@ func lineErr(col int, kind error, format string, args ...any) *lineError {
 func (e *lineError) at(file string, line int) *ParseError {
 	return &ParseError{File: file, Line: line, Column: e.col, Err: e.err}
 }
-
-// clip shortens b for an error message.
-func clip(b []byte) string {
-	const max = 40
-	if len(b) > max {
-		return string(b[:max]) + "…"
-	}
-	return string(b)
-}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // maxAlignPos bounds the word positions of an alignment point, which are
@@ -62,7 +64,7 @@ func (p *phraseLine) parse(line []byte) *lineError {
 	for w, s, _ := nextWord(f[2].b, 0); w != nil; w, s, _ = nextWord(f[2].b, s+len(w)) {
 		x, ok := parseProb(w)
 		if !ok {
-			return lineErr(f[2].off+s+1, ErrNumber, "score %q is not a finite number ≥ 0", clip(w))
+			return lineErr(f[2].off+s+1, ErrNumber, "score %s is not a finite number ≥ 0", textpos.Quote(w))
 		}
 		p.scores = append(p.scores, x)
 	}
@@ -83,10 +85,10 @@ func (p *phraseLine) parse(line []byte) *lineError {
 				b, ok = parseUint(w[i+1:])
 			}
 			if !ok {
-				return lineErr(f[3].off+s+1, ErrSyntax, "alignment point %q is not \"i-j\"", clip(w))
+				return lineErr(f[3].off+s+1, ErrSyntax, "alignment point %s is not \"i-j\"", textpos.Quote(w))
 			}
 			if a >= len(p.src) || b >= len(p.tgt) || a > maxAlignPos || b > maxAlignPos {
-				return lineErr(f[3].off+s+1, ErrSyntax, "alignment point %q outside the %d×%d phrase pair", clip(w), len(p.src), len(p.tgt))
+				return lineErr(f[3].off+s+1, ErrSyntax, "alignment point %s outside the %d×%d phrase pair", textpos.Quote(w), len(p.src), len(p.tgt))
 			}
 			p.align = append(p.align, uint8(a), uint8(b))
 		}
@@ -98,14 +100,14 @@ func (p *phraseLine) parse(line []byte) *lineError {
 		for w, s, _ := nextWord(f[4].b, 0); w != nil; w, s, _ = nextWord(f[4].b, s+len(w)) {
 			x, ok := parseProb(w)
 			if !ok {
-				return lineErr(f[4].off+s+1, ErrNumber, "count %q is not a finite number ≥ 0", clip(w))
+				return lineErr(f[4].off+s+1, ErrNumber, "count %s is not a finite number ≥ 0", textpos.Quote(w))
 			}
 			p.counts = append(p.counts, x)
 		}
 	}
 	if len(f) > 5 {
 		if t := trimBlank(f[5].b); len(t) > 0 {
-			return lineErr(f[5].off+1, ErrUnsupported, "sparse phrase-table features %q", clip(t))
+			return lineErr(f[5].off+1, ErrUnsupported, "sparse phrase-table features %s", textpos.Quote(t))
 		}
 	}
 	if len(f) > 6 && !utf8.Valid(f[6].b) {
@@ -182,7 +184,7 @@ func wordStrings(ws [][]byte, cols []int32) ([]string, *ParseError) {
 	out := make([]string, len(ws))
 	for i, w := range ws {
 		if !utf8.Valid(w) {
-			return nil, errAt("", 0, int(cols[i]), ErrUTF8, "word %q", clip(w))
+			return nil, errAt("", 0, int(cols[i]), ErrUTF8, "word %s", textpos.Quote(w))
 		}
 		out[i] = string(w)
 	}

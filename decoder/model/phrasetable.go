@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/par"
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -456,7 +457,7 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptCh
 			for i, w := range p.src {
 				id, ok := c.srcVoc.id(w)
 				if !ok {
-					return errAt(name, num, int(p.srcCol[i]), ErrUTF8, "word %q", clip(w))
+					return errAt(name, num, int(p.srcCol[i]), ErrUTF8, "word %s", textpos.Quote(w))
 				}
 				c.srcWords = append(c.srcWords, id)
 			}
@@ -466,7 +467,7 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptCh
 		for i, w := range p.tgt {
 			id, ok := c.tgtVoc.id(w)
 			if !ok {
-				return errAt(name, num, int(p.tgtCol[i]), ErrUTF8, "word %q", clip(w))
+				return errAt(name, num, int(p.tgtCol[i]), ErrUTF8, "word %s", textpos.Quote(w))
 			}
 			c.tgtWords = append(c.tgtWords, id)
 		}

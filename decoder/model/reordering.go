@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -385,7 +386,7 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 		for w, s, _ := nextWord(sf.b, 0); w != nil; w, s, _ = nextWord(sf.b, s+len(w)) {
 			x, ok := parseProb(w)
 			if !ok {
-				return errAt(name, num, sf.off+s+1, ErrNumber, "score %q is not a finite number ≥ 0", clip(w))
+				return errAt(name, num, sf.off+s+1, ErrNumber, "score %s is not a finite number ≥ 0", textpos.Quote(w))
 			}
 			sc = append(sc, x)
 		}
@@ -476,7 +477,7 @@ func lookupWords(dst []int32, v *Vocab, f field) (_ []int32, ok bool, err error)
 		id, found := v.IDBytes(w)
 		if !found {
 			if !utf8.Valid(w) {
-				return dst, false, lineErr(f.off+s+1, ErrUTF8, "word %q", clip(w))
+				return dst, false, lineErr(f.off+s+1, ErrUTF8, "word %s", textpos.Quote(w))
 			}
 			ok = false
 			continue
@@ -574,7 +575,7 @@ func ParseReorderingLine(line string, cond Condition) (ReorderingEntry, error) {
 	for w, s, _ := nextWord(sf.b, 0); w != nil; w, s, _ = nextWord(sf.b, s+len(w)) {
 		x, ok := parseProb(w)
 		if !ok {
-			return ReorderingEntry{}, errAt("", 0, sf.off+s+1, ErrNumber, "score %q is not a finite number ≥ 0", clip(w))
+			return ReorderingEntry{}, errAt("", 0, sf.off+s+1, ErrNumber, "score %s is not a finite number ≥ 0", textpos.Quote(w))
 		}
 		e.Scores = append(e.Scores, x)
 	}

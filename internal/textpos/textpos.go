@@ -3,9 +3,30 @@
 //
 //	nbest: run1.nbest.gz:12:16: bad feature value "1x"
 //	weights: line 3, column 5: bad number
+//
+// An error never quotes a whole line of the file: it gives the position and
+// what was expected, and at most a short token through Quote.
 package textpos
 
 import "strconv"
+
+// MaxQuoted is the most runes of a token Quote keeps.
+const MaxQuoted = 16
+
+// Quote returns tok quoted for an error message, as strconv.Quote does,
+// cut to MaxQuoted runes with "…" when longer, so that an error shows
+// which token is bad ("1x", "maison") without printing the file's content.
+func Quote[T ~string | ~[]byte](tok T) string {
+	s := string(tok)
+	n := 0
+	for i := range s {
+		if n == MaxQuoted {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
 
 // Format returns "pkg: file:line:column: err", leaving out what is unknown:
 // a zero line or column, an empty file (then "line L, column C").

@@ -25,3 +25,26 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestQuote(t *testing.T) {
+	tests := []struct {
+		name, tok, want string
+	}{
+		{"short", "1x", `"1x"`},
+		{"empty", "", `""`},
+		{"exactly the limit", "0123456789abcdef", `"0123456789abcdef"`},
+		{"cut", "resumption of the session", `"resumption of th"…`},
+		{"cut on a rune boundary", "éééééééééééééééééé", `"éééééééééééééééé"…`},
+		{"invalid UTF-8 escaped", "a\xffb", `"a\xffb"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Quote(tc.tok); got != tc.want {
+				t.Errorf("Quote(%q) = %s, want %s", tc.tok, got, tc.want)
+			}
+			if got := Quote([]byte(tc.tok)); got != tc.want {
+				t.Errorf("Quote([]byte(%q)) = %s, want %s", tc.tok, got, tc.want)
+			}
+		})
+	}
+}

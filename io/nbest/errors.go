@@ -2,7 +2,6 @@ package nbest
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/mtune/mtune/internal/textpos"
 )
@@ -73,7 +72,7 @@ type tokenError struct {
 }
 
 func (e *tokenError) Error() string {
-	return "bad " + e.what + " " + strconv.Quote(e.tok)
+	return "bad " + e.what + " " + textpos.Quote(e.tok)
 }
 
 func (e *tokenError) Unwrap() error { return e.err }
@@ -86,13 +85,3 @@ type detailError struct {
 
 func (e *detailError) Error() string { return e.err.Error() + ": " + e.detail }
 func (e *detailError) Unwrap() error { return e.err }
-
-// maxTokenInError bounds how much of a bad token an error message quotes.
-const maxTokenInError = 64
-
-func clip(b []byte) string {
-	if len(b) > maxTokenInError {
-		return string(b[:maxTokenInError]) + "…"
-	}
-	return string(b)
-}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Hypothesis is one line of an n-best list.
@@ -222,7 +223,7 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 	idf := trimSpace(field(0))
 	id, ok := parseUint(idf)
 	if !ok {
-		return h, r.errAt(1, &tokenError{"sentence id", clip(idf), ErrBadID})
+		return h, r.errAt(1, &tokenError{"sentence id", string(idf), ErrBadID})
 	}
 	h.Sentence = id
 	h.Target = string(trimSpace(field(1)))
@@ -242,7 +243,7 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 		tot := trimSpace(tf)
 		x, ok := parseNum(tot)
 		if !ok {
-			return Hypothesis{}, r.errAt(bounds[3][0]+1, &tokenError{"total score", clip(tot), ErrBadNumber})
+			return Hypothesis{}, r.errAt(bounds[3][0]+1, &tokenError{"total score", string(tot), ErrBadNumber})
 		}
 		h.Score, h.HasScore = x, true
 		if bounds[3][1] < len(line) {
@@ -279,7 +280,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 	// noValue reports a label in force that still waits for its value.
 	noValue := func(col int) (feature.Vector, error) {
 		if state == wantSpar {
-			return fail(col, &detailError{ErrNoValue, clip(sname)})
+			return fail(col, &detailError{ErrNoValue, textpos.Quote(sname)})
 		}
 		return fail(col, &detailError{ErrNoValue, r.groups[g].label})
 	}
@@ -307,7 +308,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 			}
 			label := tok[:len(tok)-1]
 			if len(label) == 0 {
-				return fail(start, &detailError{ErrBadFeature, "empty feature name " + clip(tok)})
+				return fail(start, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
 			}
 			if bytes.IndexByte(label, '_') >= 0 {
 				sid = r.intern(label)
@@ -338,18 +339,18 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 			k := eq - start
 			name, val := tok[:k], tok[k+1:]
 			if len(name) == 0 {
-				return fail(start, &detailError{ErrBadFeature, "empty feature name " + clip(tok)})
+				return fail(start, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
 			}
 			x, ok := parseNum(val)
 			if !ok {
-				return fail(eq+1, &tokenError{"feature value", clip(val), ErrBadNumber})
+				return fail(eq+1, &tokenError{"feature value", string(val), ErrBadNumber})
 			}
 			r.ents = append(r.ents, entry{id: r.intern(name), x: x})
 			state = free
 		case isNumStart(tok[0]) || isNonFinite(tok):
 			x, ok := parseNum(tok)
 			if !ok {
-				return fail(start, &tokenError{"feature value", clip(tok), ErrBadNumber})
+				return fail(start, &tokenError{"feature value", string(tok), ErrBadNumber})
 			}
 			switch state {
 			case wantSpar:
@@ -364,7 +365,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 				gs.n++
 				gvals++
 			default:
-				return fail(start, &detailError{ErrBadFeature, "value " + clip(tok) + " has no feature name"})
+				return fail(start, &detailError{ErrBadFeature, "value " + textpos.Quote(tok) + " has no feature name"})
 			}
 		default:
 			// A bare sparse name, followed by its value: "sparse_name v".

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // Markers of the text blocks of Moses' extractor files.
@@ -114,7 +115,7 @@ func readHeader(lr *lineReader, name, marker string, fields [][]byte) (hdr [][]b
 		if strings.Contains(string(hdr[0]), "_BIN_") {
 			what = "binary blocks are not supported"
 		}
-		return hdr, 0, 0, 0, statErr(lr, name, 1, &detailError{ErrBadHeader, fmt.Sprintf("%s: %s", clip(hdr[0]), what)})
+		return hdr, 0, 0, 0, statErr(lr, name, 1, &detailError{ErrBadHeader, fmt.Sprintf("%s: %s", textpos.Quote(hdr[0]), what)})
 	}
 	if len(hdr) < 4 {
 		return hdr, 0, 0, 0, statErr(lr, name, 0, &detailError{ErrBadHeader, "want marker, sentence, count and width"})
@@ -123,7 +124,7 @@ func readHeader(lr *lineReader, name, marker string, fields [][]byte) (hdr [][]b
 	for i := range v {
 		x, ok := parseUint(hdr[1+i])
 		if !ok {
-			return hdr, 0, 0, 0, statErr(lr, name, 0, &detailError{ErrBadHeader, "bad number " + strconv.Quote(clip(hdr[1+i]))})
+			return hdr, 0, 0, 0, statErr(lr, name, 0, &detailError{ErrBadHeader, "bad number " + textpos.Quote(hdr[1+i])})
 		}
 		v[i] = x
 	}
@@ -139,7 +140,7 @@ func readFooter(lr *lineReader, name, marker string) error {
 		return err
 	}
 	if string(trimSpace(line)) != marker {
-		return statErr(lr, name, 1, &detailError{ErrBadFooter, fmt.Sprintf("%q, want %s", clip(line), marker)})
+		return statErr(lr, name, 1, &detailError{ErrBadFooter, "want " + marker})
 	}
 	return nil
 }
@@ -195,7 +196,7 @@ func (r *FeatStatReader) read() (FeatBlock, error) {
 		for i, nm := range names {
 			s := string(nm)
 			if seen[s] {
-				return FeatBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrBadHeader, "repeated feature name " + strconv.Quote(clip(nm))})
+				return FeatBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrBadHeader, "repeated feature name " + textpos.Quote(nm)})
 			}
 			seen[s] = true
 			dense[i] = s
@@ -242,7 +243,7 @@ func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 		if k < 0 {
 			x, ok := parseNum(tok)
 			if !ok {
-				return feature.Vector{}, statErr(&r.lr, r.name, start+1, &tokenError{"feature value", clip(tok), ErrBadNumber})
+				return feature.Vector{}, statErr(&r.lr, r.name, start+1, &tokenError{"feature value", string(tok), ErrBadNumber})
 			}
 			if nd < len(r.denseIDs) {
 				r.b.Add(r.denseIDs[nd], x)
@@ -251,11 +252,11 @@ func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 			continue
 		}
 		if k == 0 {
-			return feature.Vector{}, statErr(&r.lr, r.name, start+1, &detailError{ErrBadFeature, "empty feature name " + strconv.Quote(clip(tok))})
+			return feature.Vector{}, statErr(&r.lr, r.name, start+1, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
 		}
 		x, ok := parseNum(tok[k+1:])
 		if !ok {
-			return feature.Vector{}, statErr(&r.lr, r.name, start+k+2, &tokenError{"feature value", clip(tok[k+1:]), ErrBadNumber})
+			return feature.Vector{}, statErr(&r.lr, r.name, start+k+2, &tokenError{"feature value", string(tok[k+1:]), ErrBadNumber})
 		}
 		r.b.Add(r.internSparse(tok[:k]), x)
 	}
@@ -332,7 +333,7 @@ func (r *ScoreStatReader) read() (ScoreBlock, error) {
 			p = end
 			x, ok := parseNum(tok)
 			if !ok {
-				return ScoreBlock{}, statErr(&r.lr, r.name, start+1, &tokenError{"statistic", clip(tok), ErrBadNumber})
+				return ScoreBlock{}, statErr(&r.lr, r.name, start+1, &tokenError{"statistic", string(tok), ErrBadNumber})
 			}
 			row = append(row, x)
 		}

@@ -33,6 +33,10 @@
 // is honoured, as the client library does) unless SetGCSClient gave one; an
 // FS carries its own client.
 //
+// Join and Resolve resolve ".." in a gs:// path within its bucket: a path
+// that would climb out of the bucket is refused, and so is a gs:// path
+// given with a ".." element in its object name.
+//
 // A missing file or object gives an error for which
 // errors.Is(err, fs.ErrNotExist) holds, on both backends. GCS has no
 // directories: List and Glob treat "/" in object names as a separator and

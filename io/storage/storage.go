@@ -7,14 +7,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	gcs "cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/iterator"
 )
 
@@ -36,9 +40,92 @@ type FS struct {
 	// credentials; STORAGE_EMULATOR_HOST is honoured) and kept for later
 	// uses. Set it before the FS is first used.
 	GCS *gcs.Client
+	// Timeout bounds the retries of one GCS request (opening, stating or
+	// listing, and each upload): once it has passed, the last transient
+	// error is returned, as "storage: open gs://b/o: GCS unreachable after
+	// N attempts in 2m0s: …". Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Logger receives a warning for each retried GCS request; nil means
+	// slog.Default().
+	Logger *slog.Logger
 
 	mu   sync.Mutex
 	lazy *gcs.Client
+}
+
+// DefaultTimeout bounds the retries of one GCS request when FS.Timeout is
+// zero.
+const DefaultTimeout = 2 * time.Minute
+
+// SetGCSTimeout sets the Timeout of the FS the package functions use; zero
+// restores DefaultTimeout.
+func SetGCSTimeout(d time.Duration) {
+	defaultFS.mu.Lock()
+	defaultFS.Timeout = d
+	defaultFS.mu.Unlock()
+}
+
+// retrier bounds, counts and logs the retries of one GCS operation on one
+// path.
+type retrier struct {
+	op, path string
+	timeout  time.Duration
+	log      *slog.Logger
+
+	mu        sync.Mutex
+	attempts  int  // failed attempts judged retryable or not
+	transient bool // whether the last failure was retryable
+}
+
+func (f *FS) retrier(op, p string) *retrier {
+	f.mu.Lock()
+	timeout, log := f.Timeout, f.Logger
+	f.mu.Unlock()
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &retrier{op: op, path: p, timeout: timeout, log: log}
+}
+
+// options are the client's retry options: the client's own test of which
+// errors are transient, a backoff that fits the timeout, and no retry
+// started after it.
+func (r *retrier) options() []gcs.RetryOption {
+	return []gcs.RetryOption{
+		gcs.WithMaxRetryDuration(r.timeout),
+		gcs.WithBackoff(gax.Backoff{Initial: min(time.Second, r.timeout/16), Max: min(30*time.Second, r.timeout/4), Multiplier: 2}),
+		gcs.WithErrorFuncWithContext(func(err error, _ *gcs.RetryContext) bool {
+			retry := gcs.ShouldRetry(err)
+			r.mu.Lock()
+			r.attempts++
+			n := r.attempts
+			r.transient = retry
+			r.mu.Unlock()
+			if retry {
+				r.log.Warn("storage: GCS request failed; retrying", "op", r.op, "path", r.path, "attempt", n, "err", err)
+			}
+			return retry
+		}),
+	}
+}
+
+// err wraps the error of the operation: gcsErr, or when the retries ran
+// out on transient errors, an error saying GCS is unreachable.
+func (r *retrier) err(err error) error {
+	r.mu.Lock()
+	n, transient := r.attempts, r.transient
+	r.mu.Unlock()
+	if !transient || n == 0 {
+		return gcsErr(r.op, r.path, err)
+	}
+	last := errors.Unwrap(err) // the client's "retry deadline … reached" wraps the last error
+	if last == nil {
+		last = err
+	}
+	return fmt.Errorf("storage: %s %s: GCS unreachable after %d attempts in %s: %w", r.op, r.path, n, r.timeout, last)
 }
 
 var defaultFS FS
@@ -78,6 +165,11 @@ func IsGCS(path string) bool { return strings.HasPrefix(path, gcsScheme) }
 // a gs:// path the elements are joined with "/" after the bucket, otherwise
 // as local paths by filepath.Join. Like filepath.Join, the result is
 // cleaned: Join("gs://b/run1/", "nbest.gz") is "gs://b/run1/nbest.gz".
+// In a gs:// path ".." is resolved within the bucket and never leaves it:
+// Join("gs://b/m", "../lm.gz") is "gs://b/lm.gz", and a path that would
+// climb out of the bucket keeps its leading ".." (Join("gs://b/m",
+// "../../x") is "gs://b/../x"), which every operation refuses; Resolve
+// reports it as it joins.
 func Join(elem ...string) string {
 	for i, e := range elem {
 		if e == "" {
@@ -87,14 +179,58 @@ func Join(elem ...string) string {
 			break
 		}
 		parts := append([]string{strings.TrimPrefix(e, gcsScheme)}, elem[i+1:]...)
-		return gcsScheme + path.Join(parts...)
+		return gcsScheme + joinGCS(parts)
 	}
 	return filepath.Join(elem...)
 }
 
+// joinGCS joins the parts of a gs:// path after the scheme. The first
+// segment is the bucket; the object name is cleaned on its own, so that
+// ".." stays in the bucket.
+func joinGCS(parts []string) string {
+	var nonEmpty []string
+	for _, p := range parts {
+		if p != "" {
+			nonEmpty = append(nonEmpty, p)
+		}
+	}
+	bucket, object, _ := strings.Cut(strings.TrimLeft(strings.Join(nonEmpty, "/"), "/"), "/")
+	object = path.Clean(strings.TrimLeft(object, "/"))
+	if object == "." {
+		return bucket
+	}
+	return bucket + "/" + object
+}
+
+// Resolve returns the path that p, relative to the folder dir, names: p
+// itself when it is a gs:// path or an absolute local path, else Join(dir,
+// p). Relative to a gs:// folder, ".." is resolved within the bucket and a
+// p that climbs out of it is an error naming p: Resolve("gs://b/m",
+// "../lm.gz") is "gs://b/lm.gz", Resolve("gs://b/m", "../../other/lm.gz")
+// an error. Relative to a local folder, p is joined as filepath.Join does,
+// ".." and all.
+func Resolve(dir, p string) (string, error) {
+	if p == "" || IsGCS(p) || filepath.IsAbs(p) {
+		return p, nil
+	}
+	out := Join(dir, p)
+	if IsGCS(out) {
+		if _, object, _ := strings.Cut(strings.TrimPrefix(out, gcsScheme), "/"); climbs(object) {
+			return "", fmt.Errorf("storage: path %s relative to %s climbs out of the bucket", p, dir)
+		}
+	}
+	return out, nil
+}
+
+// climbs reports whether the GCS object name has a ".." element.
+func climbs(object string) bool {
+	return slices.Contains(strings.Split(object, "/"), "..")
+}
+
 // parseGCS splits a gs:// path into bucket and object name. The object name
-// may be empty. The bucket name must be non-empty and made of the characters
-// GCS allows: lower-case letters, digits, '-', '_' and '.'.
+// may be empty and has no ".." element. The bucket name must be non-empty,
+// made of the characters GCS allows (lower-case letters, digits, '-', '_'
+// and '.'), and start and end with a letter or digit.
 func parseGCS(p string) (bucket, object string, err error) {
 	bucket, object, _ = strings.Cut(strings.TrimPrefix(p, gcsScheme), "/")
 	if bucket == "" {
@@ -104,6 +240,12 @@ func parseGCS(p string) (bucket, object string, err error) {
 		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-' || r == '_' || r == '.') {
 			return "", "", fmt.Errorf("storage: invalid path %q: bucket name %q has character %q", p, bucket, r)
 		}
+	}
+	if alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }; !alnum(bucket[0]) || !alnum(bucket[len(bucket)-1]) {
+		return "", "", fmt.Errorf("storage: invalid path %q: bucket name %q does not start and end with a letter or digit", p, bucket)
+	}
+	if climbs(object) {
+		return "", "", fmt.Errorf("storage: invalid path %q: \"..\" in the object name (Join and Resolve resolve it)", p)
 	}
 	return bucket, object, nil
 }
@@ -165,7 +307,8 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj := c.Bucket(bucket).Object(object)
+		rt := f.retrier("open", p)
+		obj := c.Bucket(bucket).Object(object).Retryer(rt.options()...)
 		if codecOf(p) == codecGzip {
 			// The object may have been stored with Content-Encoding: gzip;
 			// ask for its bytes as stored and decompress them here, once.
@@ -173,7 +316,7 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		}
 		r, err := obj.NewReader(ctx)
 		if err != nil {
-			return nil, gcsErr("open", p, err)
+			return nil, rt.err(err)
 		}
 		return newReader(p, r)
 	}
@@ -263,10 +406,11 @@ func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	rt := f.retrier("stat", p)
 	if object == "" {
-		_, err = c.Bucket(bucket).Attrs(ctx)
+		_, err = c.Bucket(bucket).Retryer(rt.options()...).Attrs(ctx)
 	} else {
-		_, err = c.Bucket(bucket).Object(object).Attrs(ctx)
+		_, err = c.Bucket(bucket).Object(object).Retryer(rt.options()...).Attrs(ctx)
 	}
 	switch {
 	case err == nil:
@@ -274,7 +418,7 @@ func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
 	case errors.Is(err, gcs.ErrObjectNotExist), errors.Is(err, gcs.ErrBucketNotExist):
 		return false, nil
 	default:
-		return false, gcsErr("stat", p, err)
+		return false, rt.err(err)
 	}
 }
 
@@ -343,7 +487,8 @@ func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string,
 	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
 		return nil, fmt.Errorf("storage: %s %s: %w", op, p, err)
 	}
-	it := c.Bucket(bucket).Objects(ctx, q)
+	rt := f.retrier(op, p)
+	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
 	var out []string
 	for {
 		attrs, err := it.Next()
@@ -351,7 +496,7 @@ func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string,
 			break
 		}
 		if err != nil {
-			return nil, gcsErr(op, p, err)
+			return nil, rt.err(err)
 		}
 		if attrs.Prefix != "" || attrs.Name == dir {
 			continue // a "subdirectory", or a placeholder object for dir
@@ -454,7 +599,7 @@ func (f *FS) Create(ctx context.Context, p string) (*Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = newGCSSink(ctx, c.Bucket(bucket).Object(object), contentType(p))
+		s = newGCSSink(ctx, c.Bucket(bucket).Object(object).Retryer(f.retrier("create", p).options()...), contentType(p))
 	} else {
 		ls, err := newLocalSink(p)
 		if err != nil {

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -16,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gcs "cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
@@ -487,6 +491,9 @@ func TestBadPaths(t *testing.T) {
 		{"gs://bucket/", "no object name"},
 		{"gs://bucket/dir/", `ends in "/"`},
 		{"gs://Bad Bucket/x.txt", "bucket name"},
+		{"gs://../../etc/passwd", "bucket name"},
+		{"gs://b/../other/pt.gz", `".."`},
+		{"gs://b/a/../x.txt", `".."`},
 	}
 	f := &FS{} // parse errors come before any client is needed
 	for _, c := range cases {
@@ -863,6 +870,13 @@ func TestJoin(t *testing.T) {
 		{[]string{"gs://", "b", "x"}, "gs://b/x"},
 		{[]string{"", "gs://b", "x"}, "gs://b/x"},
 		{[]string{"gs://b"}, "gs://b"},
+		{[]string{"gs://b/m/v1", "../lm.gz"}, "gs://b/m/lm.gz"},
+		{[]string{"gs://b/m", "../lm.gz"}, "gs://b/lm.gz"},
+		{[]string{"gs://b/m", "x/../../y"}, "gs://b/y"},
+		{[]string{"gs://b/m", ".."}, "gs://b"},
+		{[]string{"gs://b/m", "../../other/pt.gz"}, "gs://b/../other/pt.gz"},
+		{[]string{"gs://b/m", "../../../../etc/passwd"}, "gs://b/../../../etc/passwd"},
+		{[]string{"/data/m", "../../../x"}, "/x"},
 		{[]string{"/data", "run1", "nbest.gz"}, filepath.Join("/data", "run1", "nbest.gz")},
 		{[]string{"run1/", "x"}, filepath.Join("run1", "x")},
 		{[]string{"", "x"}, "x"},
@@ -872,6 +886,40 @@ func TestJoin(t *testing.T) {
 		if got := Join(c.elem...); got != c.want {
 			t.Errorf("Join(%q) = %q, want %q", c.elem, got, c.want)
 		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		name, dir, p string
+		want         string
+		err          bool
+	}{
+		{"gs:// relative", "gs://b/m", "pt.gz", "gs://b/m/pt.gz", false},
+		{"gs:// .. within the bucket", "gs://b/m/v1", "../../pt.gz", "gs://b/pt.gz", false},
+		{"gs:// .. into another bucket", "gs://b/m", "../../other/pt.gz", "", true},
+		{"gs:// .. above every bucket", "gs://b/m", "../../../../etc/passwd", "", true},
+		{"gs:// .. from the bucket's root", "gs://b", "../x", "", true},
+		{"gs:// p", "gs://b/m", "gs://c/x/pt.gz", "gs://c/x/pt.gz", false},
+		{"absolute p", "gs://b/m", "/abs/pt.gz", "/abs/pt.gz", false},
+		{"local relative", "/ini/dir", "pt.gz", filepath.Join("/ini/dir", "pt.gz"), false},
+		{"local .. as the user gave it", "/ini/dir", "../../x/pt.gz", filepath.Join("/ini/dir", "../../x/pt.gz"), false},
+		{"relative local folder", "models", "../x", filepath.Join("models", "../x"), false},
+		{"empty p", "gs://b/m", "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Resolve(c.dir, c.p)
+			if c.err {
+				if err == nil || !strings.Contains(err.Error(), c.p) || !strings.HasPrefix(err.Error(), "storage: ") {
+					t.Fatalf("Resolve(%q, %q) = %q, %v; want an error naming %s", c.dir, c.p, got, err, c.p)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("Resolve(%q, %q) = %q, %v; want %q", c.dir, c.p, got, err, c.want)
+			}
+		})
 	}
 }
 
@@ -1008,4 +1056,46 @@ func BenchmarkRead(b *testing.B) {
 			}{zr, f}, nil
 		})
 	})
+}
+
+// TestGCSUnreachable points the client at a server that always answers
+// 503: every operation must give up once the timeout has passed, with an
+// error naming the path and saying GCS is unreachable, after logging each
+// retry.
+func TestGCSUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const timeout = 2 * time.Second
+	p := "gs://" + testBucket + "/run1/x.txt"
+	cases := []struct {
+		name, op string
+		call     func(f *FS) error
+	}{
+		{"open", "open", func(f *FS) error { _, err := f.Open(ctx, p); return err }},
+		{"exists", "stat", func(f *FS) error { _, err := f.Exists(ctx, p); return err }},
+		{"list", "list", func(f *FS) error { _, err := f.List(ctx, "gs://"+testBucket+"/run1"); return err }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			f := &FS{GCS: c, Timeout: timeout, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+			err := tc.call(f)
+			if err == nil {
+				t.Fatal("no error from an unreachable GCS")
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "storage: "+tc.op+" gs://"+testBucket+"/run1") || !strings.Contains(msg, "GCS unreachable after ") || !strings.Contains(msg, "in 2s") {
+				t.Errorf("error %q, want \"storage: %s gs://%s/run1…: GCS unreachable after N attempts in 2s: …\"", msg, tc.op, testBucket)
+			}
+			if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "attempt=1") || !strings.Contains(l, "op="+tc.op) || !strings.Contains(l, "path=gs://"+testBucket+"/run1") {
+				t.Errorf("retries not logged: %q", l)
+			}
+		})
+	}
 }

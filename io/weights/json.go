@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // JSONVersion is the version of the JSON document WriteJSON writes and
@@ -178,7 +179,7 @@ func (j *jsonReader) number() (float64, error) {
 	}
 	x, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || !finite(x) {
-		return 0, j.errAt(ErrNumber, "%s is out of the float64 range", n)
+		return 0, j.errAt(ErrNumber, "%s is out of the float64 range", textpos.Quote(string(n)))
 	}
 	return x, nil
 }
@@ -190,9 +191,9 @@ func describe(t json.Token) string {
 	case json.Delim:
 		return strconv.Quote(v.String())
 	case string:
-		return "string " + strconv.Quote(v)
+		return "string " + textpos.Quote(v)
 	case json.Number:
-		return "number " + string(v)
+		return "number " + textpos.Quote(string(v))
 	case bool:
 		return strconv.FormatBool(v)
 	}
@@ -247,7 +248,7 @@ func (j *jsonReader) document(s *Set) error {
 			return err
 		}
 		if seenKey[key] {
-			return j.errAt(ErrDuplicate, "key %q", key)
+			return j.errAt(ErrDuplicate, "key %s", textpos.Quote(key))
 		}
 		seenKey[key] = true
 		switch key {
@@ -275,7 +276,7 @@ func (j *jsonReader) document(s *Set) error {
 					return err
 				}
 				if labels[g.Label] {
-					return j.errAt(ErrDuplicate, "label %q", g.Label)
+					return j.errAt(ErrDuplicate, "label %s", textpos.Quote(g.Label))
 				}
 				labels[g.Label] = true
 				s.Groups = append(s.Groups, g)
@@ -302,7 +303,7 @@ func (j *jsonReader) document(s *Set) error {
 					return j.errAt(ErrSyntax, "empty feature name")
 				}
 				if _, dup := sparse[name]; dup {
-					return j.errAt(ErrDuplicate, "feature %q", name)
+					return j.errAt(ErrDuplicate, "feature %s", textpos.Quote(name))
 				}
 				x, err := j.number()
 				if err != nil {
@@ -317,7 +318,7 @@ func (j *jsonReader) document(s *Set) error {
 				}
 			}
 		default:
-			return j.errAt(ErrSyntax, "unknown key %q", key)
+			return j.errAt(ErrSyntax, "unknown key %s", textpos.Quote(key))
 		}
 	}
 	if err := j.delim('}'); err != nil {
@@ -379,9 +380,9 @@ func (j *jsonReader) group() (feature.Group, []float64, error) {
 			}
 			hasValues = true
 		case key == "label" || key == "values":
-			return g, nil, j.errAt(ErrDuplicate, "key %q", key)
+			return g, nil, j.errAt(ErrDuplicate, "key %s", textpos.Quote(key))
 		default:
-			return g, nil, j.errAt(ErrSyntax, "unknown key %q in a dense group", key)
+			return g, nil, j.errAt(ErrSyntax, "unknown key %s in a dense group", textpos.Quote(key))
 		}
 	}
 	if err := j.delim('}'); err != nil {
@@ -391,7 +392,7 @@ func (j *jsonReader) group() (feature.Group, []float64, error) {
 		return g, nil, j.errAt(ErrSyntax, "dense group without a label")
 	}
 	if len(vals) == 0 {
-		return g, nil, j.errAt(ErrNoValues, "%s", g.Label)
+		return g, nil, j.errAt(ErrNoValues, "%s", textpos.Quote(g.Label))
 	}
 	g.Len = len(vals)
 	return g, vals, nil

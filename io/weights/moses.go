@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // oldSections maps the moses.ini v1 weight sections to the short names
@@ -84,7 +85,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 		if t[0] == '[' {
 			j := bytes.IndexByte(t, ']')
 			if j < 0 {
-				return nil, errAt(ln, col, ErrSyntax, "section header %q has no ']'", t)
+				return nil, errAt(ln, col, ErrSyntax, "section header has no ']' (want [name])")
 			}
 			name := string(trimSpace(t[1:j]))
 			switch {
@@ -95,7 +96,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 			case oldSections[name] != "":
 				mode, oldLabel = modeOld, oldSections[name]
 			case strings.HasPrefix(name, "weight"):
-				return nil, errAt(ln, col, ErrSyntax, "section [%s] is not supported", name)
+				return nil, errAt(ln, col, ErrSyntax, "section [%s] is not supported", textpos.Quote(name))
 			default:
 				mode = modeSkip
 			}
@@ -126,20 +127,20 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 				tk.col += col - 1
 				if c := tk.text[len(tk.text)-1]; c == '=' || c == ':' {
 					if label != "" && nvals == 0 {
-						return nil, errAt(ln, labelTok.col, ErrNoValues, "%s", label)
+						return nil, errAt(ln, labelTok.col, ErrNoValues, "%s", textpos.Quote(label))
 					}
 					l := string(tk.text[:len(tk.text)-1])
 					if err := checkLabel(l); err != nil {
-						return nil, errAt(ln, tk.col, ErrSyntax, "%v: %q", err, tk.text)
+						return nil, errAt(ln, tk.col, ErrSyntax, "%v: %s", err, textpos.Quote(tk.text))
 					}
 					label, labelTok, nvals = l, tk, 0
 					continue
 				}
 				if label == "" {
 					if bytes.ContainsAny(tk.text, "=:") {
-						return nil, errAt(ln, tk.col, ErrSyntax, "%q: a label must end in '=' or ':' followed by white space", tk.text)
+						return nil, errAt(ln, tk.col, ErrSyntax, "%s: a label must end in '=' or ':' followed by white space", textpos.Quote(tk.text))
 					}
-					return nil, errAt(ln, tk.col, ErrSyntax, "value %q before any label", tk.text)
+					return nil, errAt(ln, tk.col, ErrSyntax, "value %s before any label", textpos.Quote(tk.text))
 				}
 				x, err := parseValue(ln, tk)
 				if err != nil {
@@ -149,7 +150,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 				nvals++
 			}
 			if label != "" && nvals == 0 {
-				return nil, errAt(ln, labelTok.col, ErrNoValues, "%s", label)
+				return nil, errAt(ln, labelTok.col, ErrNoValues, "%s", textpos.Quote(label))
 			}
 		}
 	}

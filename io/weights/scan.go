@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 var bom = []byte("\xef\xbb\xbf")
@@ -117,12 +119,12 @@ func parseValue(line int, t token) (float64, error) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-			return 0, errAt(line, t.col, ErrNumber, "%q is out of the float64 range", t.text)
+			return 0, errAt(line, t.col, ErrNumber, "%s is out of the float64 range", textpos.Quote(t.text))
 		}
-		return 0, errAt(line, t.col, ErrNumber, "%q is not a number", t.text)
+		return 0, errAt(line, t.col, ErrNumber, "%s is not a number", textpos.Quote(t.text))
 	}
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, errAt(line, t.col, ErrNumber, "%q is not finite", t.text)
+		return 0, errAt(line, t.col, ErrNumber, "%s is not finite", textpos.Quote(t.text))
 	}
 	return x, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // ReadSparse reads Moses' sparse weights file, "name value" lines (see the
@@ -37,7 +38,7 @@ func ReadSparse(r io.Reader, idx *feature.Index) (*Set, error) {
 		}
 		name := string(nt)
 		if err := checkSparseName(name); err != nil {
-			return nil, errAt(ln, toks[0].col, ErrSyntax, "%v: %q", err, toks[0].text)
+			return nil, errAt(ln, toks[0].col, ErrSyntax, "%v: %s", err, textpos.Quote(toks[0].text))
 		}
 		x, err := parseValue(ln, toks[1])
 		if err != nil {
@@ -45,7 +46,7 @@ func ReadSparse(r io.Reader, idx *feature.Index) (*Set, error) {
 		}
 		id := s.Index.ID(name)
 		if prev, dup := seen[id]; dup {
-			return nil, errAt(ln, toks[0].col, ErrDuplicate, "%s (first on line %d)", name, prev)
+			return nil, errAt(ln, toks[0].col, ErrDuplicate, "%s (first on line %d)", textpos.Quote(name), prev)
 		}
 		seen[id] = ln
 		s.Weights.Set(id, x)
