@@ -154,19 +154,32 @@ func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
 		}
 		return nil
 	}
-	entries, err := os.ReadDir(d.Root)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("tune: %w", err)
-	}
-	for _, e := range entries {
+	var dirs []string
+	err := filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == d.Root && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
 		name := e.Name()
-		p := filepath.Join(d.Root, name)
-		if name == LeaseName || strings.HasPrefix(name, "."+LeaseName+".") || kept(p) {
-			continue // the lease and its lock file; kept inputs
+		switch {
+		case p == d.Root:
+		case e.IsDir():
+			dirs = append(dirs, p)
+		case filepath.Dir(p) == filepath.Clean(d.Root) && (name == LeaseName || strings.HasPrefix(name, "."+LeaseName+".")):
+			// the lease and its lock file
+		case !kept(p):
+			return os.Remove(p)
 		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("tune: %w", err)
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("tune: clear %s: %w", d.Root, err)
+	}
+	// The sub-folders left empty go, deepest first.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, as it should, on a folder still holding files
 	}
 	return nil
 }

@@ -52,19 +52,24 @@ func TestOpenRunDir(t *testing.T) {
 			if ok, _ := storage.Exists(ctx, d.Manifest()); !ok {
 				t.Fatal("opening with overwrite removed files before Clear")
 			}
-			if err := storage.WriteFile(ctx, storage.Join(dir, "model", "moses.ini"), []byte("x\n")); err != nil {
-				t.Fatal(err)
+			for _, f := range []string{"model/moses.ini", "model/corpus/tune.src", "model/corpus/tune.ref", "model/other"} {
+				if err := storage.WriteFile(ctx, storage.Join(dir, f), []byte("x\n")); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := d.Clear(ctx, "model"); err != nil {
+			if err := d.Clear(ctx, "model/moses.ini", "model/corpus/tune.src"); err != nil {
 				t.Fatal(err)
 			}
 			files, err := storage.Walk(ctx, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{storage.Join(dir, LeaseName), storage.Join(dir, "model", "moses.ini")}
+			want := []string{storage.Join(dir, LeaseName), storage.Join(dir, "model", "corpus", "tune.src"), storage.Join(dir, "model", "moses.ini")}
 			if !slices.Equal(files, want) {
 				t.Fatalf("after Clear the folder holds %v, want %v", files, want)
+			}
+			if _, err := os.Stat(storage.Join(dir, "epochs")); !storage.IsGCS(dir) && !os.IsNotExist(err) {
+				t.Errorf("the emptied epochs folder is still there (%v)", err)
 			}
 			d.Close(ctx)
 			if _, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true, Overwrite: true}); err == nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 
 	"github.com/mtune/mtune/io/storage"
@@ -13,9 +12,11 @@ import (
 
 // runLog is the slog handler of a tuning run: every record (Info and up)
 // goes to the run's log, kept in memory and written to the run folder at
-// the end; warnings and errors go to the terminal as well, except the SDK
-// harness's reports of failed bundles, which repeat the pipeline's error
-// (mtune prints that error's cause itself, last, on one line).
+// the end; warnings go to the terminal as well. Errors do not: during a
+// run they are the runner's and the SDK harness's reports of a failed
+// bundle or job, which repeat the pipeline's error (mtune's own errors are
+// returned, not logged, and the command prints the cause last, on one
+// line).
 type runLog struct {
 	mu     *sync.Mutex
 	buf    *bytes.Buffer
@@ -50,7 +51,7 @@ func (l *runLog) Enabled(ctx context.Context, level slog.Level) bool { return le
 
 func (l *runLog) Handle(ctx context.Context, r slog.Record) error {
 	err := l.file.Handle(ctx, r)
-	if r.Level >= slog.LevelWarn && !strings.HasPrefix(r.Message, "[SDK]") {
+	if r.Level >= slog.LevelWarn && r.Level < slog.LevelError {
 		if e := l.stderr.Handle(ctx, r); err == nil {
 			err = e
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestTuneDemo runs "mtune tune" with the demo defaults (no --config) for
@@ -54,7 +55,9 @@ func TestTuneDemo(t *testing.T) {
 	if err := json.Unmarshal(data, &man); err != nil {
 		t.Fatal(err)
 	}
-	if man.Status != "done" || man.End == nil || len(man.Inputs) != 5 || man.Options.Mix != "linesearch" {
+	// moses.ini, its phrase table, reordering table and LM, the tuning
+	// set and the dev set (the demo's test set).
+	if man.Status != "done" || man.End == nil || len(man.Inputs) != 8 || man.Options.Mix != "linesearch" {
 		t.Errorf("manifest %s", data)
 	}
 	for _, in := range man.Inputs {
@@ -166,26 +169,105 @@ func TestTuneBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
+		code int // 2: refused as a bad option, before anything is written
 		want string
 	}{
-		{"negative max staleness", []string{"--mode", "stale", "--max-staleness", "-1"}, "max-staleness"},
-		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, "dev set"},
-		{"unknown mix", []string{"--mix", "median"}, "unknown mix"},
-		{"batch learner", []string{"--algo", "mert"}, "batch learner"},
-		{"reference count", []string{"--config", ini, "--src", src, "--ref", ref}, "line counts differ"},
-		{"missing config", []string{"--config", filepath.Join(dir, "none.ini"), "--src", src, "--ref", src}, "none.ini"},
-		{"truncated model file", []string{"--config", ini, "--src", src, "--ref", src}, "phrase-table.gz"},
+		{"negative max staleness", []string{"--mode", "stale", "--max-staleness", "-1"}, 2, "max-staleness"},
+		{"zero max staleness", []string{"--mode", "stale", "--max-staleness", "0"}, 2, "--max-staleness 0: must be positive"},
+		{"zero epochs", []string{"--epochs", "0"}, 2, "--epochs 0: must be positive"},
+		{"zero shards", []string{"--shards", "0"}, 2, "--shards 0"},
+		{"zero n-best", []string{"--nbest", "0"}, 2, "--nbest 0"},
+		{"zero mini-batch", []string{"--minibatch", "0"}, 2, "--minibatch 0"},
+		{"zero decode threads", []string{"--decode-threads", "0"}, 2, "--decode-threads 0"},
+		{"negative rate", []string{"--rate", "-1"}, 2, "--rate -1"},
+		{"rate in batch mode", []string{"--mode", "batch", "--rate", "0.1"}, 2, "--rate applies to adagrad, sgd and oro, not mert"},
+		{"shards in batch mode", []string{"--mode", "batch", "--shards", "4"}, 2, "--shards applies to --mode ipm and stale, not batch"},
+		{"threads in ipm mode", []string{"--threads", "4"}, 2, "--threads applies to --mode stale, not ipm"},
+		{"noise with mira", []string{"--algo", "mira", "--noise", "0.1"}, 2, "noising"},
+		{"noise of 1", []string{"--noise", "1"}, 2, "[0, 1)"},
+		{"resume and overwrite", []string{"--resume", "--overwrite"}, 2, "give one"},
+		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, 2, "dev set"},
+		{"unknown mix", []string{"--mix", "median"}, 2, "unknown mix"},
+		{"batch learner", []string{"--algo", "mert"}, 2, "batch learner"},
+		{"reference count", []string{"--config", ini, "--src", src, "--ref", ref}, 1, "line counts differ"},
+		{"missing config", []string{"--config", filepath.Join(dir, "none.ini"), "--src", src, "--ref", src}, 1, "none.ini"},
+		{"truncated model file", []string{"--config", ini, "--src", src, "--ref", src}, 1, "phrase-table.gz"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.name)
 			code, _, errOut := mtune(t, "", append([]string{"tune", "--out", out}, tc.args...)...)
-			if code != 1 || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, tc.want)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, tc.code, tc.want)
 			}
 			if _, err := os.Stat(filepath.Join(out, "epochs")); err == nil {
 				t.Errorf("an epoch started")
 			}
+			if _, err := os.Stat(out); tc.code == 2 && err == nil {
+				t.Errorf("a refused option still made the output folder")
+			}
 		})
+	}
+}
+
+// TestTuneRunFolder: a second run into a used --out is refused and names
+// --resume and --overwrite; a run into a folder another process holds
+// exits 1 naming the holder; -r is --ref.
+func TestTuneRunFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	if code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--out", out); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--out", out)
+	if code != 1 || !strings.Contains(errOut, "--resume") || !strings.Contains(errOut, "--overwrite") {
+		t.Fatalf("second run into %s: exit %d, stderr %q", out, code, errOut)
+	}
+	ctx := context.Background()
+	held, err := tune.OpenRunDir(ctx, out, tune.OpenOptions{Resume: true, Lease: tune.LeaseOptions{Owner: "another run"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = mtune(t, "", "tune", "--epochs", "2", "--out", out, "--resume")
+	held.Close(ctx)
+	if code != 1 || !strings.Contains(errOut, "held by another run") {
+		t.Fatalf("run into a held folder: exit %d, stderr %q", code, errOut)
+	}
+	demo := filepath.Join(out, "demo-model", "corpus")
+	other := filepath.Join(t.TempDir(), "other")
+	code, _, errOut = mtune(t, "", "tune", "--epochs", "1", "--out", other, "--config", filepath.Join(out, "demo-model", "moses.ini"),
+		"--src", filepath.Join(demo, "tune.src"), "-r", filepath.Join(demo, "tune.ref"))
+	if code != 0 {
+		t.Fatalf("tune with -r: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = mtune(t, "", "tune", "--epochs", "1", "--out", out, "--overwrite")
+	if code != 0 {
+		t.Fatalf("tune --overwrite: exit %d: %s", code, errOut)
+	}
+}
+
+// TestTuneHelp: mtune's own flags come first, under their headings, and
+// Beam's after them under a heading of their own.
+func TestTuneHelp(t *testing.T) {
+	code, stdout, _ := mtune(t, "", "help", "tune")
+	if code != 0 {
+		t.Fatal("help tune failed")
+	}
+	beam := strings.Index(stdout, "Beam flags")
+	pos := func(s string) int { return strings.Index(stdout, s) }
+	for _, h := range []string{"data flags:", "learner flags:", "pipeline flags:", "output flags:"} {
+		if i := pos(h); i < 0 || i > beam {
+			t.Errorf("%q missing or after Beam's flags", h)
+		}
+	}
+	for _, f := range []string{"-config ", "-algo ", "-epochs ", "-overwrite\n", "-runner "} {
+		if i := pos("  " + f); i < 0 || i > beam {
+			t.Errorf("flag %s missing or among Beam's", f)
+		}
+	}
+	if i := pos("  -project "); i < beam {
+		t.Errorf("Beam's -project is not under Beam's heading")
 	}
 }
 

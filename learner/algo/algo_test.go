@@ -81,6 +81,20 @@ func TestKBMIRASeeds(t *testing.T) {
 	}
 }
 
+// quick returns a Config for a short run of the named learner: 2 MERT
+// restarts, the given kb-MIRA passes (a setting is refused by a learner
+// that does not use it).
+func quick(name string, seed uint64, passes int) Config {
+	c := Config{Seed: seed}
+	switch name {
+	case "mert":
+		c.Restarts = 2
+	case "kbmira":
+		c.Passes = passes
+	}
+	return c
+}
+
 // TestResume checks, for every learner, that state saved after one Learn
 // and restored into a fresh learner continues bit-identically.
 func TestResume(t *testing.T) {
@@ -88,13 +102,7 @@ func TestResume(t *testing.T) {
 	lists = lists[:30]
 	for _, info := range All() {
 		t.Run(info.Name, func(t *testing.T) {
-			cfg := Config{Seed: 7}
-			switch info.Name {
-			case "mert":
-				cfg.Restarts = 2
-			case "kbmira":
-				cfg.Passes = 5
-			}
+			cfg := quick(info.Name, 7, 5)
 			a, _ := train(t, info.Name, lists, w, cfg, 2)
 
 			b, _ := train(t, info.Name, lists, w, cfg, 1)
@@ -166,7 +174,7 @@ func TestNoFeatures(t *testing.T) {
 	for _, info := range All() {
 		for _, tc := range cases {
 			t.Run(info.Name+"/"+tc.name, func(t *testing.T) {
-				l, err := New(info.Name, feature.Weights{0.5, 0.5}, Config{Seed: 1, Restarts: 2, Passes: 2})
+				l, err := New(info.Name, feature.Weights{0.5, 0.5}, quick(info.Name, 1, 2))
 				if err != nil {
 					t.Fatal(err)
 				}
