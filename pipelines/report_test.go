@@ -16,11 +16,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	gcs "cloud.google.com/go/storage"
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"google.golang.org/api/option"
-
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 )
@@ -495,17 +492,7 @@ func checkSelfContained(t *testing.T, page string) {
 // TestWriteReportGCS runs WriteReport on a folder in an in-process GCS
 // emulator.
 func TestWriteReportGCS(t *testing.T) {
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", PublicHost: "127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: "mtune-test"})
-	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL()+"/storage/v1/"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := gcstest.Fake(t, "mtune-test")
 	storage.SetGCSClient(c)
 	defer storage.SetGCSClient(nil)
 

@@ -12,10 +12,7 @@ import (
 	"testing"
 	"time"
 
-	gcs "cloud.google.com/go/storage"
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"google.golang.org/api/option"
-
+	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -23,18 +20,9 @@ import (
 // in-process GCS emulator (loopback), by name.
 func folders(t *testing.T) map[string]string {
 	t.Helper()
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", PublicHost: "127.0.0.1"})
-	if err != nil {
-		t.Fatalf("fake GCS: %v", err)
-	}
-	t.Cleanup(srv.Stop)
-	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: "runs"})
-	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL()+"/storage/v1/"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := gcstest.Fake(t, "runs")
 	storage.SetGCSClient(c)
-	t.Cleanup(func() { storage.SetGCSClient(nil); c.Close() })
+	t.Cleanup(func() { storage.SetGCSClient(nil) })
 	return map[string]string{"local": filepath.Join(t.TempDir(), "run"), "gcs": "gs://runs/" + strings.ReplaceAll(t.Name(), "/", "-")}
 }
 

@@ -21,11 +21,11 @@ func buildCommand() command {
 			fs.StringVar(&o.Tgt, "tgt", "", "target side of the bitext")
 			fs.StringVar(&o.Align, "align", "", "word alignment, one line of i-j points a sentence pair (i source, j target, 0-based)")
 			lines := fs.String("lines", "", "the 1-based inclusive range of lines to build from, e.g. 1-8000 (default: all)")
-			fs.IntVar(&o.LMOrder, "lm-order", 0, "order of the Kneser-Ney language model (0 = 5)")
-			fs.IntVar(&o.MaxPhrase, "max-phrase", 0, "maximum phrase length (0 = 7)")
-			fs.IntVar(&o.DistortionLimit, "distortion-limit", 0, "distortion limit written to moses.ini (0 = 6, as Moses; -1 = none)")
+			fs.IntVar(&o.LMOrder, "lm-order", 0, "order of the Kneser-Ney language model (default 5)")
+			fs.IntVar(&o.MaxPhrase, "max-phrase", 0, "maximum phrase length (default 7)")
+			fs.IntVar(&o.DistortionLimit, "distortion-limit", 0, "distortion limit written to moses.ini (default 6, as Moses; -1 = none)")
 			fs.BoolVar(&o.RelativePaths, "relative-paths", false, "write paths in moses.ini relative to its folder")
-			fs.IntVar(&o.Workers, "threads", 0, "goroutines (0 = all cores)")
+			fs.IntVar(&o.Workers, "threads", 0, "goroutines (default: all cores)")
 			sparse := fs.String("sparse", "", "comma-separated sparse feature templates to record for decoding")
 			demo := fs.Bool("demo", false, "generate the embedded synthetic language pair into DIR/corpus and build its model in DIR")
 			seed := fs.Uint64("seed", 1, "seed of the demo generator")
@@ -36,6 +36,15 @@ func buildCommand() command {
 				}
 				if o.Out == "" {
 					return usagef("--out is required")
+				}
+				if err := positiveFlags(fs, "lm-order", "max-phrase", "threads"); err != nil {
+					return err
+				}
+				if o.DistortionLimit == 0 && flagSet(fs, "distortion-limit") {
+					return usagef("--distortion-limit 0 (monotone decoding) cannot be written by build: give a positive limit or -1 for none, and edit [distortion-limit] in the moses.ini for monotone decoding")
+				}
+				if o.DistortionLimit < -1 {
+					return usagef("--distortion-limit %d: give a positive limit or -1 for none", o.DistortionLimit)
 				}
 				if *sparse != "" {
 					o.Sparse = strings.Split(*sparse, ",")

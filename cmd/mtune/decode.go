@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"time"
 
@@ -28,13 +29,19 @@ func decodeCommand() command {
 			sparse := fs.String("sparse", "", "sparse feature templates to switch on, comma-separated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all")
 			nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
 			nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
-			threads := fs.Int("threads", 0, "decoding goroutines (0 = all cores)")
+			threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 1 {
 					return usagef("one input file at most, got %d", len(args))
 				}
 				if *ini == "" {
 					return usagef("--config is required")
+				}
+				if err := positiveFlags(fs, "threads"); err != nil {
+					return err
+				}
+				if *nb < 0 {
+					return usagef("--nbest %d: must be positive (leave it out for no n-best lists)", *nb)
 				}
 				if (*nb > 0) != (*nbOut != "") {
 					return usagef("--nbest and --nbest-out go together")
@@ -69,6 +76,7 @@ func decodeCommand() command {
 				if none := m.SparseWithoutTemplate(); len(none) > 0 {
 					slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
 				}
+				slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
 				return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
 			}
 		},

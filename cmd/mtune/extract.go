@@ -22,13 +22,16 @@ func extractCommand() command {
 			var nbests listFlag
 			fs.Var(&nbests, "nbest", "n-best list files, one per tuning iteration (pooled per sentence, duplicates removed)")
 			out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
-			threads := fs.Int("threads", 0, "goroutines scoring sentences (0 = all cores)")
+			threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
 			return func(ctx context.Context, a *app, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
 				if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
 					return usagef("--nbest, -r and --out are required")
+				}
+				if err := positiveFlags(fs, "threads"); err != nil {
+					return err
 				}
 				sc, err := sf.scorer(ctx)
 				if err != nil {

@@ -5,19 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	gcs "cloud.google.com/go/storage"
 	"github.com/mtune/mtune/decoder/model"
+	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
-	"google.golang.org/api/option"
 )
 
 // mtune runs the command line args in-process and returns its exit status
@@ -402,16 +399,7 @@ func TestDemoIsATuningProblem(t *testing.T) {
 // says GCS is unreachable; a timeout that is not positive is a usage
 // error.
 func TestGCSTimeout(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "unavailable", http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	storage.SetGCSClient(c)
+	storage.SetGCSClient(gcstest.Unavailable(t))
 	t.Cleanup(func() { storage.SetGCSClient(nil); storage.SetGCSTimeout(0) })
 	cases := []struct {
 		name string

@@ -10,8 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path"
@@ -21,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	gcs "cloud.google.com/go/storage"
 	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/internal/shared"
-	"google.golang.org/api/option"
 )
 
 const testBucket = "test-bucket"
@@ -40,26 +38,7 @@ type fakeGCS struct {
 // duration of the test.
 func newFakeGCS(tb testing.TB) *fakeGCS {
 	tb.Helper()
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{
-		Scheme: "http",
-		Host:   "127.0.0.1",
-		// The client reads objects from the endpoint's host through the XML
-		// API path /BUCKET/OBJECT; the emulator serves that path only for
-		// requests to its public host. Without a port it matches any port.
-		PublicHost: "127.0.0.1",
-	})
-	if err != nil {
-		tb.Fatalf("starting fake GCS: %v", err)
-	}
-	tb.Cleanup(srv.Stop)
-	srv.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: testBucket})
-	c, err := gcs.NewClient(context.Background(),
-		option.WithEndpoint(srv.URL()+"/storage/v1/"),
-		option.WithoutAuthentication())
-	if err != nil {
-		tb.Fatalf("GCS client: %v", err)
-	}
-	tb.Cleanup(func() { c.Close() })
+	c, srv := gcstest.Fake(tb, testBucket)
 	return &fakeGCS{srv: srv, fs: &FS{GCS: c}}
 }
 
@@ -1063,15 +1042,7 @@ func BenchmarkRead(b *testing.B) {
 // error naming the path and saying GCS is unreachable, after logging each
 // retry.
 func TestGCSUnreachable(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "unavailable", http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := gcs.NewClient(context.Background(), option.WithEndpoint(srv.URL+"/storage/v1/"), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := gcstest.Unavailable(t)
 	const timeout = 2 * time.Second
 	p := "gs://" + testBucket + "/run1/x.txt"
 	cases := []struct {
