@@ -55,7 +55,7 @@ func Cause(err error) string {
 		line = strings.Join(strings.Fields(err.Error()), " ")
 	}
 	if len(line) > maxCause {
-		line = line[:maxCause] + "…"
+		line = strings.ToValidUTF8(line[:maxCause], "") + "…"
 	}
 	return line
 }

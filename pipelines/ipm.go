@@ -568,6 +568,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	finish := func(err error) (Result, error) {
+		if err != nil && ctx.Err() != nil {
+			// Interrupted, or the folder's lease was lost: say which.
+			err = fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
+		}
 		end := time.Now().UTC()
 		man.End = &end
 		man.Status = "done"
