@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 func init() {
@@ -86,7 +87,7 @@ func readNBests(ctx context.Context, path string) ([]transforms.NBest, error) {
 // (distinct targets per sentence) and runs the batch optimizer o.Algo on
 // the pool, starting from the previous weights. Tune BLEU is the 1-best
 // BLEU of the pool re-ranked by the new weights (no second decoding).
-func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := EpochDir(o.Out, n)
 	prevPath := startPath
@@ -94,7 +95,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 		prevPath = storage.Join(EpochDir(o.Out, n-1), jsonName)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tune))
+	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: o.NBest}}
 	lists := transforms.Decode(s, dec, sents, w)
@@ -147,12 +148,12 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 	for i, id := range order {
 		pooled[i] = *bySent[id]
 	}
-	w0, err := prev.Weights(idx)
+	w0, err := prev.Over(idx)
 	if err != nil {
 		return Metrics{}, fmt.Errorf("pipelines: %w", err)
 	}
 	cfg := o.AlgoConfig
-	cfg.Seed = transforms.EpochSeed(o.Seed, n-1)
+	cfg.Seed = tune.EpochSeed(o.Seed, n-1)
 	l, err := algo.New(o.Algo, w0, cfg)
 	if err != nil {
 		return Metrics{}, fmt.Errorf("pipelines: %w", err)
@@ -169,7 +170,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 		// depend on the scale, but the decoder's beam pruning (a threshold
 		// relative to the best score) does: kb-MIRA's weights come out
 		// 10-30 times larger than MERT's, and decoding with them pruned
-		// far harder (5 s instead of 25 s for the europarl tune split,
+		// far harder (5 s instead of 25 s for the europarl tuneSet split,
 		// 0.4 BLEU lower on test).
 		nw = nw.Clone()
 		nw.NormalizeL1()
@@ -185,7 +186,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tune []transforms.Sen
 	if err := transforms.WriteWeightsFile(ctx, storage.Join(dir, jsonName), ww); err != nil {
 		return Metrics{}, err
 	}
-	m := Metrics{Epoch: n, Sentences: len(tune), Pool: pool.Size(pooled), ProgressiveBLEU: 100 * decoded.BLEU()}
+	m := Metrics{Epoch: n, Sentences: len(tuneSet), Pool: pool.Size(pooled), ProgressiveBLEU: 100 * decoded.BLEU()}
 	st := pool.OneBest(pooled, nw)
 	m.TuneBLEU = 100 * st.BLEU()
 	for _, v := range ww.Vals {

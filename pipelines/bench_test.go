@@ -21,6 +21,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // europarlTune writes the tune split (lines 8001–9000) of
@@ -95,7 +96,7 @@ func BenchmarkEpochEuroparl8k(b *testing.B) {
 // plainEpoch runs one epoch without Beam and returns the tune BLEU.
 func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shards int) float64 {
 	ctx := context.Background()
-	tune, err := readTune(src, ref)
+	tuneSet, err := readTune(src, ref)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,20 +104,20 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 	if err != nil {
 		b.Fatal(err)
 	}
-	seed := transforms.EpochSeed(1, 0)
+	seed := tune.EpochSeed(1, 0)
 	idx := feature.NewIndexOf(init.Names...)
 	results := make([]transforms.ShardResult, shards)
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
 	for k := range shards {
 		var mine []transforms.Sentence
-		for _, x := range tune {
-			if transforms.ShardOf(x.ID, seed, shards) == k {
+		for _, x := range tuneSet {
+			if tune.ShardOf(x.ID, seed, shards) == k {
 				mine = append(mine, x)
 			}
 		}
 		wg.Go(func() {
-			results[k], errs[k] = transforms.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
+			results[k], errs[k] = tune.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
 				Algo: "adagrad", Seed: 1,
 				Decode: transforms.DecodeOptions{NBest: 100, Threads: max(1, runtime.NumCPU()/shards)}}, nil)
 		})
@@ -127,7 +128,7 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 		if errs[k] != nil {
 			b.Fatal(errs[k])
 		}
-		w, err := r.Weights.Weights(idx)
+		w, err := r.Weights.Over(idx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -142,12 +143,12 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 			dw[id] = v
 		}
 	}
-	stats := make([]metric.Stats, len(tune))
+	stats := make([]metric.Stats, len(tuneSet))
 	next := make(chan int)
 	for range runtime.NumCPU() {
 		wg.Go(func() {
 			for i := range next {
-				nb, err := transforms.DecodeSentence(ctx, dec, tune[i], dw, transforms.DecodeOptions{NBest: 1})
+				nb, err := tune.DecodeSentence(ctx, dec, tuneSet[i], dw, transforms.DecodeOptions{NBest: 1})
 				if err != nil {
 					b.Error(err)
 					continue
@@ -156,7 +157,7 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 			}
 		})
 	}
-	for i := range tune {
+	for i := range tuneSet {
 		next <- i
 	}
 	close(next)

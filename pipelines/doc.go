@@ -24,10 +24,10 @@
 // set: the decoder's beam pruning depends on their scale.
 //
 // stale: ipm with Green et al.'s (2013) Algorithm 2 inside each shard's
-// worker (transforms.StaleLearn, transforms.RunStale): Threads goroutines
+// worker (transforms.StaleLearn, tune.RunStale): Threads goroutines
 // each take the next mini-batch, read the shard learner's current weights
 // and update count, decode the mini-batch with them and compute the
-// gradient (learner.Online.Gradient, seeded by transforms.StaleSeed of the
+// gradient (learner.Online.Gradient, seeded by tune.StaleSeed of the
 // epoch seed, shard and mini-batch); one applier applies each gradient as
 // it finishes. An update's staleness is the number of updates applied
 // between the weights read and its application; with MaxStaleness K a

@@ -103,7 +103,7 @@ func (d *Moses) Features() *feature.Index { return d.m.Index() }
 
 // NBest decodes src with the weights w (over Features) into up to n
 // distinct translations, best first.
-func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]transforms.Hypothesis, error) {
+func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
 	if n < 1 {
 		n = 1
 	}
@@ -111,10 +111,5 @@ func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Wei
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: sentence %d: %w", sentID, err)
 	}
-	out := make([]transforms.Hypothesis, len(res.NBest))
-	for i := range res.NBest {
-		h := &res.NBest[i]
-		out[i] = transforms.Hypothesis{Target: h.Target, Features: h.Features, Score: h.Score}
-	}
-	return out, nil
+	return res.NBest, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestFirstEpochByHand compares epoch 1's averaged weights with the plain
@@ -46,22 +47,22 @@ func TestFirstEpochByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed := transforms.EpochSeed(o.Seed, 0)
+	seed := tune.EpochSeed(o.Seed, 0)
 	idx := feature.NewIndexOf(init.Names...)
 	var shards []mix.Shard
 	for k := 0; k < o.Shards; k++ {
 		var mine []transforms.Sentence
 		for i := range c.Len() {
-			if transforms.ShardOf(i, seed, o.Shards) == k {
+			if tune.ShardOf(i, seed, o.Shards) == k {
 				mine = append(mine, transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
 			}
 		}
-		r, err := transforms.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
+		r, err := tune.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
 			Algo: o.Algo, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := r.Weights.Weights(idx)
+		w, err := r.Weights.Over(idx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -245,7 +245,7 @@ func init() {
 
 type failing struct{ transforms.Decoder }
 
-func (f failing) NBest(ctx context.Context, id int, src string, w feature.Weights, n int) ([]transforms.Hypothesis, error) {
+func (f failing) NBest(ctx context.Context, id int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
 	if id == 3 {
 		return nil, errDecoderTest
 	}

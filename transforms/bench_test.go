@@ -9,6 +9,7 @@ import (
 
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // BenchmarkLineSearch compares the envelope-and-sweep form with
@@ -43,7 +44,7 @@ func BenchmarkLearnShard(b *testing.B) {
 	w := e.initWeights(b)
 	dec := e.decoder(b)
 	for b.Loop() {
-		if _, err := transforms.LearnShard(context.Background(), dec, 0, e.sents, w, nil, transforms.LearnOptions{}, func(transforms.NBest) {}); err != nil {
+		if _, err := tune.LearnShard(context.Background(), dec, 0, e.sents, w, nil, transforms.LearnOptions{}, func(transforms.NBest) {}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -64,7 +64,7 @@ type OneBestFn struct {
 // StartBundle maps the bundle's weights to an index.
 func (f *OneBestFn) StartBundle(w WireWeights) error {
 	idx := feature.NewIndexOf(w.Names...)
-	ws, err := w.Weights(idx)
+	ws, err := w.Over(idx)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 func TestSumStatsFn(t *testing.T) {
@@ -53,7 +54,7 @@ func TestDecodeAndBLEU(t *testing.T) {
 	dec := e.decoder(t)
 	var first []metric.Stats
 	for _, x := range e.sents {
-		n, err := transforms.DecodeSentence(ctx, dec, x, nil, transforms.DecodeOptions{NBest: 100})
+		n, err := tune.DecodeSentence(ctx, dec, x, nil, transforms.DecodeOptions{NBest: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/par"
+	"github.com/mtune/mtune/tune"
 )
 
 // Decode decodes and scores every sentence of sents, a
@@ -30,7 +30,7 @@ func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PC
 	if err := checkDecoder(fn.Decoder); err != nil {
 		panic(err)
 	}
-	if err := fn.Options.validate(); err != nil {
+	if err := fn.Options.Validate(); err != nil {
 		panic(err)
 	}
 	if fn.Batches < 0 {
@@ -71,7 +71,6 @@ type DecodeFn struct {
 	Batches int
 
 	dec Decoder
-	sc  *scorer
 }
 
 func (f *DecodeFn) batches() int {
@@ -87,9 +86,6 @@ func (f *DecodeFn) Setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if f.sc, err = newScorer(f.Options); err != nil {
-		return err
-	}
 	f.dec = d
 	return nil
 }
@@ -101,7 +97,7 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sen
 	if !weights(&w) {
 		return fmt.Errorf("transforms: decoding batch %d: no weights", batch)
 	}
-	dw, err := w.Weights(f.dec.Features())
+	dw, err := w.Over(f.dec.Features())
 	if err != nil {
 		return err
 	}
@@ -118,7 +114,7 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sen
 	}
 	err = par.DoErr(ctx, len(xs), threads, func(i int) error {
 		var err error
-		out[i], err = decodeSentence(ctx, f.dec, xs[i], dw, f.sc, f.Options)
+		out[i], err = tune.DecodeSentence(ctx, f.dec, xs[i], dw, f.Options)
 		return err
 	})
 	if err != nil {
@@ -128,58 +124,4 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sen
 		emit(nb)
 	}
 	return nil
-}
-
-// DecodeSentence decodes x with dec under w (over dec.Features()) and
-// scores the n-best list against x's references: what DecodeFn does to
-// each sentence.
-func DecodeSentence(ctx context.Context, dec Decoder, x Sentence, w feature.Weights, o DecodeOptions) (NBest, error) {
-	if err := o.validate(); err != nil {
-		return NBest{}, err
-	}
-	sc, err := newScorer(o)
-	if err != nil {
-		return NBest{}, err
-	}
-	return decodeSentence(ctx, dec, x, w, sc, o)
-}
-
-func decodeSentence(ctx context.Context, dec Decoder, x Sentence, w feature.Weights, sc *scorer, o DecodeOptions) (NBest, error) {
-	ref, err := sc.reference(x)
-	if err != nil {
-		return NBest{}, err
-	}
-	hyps, err := decodeAll(ctx, dec, []Sentence{x}, w, DecodeOptions{NBest: o.NBest})
-	if err != nil {
-		return NBest{}, err
-	}
-	stats := sc.stats(ref, hyps[0])
-	idx := dec.Features()
-	// Collect the decoder ids in use; the list's names are theirs in id
-	// order, so the vectors stay sorted.
-	var ids []feature.ID
-	for k, h := range hyps[0] {
-		if err := h.Features.Validate(); err != nil {
-			return NBest{}, fmt.Errorf("transforms: sentence %d hypothesis %d: %w", x.ID, k, err)
-		}
-		ids = append(ids, h.Features.IDs...)
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	if len(ids) > 0 && int(ids[len(ids)-1]) >= idx.Len() {
-		return NBest{}, fmt.Errorf("transforms: sentence %d: feature id %d is not in the decoder's index", x.ID, ids[len(ids)-1])
-	}
-	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps[0]))}
-	for k, id := range ids {
-		out.Names[k] = idx.Name(id)
-	}
-	for i, h := range hyps[0] {
-		v := feature.Vector{IDs: make([]feature.ID, len(h.Features.IDs)), Vals: slices.Clone(h.Features.Vals)}
-		for k, id := range h.Features.IDs {
-			p, _ := slices.BinarySearch(ids, id)
-			v.IDs[k] = feature.ID(p)
-		}
-		out.Hyps[i] = WireHyp{Target: h.Target, Features: v, Stats: stats[i]}
-	}
-	return out, nil
 }

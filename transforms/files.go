@@ -14,7 +14,6 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/metric"
 )
 
 // ReadWeights reads the weights file at path (local or gs://, any format
@@ -93,7 +92,7 @@ func ShardResultPath(dir string, shard int) string {
 
 // WriteShardResultFile writes r to path as JSON, atomically.
 func WriteShardResultFile(ctx context.Context, path string, r ShardResult) error {
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	data, err := json.Marshal(r)
@@ -139,26 +138,10 @@ func DecodeShardResult(data []byte) (ShardResult, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
 	}
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
 	}
 	return r, nil
-}
-
-func (r ShardResult) validate() error {
-	if r.Shard < 0 || r.Epoch < 0 || r.Updates < 0 || r.TotalUpdates < r.Updates || r.Sentences < 0 {
-		return fmt.Errorf("transforms: shard result with shard %d, epoch %d, %d updates of %d, %d sentences",
-			r.Shard, r.Epoch, r.Updates, r.TotalUpdates, r.Sentences)
-	}
-	if err := r.Weights.Validate(); err != nil {
-		return err
-	}
-	if r.Stats != (metric.Stats{}) {
-		if err := r.Stats.Validate(); err != nil {
-			return fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
-		}
-	}
-	return nil
 }
 
 // WriteShardResults writes each result of a PCollection<ShardResult> to

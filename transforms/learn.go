@@ -1,214 +1,21 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/algo"
-	"github.com/mtune/mtune/learner/online"
-	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/tune"
 )
-
-// LearnOptions configure a shard's online learning. The zero value runs
-// AdaGrad + FOBOS with its defaults on 100-best lists, seed 0, epoch 0.
-type LearnOptions struct {
-	// Algo names an online learner of learner/algo; "" means "adagrad".
-	Algo string
-	// Config holds the learner's settings (zero fields: its defaults).
-	// Config.Seed is ignored: a shard's learner is seeded from Seed and
-	// the shard number. Config.MiniBatch is the mini-batch size here too
-	// (0: the learner's default: 20 for adagrad and sgd, 1 for mira, 16
-	// for oro).
-	Config algo.Config
-	// Decode controls decoding and scoring.
-	Decode DecodeOptions
-	// Seed seeds the run: the shards' learners, and with Epoch the order
-	// of each shard's mini-batches.
-	Seed uint64
-	// Epoch is the 0-based epoch.
-	Epoch int
-}
-
-func (o LearnOptions) algo() string {
-	if o.Algo == "" {
-		return "adagrad"
-	}
-	return o.Algo
-}
-
-func (o LearnOptions) validate() error {
-	info, ok := algo.Lookup(o.algo())
-	if !ok {
-		return fmt.Errorf("transforms: unknown learner %q (choose from %v)", o.algo(), algo.Names())
-	}
-	if !info.Online {
-		return fmt.Errorf("transforms: %s is a batch learner; a shard needs an online one", info.Name)
-	}
-	if o.Config.MiniBatch < 0 || o.Epoch < 0 {
-		return fmt.Errorf("transforms: invalid mini-batch size %d or epoch %d", o.Config.MiniBatch, o.Epoch)
-	}
-	return o.Decode.validate()
-}
-
-// miniBatch returns the mini-batch size.
-func (o LearnOptions) miniBatch() int {
-	if o.Config.MiniBatch > 0 {
-		return o.Config.MiniBatch
-	}
-	switch o.algo() {
-	case "mira":
-		return 1
-	case "oro":
-		return online.DefaultWatanabeBatch
-	}
-	return online.DefaultAdaGradBatch
-}
-
-// mix64 hashes two words into one (SplitMix64 finaliser of their sum).
-func mix64(a, b uint64) uint64 {
-	z := a + 0x9e3779b97f4a7c15*(b+1)
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// LearnShard runs one epoch of a shard's online learning with the decoder in
-// the loop: the sentences, shuffled by a generator seeded with (Seed,
-// Epoch, shard), are cut into mini-batches; each mini-batch is decoded
-// with the learner's Current weights, scored against its references and
-// learnt from with one Update.
-//
-// The learner starts from the weights w. If state is not nil, it is first
-// restored from state (which must come from a learner of the same kind and
-// options) and then given w with SetWeights, as parameter mixing requires;
-// otherwise it is made new with algo.New. The feature index of the shard
-// holds state's names first, in order, so that the state's ids keep their
-// meaning, then w's, then the features decoding meets.
-//
-// Each sentence's scored n-best list goes to emit (if not nil) in the
-// order decoded. The result's State resumes the shard in the next epoch
-// (ShardResult.ShardState). Decoding, and therefore the result, does not
-// depend on Decode.Threads.
-func LearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w WireWeights, state *ShardState, o LearnOptions, emit func(NBest)) (ShardResult, error) {
-	if err := o.validate(); err != nil {
-		return ShardResult{}, err
-	}
-	sents = slices.Clone(sents)
-	slices.SortFunc(sents, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
-	for i := 1; i < len(sents); i++ {
-		if sents[i].ID == sents[i-1].ID {
-			return ShardResult{}, fmt.Errorf("transforms: shard %d: sentence %d given twice", shard, sents[i].ID)
-		}
-	}
-	idx := feature.NewIndex()
-	if state != nil {
-		if state.Shard != shard {
-			return ShardResult{}, fmt.Errorf("transforms: shard %d given the state of shard %d", shard, state.Shard)
-		}
-		idx = feature.NewIndexOf(state.Names...)
-		if idx.Len() != len(state.Names) {
-			return ShardResult{}, fmt.Errorf("transforms: shard %d: the state repeats a feature name", shard)
-		}
-	}
-	w0, err := w.Weights(idx)
-	if err != nil {
-		return ShardResult{}, fmt.Errorf("transforms: shard %d: epoch weights: %w", shard, err)
-	}
-	cfg := o.Config
-	cfg.Seed = mix64(o.Seed, uint64(shard))
-	l, err := algo.New(o.algo(), w0, cfg)
-	if err != nil {
-		return ShardResult{}, fmt.Errorf("transforms: shard %d: %w", shard, err)
-	}
-	on, ok := l.(learner.Online)
-	if !ok {
-		return ShardResult{}, fmt.Errorf("transforms: %s is not an online learner", o.algo())
-	}
-	if state != nil {
-		if err := on.UnmarshalBinary(state.State); err != nil {
-			return ShardResult{}, fmt.Errorf("transforms: shard %d: restoring the learner: %w", shard, err)
-		}
-		on.SetWeights(w0)
-	}
-	sc, err := newScorer(o.Decode)
-	if err != nil {
-		return ShardResult{}, err
-	}
-	res := ShardResult{Shard: shard, Epoch: o.Epoch, Sentences: len(sents)}
-	before := on.Updates()
-
-	rng := rand.New(rand.NewPCG(o.Seed, mix64(uint64(o.Epoch), uint64(shard))))
-	order := rng.Perm(len(sents))
-	tr := newTranslator(dec.Features(), idx)
-	var dw feature.Weights
-	size := o.miniBatch()
-	batchSents := make([]Sentence, 0, size)
-	for start := 0; start < len(order); start += size {
-		batchSents = batchSents[:0]
-		for _, i := range order[start:min(start+size, len(order))] {
-			batchSents = append(batchSents, sents[i])
-		}
-		dw = tr.weights(on.Current(), dw)
-		nbests, err := decodeAll(ctx, dec, batchSents, dw, o.Decode)
-		if err != nil {
-			return ShardResult{}, fmt.Errorf("%w (shard %d)", err, shard)
-		}
-		batch := make([]pool.List, len(batchSents))
-		for i, x := range batchSents {
-			ref, err := sc.reference(x)
-			if err != nil {
-				return ShardResult{}, err
-			}
-			hyps := nbests[i]
-			stats := sc.stats(ref, hyps)
-			list := pool.List{Sent: x.ID, Hyps: make([]pool.Hyp, len(hyps))}
-			var targets []string
-			if emit != nil {
-				targets = make([]string, len(hyps))
-			}
-			for k, h := range hyps {
-				v, err := tr.vector(h.Features)
-				if err != nil {
-					return ShardResult{}, fmt.Errorf("transforms: sentence %d hypothesis %d: %w", x.ID, k, err)
-				}
-				list.Hyps[k] = pool.Hyp{Features: v, Stats: stats[k]}
-				if targets != nil {
-					targets[k] = h.Target
-				}
-			}
-			res.Stats.Add(stats[0])
-			batch[i] = list
-			if emit != nil {
-				emit(NBestOf(list, targets, idx))
-			}
-		}
-		if err := on.Update(ctx, batch); err != nil {
-			return ShardResult{}, fmt.Errorf("transforms: shard %d: update: %w", shard, err)
-		}
-	}
-	res.TotalUpdates = on.Updates()
-	res.Updates = res.TotalUpdates - before
-	res.Weights = NewWireWeights(idx, on.Weights())
-	if res.State, err = on.MarshalBinary(); err != nil {
-		return ShardResult{}, fmt.Errorf("transforms: shard %d: saving the learner: %w", shard, err)
-	}
-	return res, nil
-}
 
 // Learn runs each shard's online learning for an epoch (LearnFn) over
 // sents, a PCollection<Sentence>. weights is a singleton
 // PCollection<WireWeights>, the weights of the epoch; states is a
 // PCollection<ShardState> with at most one state per shard (empty in the
 // first epoch; a shard without one starts a new learner). The sentences
-// are dealt out by Shard with EpochSeed(fn.Options.Seed, fn.Options.Epoch).
+// are dealt out by Shard with tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch).
 //
 // It returns a PCollection<ShardResult> with one result for each of the
 // fn.Shards shards (a shard dealt no sentence passes its state and the
@@ -219,7 +26,7 @@ func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (
 	if err := fn.check(); err != nil {
 		panic(err)
 	}
-	keyed := Shard(s, sents, fn.Shards, EpochSeed(fn.Options.Seed, fn.Options.Epoch))
+	keyed := Shard(s, sents, fn.Shards, tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
 	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
 	return beam.ParDo2(s, fn, grouped)
@@ -252,7 +59,7 @@ func (f *replicateFn) ProcessElement(w WireWeights, emit func(int, WireWeights))
 // keyStateFn keys a state by its shard.
 func keyStateFn(st ShardState) (int, ShardState) { return st.Shard, st }
 
-// LearnFn is the DoFn of Learn: it runs LearnShard on a shard's group of
+// LearnFn is the DoFn of Learn: it runs tune.LearnShard on a shard's group of
 // sentences with the decoder in the loop. The decoder is loaded once per
 // worker process in Setup.
 type LearnFn struct {
@@ -292,7 +99,7 @@ func (f *LearnFn) check() error {
 	if err := checkDecoder(f.Decoder); err != nil {
 		return err
 	}
-	return f.Options.validate()
+	return f.Options.Validate()
 }
 
 // Setup loads the decoder.
@@ -345,7 +152,7 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sen
 	if f.DropLists {
 		emitList = nil
 	}
-	res, err := LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
+	res, err := tune.LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // rerankBLEU is corpus BLEU of the europarl100 pool re-ranked with w.
@@ -36,17 +37,17 @@ func rerankBLEU(t *testing.T, e europarl100, w transforms.WireWeights) float64 {
 }
 
 func decodeWith(dec transforms.Decoder, x transforms.Sentence, w transforms.WireWeights, n int) (transforms.NBest, error) {
-	dw, err := w.Weights(dec.Features())
+	dw, err := w.Over(dec.Features())
 	if err != nil {
 		return transforms.NBest{}, err
 	}
-	return transforms.DecodeSentence(context.Background(), dec, x, dw, transforms.DecodeOptions{NBest: n})
+	return tune.DecodeSentence(context.Background(), dec, x, dw, transforms.DecodeOptions{NBest: n})
 }
 
 func learn(t *testing.T, e europarl100, sents []transforms.Sentence, shard int, w transforms.WireWeights, st *transforms.ShardState, o transforms.LearnOptions) (transforms.ShardResult, []transforms.NBest) {
 	t.Helper()
 	var lists []transforms.NBest
-	r, err := transforms.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n transforms.NBest) { lists = append(lists, n) })
+	r, err := tune.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n transforms.NBest) { lists = append(lists, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestLearnShardErrors(t *testing.T) {
 		{"NaN weight", e.sents[:3], nan, nil, transforms.LearnOptions{}, "NaN"},
 	}
 	for _, tc := range tests {
-		_, err := transforms.LearnShard(context.Background(), e.decoder(t), 0, tc.sents, tc.w, tc.st, tc.o, nil)
+		_, err := tune.LearnShard(context.Background(), e.decoder(t), 0, tc.sents, tc.w, tc.st, tc.o, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
@@ -213,7 +214,7 @@ func TestLearnPipeline(t *testing.T) {
 	sents := e.sents[:12]
 	const shards = 6
 	o := transforms.LearnOptions{Algo: "adagrad", Seed: 3, Epoch: 2, Config: algo.Config{MiniBatch: 2}}
-	seed := transforms.EpochSeed(o.Seed, o.Epoch)
+	seed := tune.EpochSeed(o.Seed, o.Epoch)
 
 	// Shard 1 resumes from a state of an earlier run; the others start anew.
 	prior, _ := learn(t, e, sents[:4], 1, init, nil, o)
@@ -223,7 +224,7 @@ func TestLearnPipeline(t *testing.T) {
 	for k := 0; k < shards; k++ {
 		var mine []transforms.Sentence
 		for _, x := range sents {
-			if transforms.ShardOf(x.ID, seed, shards) == k {
+			if tune.ShardOf(x.ID, seed, shards) == k {
 				mine = append(mine, x)
 			}
 		}
@@ -266,7 +267,7 @@ func TestEpochPipeline(t *testing.T) {
 	for epoch := 0; epoch < 2; epoch++ {
 		o := transforms.LearnOptions{Algo: "adagrad", Seed: 11, Epoch: epoch}
 		// The plain functions.
-		seed := transforms.EpochSeed(o.Seed, epoch)
+		seed := tune.EpochSeed(o.Seed, epoch)
 		var results []transforms.ShardResult
 		var mixShards []mix.Shard
 		idx := feature.NewIndexOf(prevWeights.Names...)
@@ -274,7 +275,7 @@ func TestEpochPipeline(t *testing.T) {
 		for k := 0; k < shards; k++ {
 			var mine []transforms.Sentence
 			for _, x := range e.sents {
-				if transforms.ShardOf(x.ID, seed, shards) == k {
+				if tune.ShardOf(x.ID, seed, shards) == k {
 					mine = append(mine, x)
 				}
 			}
@@ -286,14 +287,14 @@ func TestEpochPipeline(t *testing.T) {
 			}
 			r, nbests := learn(t, e, mine, k, prevWeights, st, o)
 			results = append(results, r)
-			w, _ := r.Weights.Weights(idx)
+			w, _ := r.Weights.Over(idx)
 			mixShards = append(mixShards, mix.Shard{Weights: w, Updates: r.Updates})
 			for _, n := range nbests {
 				l, _ := n.List(idx)
 				lists = append(lists, l)
 			}
 		}
-		prevW, _ := prevWeights.Weights(idx)
+		prevW, _ := prevWeights.Over(idx)
 		avg := mix.Average(mixShards, true)
 		mixed, alpha, stats, err := mix.LineSearch(prevW, avg, lists)
 		if err != nil {

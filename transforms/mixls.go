@@ -344,8 +344,8 @@ func MixWeights(prev, avg WireWeights, alpha float64) (WireWeights, error) {
 		return WireWeights{}, err
 	}
 	idx := feature.NewIndexOf(prev.Names...)
-	p, _ := prev.Weights(idx)
-	q, _ := avg.Weights(idx)
+	p, _ := prev.Over(idx)
+	q, _ := avg.Over(idx)
 	w := make(feature.Weights, idx.Len())
 	for j := range w {
 		// (1−α)·prev + α·avg is exactly prev at α = 0 and avg at α = 1.
@@ -386,11 +386,11 @@ type EnvelopeFn struct {
 // StartBundle maps the bundle's side inputs to an index.
 func (f *EnvelopeFn) StartBundle(prev, avg WireWeights) error {
 	idx := feature.NewIndexOf(prev.Names...)
-	p, err := prev.Weights(idx)
+	p, err := prev.Over(idx)
 	if err != nil {
 		return fmt.Errorf("transforms: previous weights: %w", err)
 	}
-	q, err := avg.Weights(idx)
+	q, err := avg.Over(idx)
 	if err != nil {
 		return fmt.Errorf("transforms: averaged weights: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // randomLists returns sentences of random hypotheses over dims dense
@@ -169,7 +170,7 @@ func TestLineSearchMixPipeline(t *testing.T) {
 		var nbests []transforms.NBest
 		nonEmpty := 0
 		for _, l := range pr.lists {
-			nbests = append(nbests, transforms.NBestOf(l, nil, pr.idx))
+			nbests = append(nbests, tune.NBestOf(l, nil, pr.idx))
 			if len(l.Hyps) > 0 {
 				nonEmpty++
 			}

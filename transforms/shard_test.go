@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // stdShard is ShardOf by the standard library's FNV-1a.
@@ -39,7 +40,7 @@ func TestShardOf(t *testing.T) {
 	for _, tc := range tests {
 		counts := make([]int, tc.shards)
 		for id := 0; id < 2000; id++ {
-			k := transforms.ShardOf(id, tc.seed, tc.shards)
+			k := tune.ShardOf(id, tc.seed, tc.shards)
 			if want := stdShard(id, tc.seed, tc.shards); k != want {
 				t.Fatalf("%s: ShardOf(%d) = %d, hash/fnv gives %d", tc.name, id, k, want)
 			}
@@ -59,8 +60,8 @@ func TestShardOf(t *testing.T) {
 		const n = 400
 		a, b := make([]int, n), make([]int, n)
 		for id := range a {
-			a[id] = transforms.ShardOf(id, transforms.EpochSeed(1, 0), shards)
-			b[id] = transforms.ShardOf(id, transforms.EpochSeed(1, 1), shards)
+			a[id] = tune.ShardOf(id, tune.EpochSeed(1, 0), shards)
+			b[id] = tune.ShardOf(id, tune.EpochSeed(1, 1), shards)
 		}
 		together, again := 0, 0
 		for i := 0; i < n; i++ {

@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // countingOnline counts Apply calls and, at each, how many Applies happened
@@ -110,7 +111,7 @@ func TestRunStale(t *testing.T) {
 				return syntheticBatch(i), nil
 			}
 			seed := func(i int) uint64 { return uint64(i) }
-			st, err := transforms.RunStale(context.Background(), on, n, prepare, seed, transforms.StaleOptions{Threads: tc.threads, MaxStaleness: tc.maxS})
+			st, err := tune.RunStale(context.Background(), on, n, prepare, seed, transforms.StaleOptions{Threads: tc.threads, MaxStaleness: tc.maxS})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestRunStaleError(t *testing.T) {
 		}
 		return syntheticBatch(i), nil
 	}
-	_, err = transforms.RunStale(context.Background(), l.(learner.Online), 20, prepare, func(int) uint64 { return 0 }, transforms.StaleOptions{Threads: 3})
+	_, err = tune.RunStale(context.Background(), l.(learner.Online), 20, prepare, func(int) uint64 { return 0 }, transforms.StaleOptions{Threads: 3})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -175,7 +176,7 @@ func TestStaleLearnShardOneThread(t *testing.T) {
 			o := transforms.LearnOptions{Algo: name, Config: algo.Config{MiniBatch: 8}, Decode: transforms.DecodeOptions{NBest: 20}, Seed: 3, Epoch: 1}
 			run := func() (transforms.ShardResult, transforms.StaleStats, int) {
 				lists := 0
-				r, st, err := transforms.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, transforms.StaleOptions{Threads: 1}, func(transforms.NBest) { lists++ })
+				r, st, err := tune.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, transforms.StaleOptions{Threads: 1}, func(transforms.NBest) { lists++ })
 				if err != nil {
 					t.Fatal(err)
 				}

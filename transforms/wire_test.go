@@ -13,12 +13,13 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 func TestWireWeights(t *testing.T) {
 	ww := transforms.WireWeights{Names: []string{"b", "a", "c"}, Vals: []float64{2, 0, -1}}
 	idx := feature.NewIndexOf("c", "x")
-	w, err := ww.Weights(idx)
+	w, err := ww.Over(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestWireWeights(t *testing.T) {
 		{"Inf", transforms.WireWeights{Names: []string{"a"}, Vals: []float64{math.Inf(-1)}}},
 	}
 	for _, tc := range bad {
-		if _, err := tc.w.Weights(feature.NewIndex()); err == nil {
+		if _, err := tc.w.Over(feature.NewIndex()); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
@@ -56,14 +57,14 @@ func TestNBestRoundTrip(t *testing.T) {
 	e := loadEuroparl100(t)
 	ctx := context.Background()
 	dec := e.decoder(t)
-	w, err := e.initWeights(t).Weights(dec.Features())
+	w, err := e.initWeights(t).Over(dec.Features())
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := feature.NewIndexOf("WordPenalty0_0", "zzz", "lm_0") // a foreign order
-	wOther, _ := e.initWeights(t).Weights(other)
+	wOther, _ := e.initWeights(t).Over(other)
 	for _, x := range e.sents[:20] {
-		n, err := transforms.DecodeSentence(ctx, dec, x, w, transforms.DecodeOptions{NBest: 50})
+		n, err := tune.DecodeSentence(ctx, dec, x, w, transforms.DecodeOptions{NBest: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestNBestRoundTrip(t *testing.T) {
 			}
 		}
 		// NBestOf(List) gives back the same list (up to the names' order).
-		n2 := transforms.NBestOf(l, nil, other)
+		n2 := tune.NBestOf(l, nil, other)
 		l2, err := n2.List(feature.NewIndexOf(n.Names...))
 		l1, _ := n.List(feature.NewIndexOf(n.Names...))
 		if err != nil || !reflect.DeepEqual(l1, l2) {
@@ -120,7 +121,7 @@ func TestShardState(t *testing.T) {
 	}
 	for n := 0; n < len(data); n++ {
 		err := back.UnmarshalBinary(data[:n])
-		if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, transforms.ErrShardState) {
+		if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, tune.ErrShardState) {
 			t.Errorf("cut to %d bytes: %v, want an unexpected EOF", n, err)
 		}
 	}
@@ -138,7 +139,7 @@ func TestShardState(t *testing.T) {
 	}
 	for _, tc := range bad {
 		err := back.UnmarshalBinary(tc.data)
-		if !errors.Is(err, transforms.ErrShardState) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if !errors.Is(err, tune.ErrShardState) || errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
@@ -159,7 +160,7 @@ func FuzzShardState(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var st transforms.ShardState
 		if err := st.UnmarshalBinary(data); err != nil {
-			if !errors.Is(err, transforms.ErrShardState) {
+			if !errors.Is(err, tune.ErrShardState) {
 				t.Fatalf("error %v does not wrap ErrShardState", err)
 			}
 			return

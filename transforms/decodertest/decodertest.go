@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
@@ -29,14 +30,14 @@ func open(ctx context.Context, config string) (transforms.Decoder, error) {
 // hypotheses. It is safe for concurrent use.
 type Pool struct {
 	idx   *feature.Index
-	lists map[int][]transforms.Hypothesis
+	lists map[int][]decoder.Hypothesis
 }
 
 var _ transforms.Decoder = (*Pool)(nil)
 
 // New returns a pool of the hypotheses lists[sent] of each sentence, with
 // features over idx (Score is ignored).
-func New(idx *feature.Index, lists map[int][]transforms.Hypothesis) *Pool {
+func New(idx *feature.Index, lists map[int][]decoder.Hypothesis) *Pool {
 	return &Pool{idx: idx, lists: lists}
 }
 
@@ -49,7 +50,7 @@ func Load(ctx context.Context, path string) (*Pool, error) {
 	defer f.Close()
 	idx := feature.NewIndex()
 	r := nbest.NewReader(f, path, idx)
-	lists := make(map[int][]transforms.Hypothesis)
+	lists := make(map[int][]decoder.Hypothesis)
 	for {
 		h, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -58,7 +59,7 @@ func Load(ctx context.Context, path string) (*Pool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decodertest: %w", err)
 		}
-		lists[h.Sentence] = append(lists[h.Sentence], transforms.Hypothesis{Target: h.Target, Features: h.Features})
+		lists[h.Sentence] = append(lists[h.Sentence], decoder.Hypothesis{Target: h.Target, Features: h.Features})
 	}
 	if len(lists) == 0 {
 		return nil, fmt.Errorf("decodertest: %s holds no hypothesis", path)
@@ -82,7 +83,7 @@ func (p *Pool) Sentences() []int {
 // NBest returns the first n of sentence sentID's pooled hypotheses by
 // decreasing w·φ, the earlier one in the pool on ties (so the first is
 // the one pool.Best picks). src is ignored.
-func (p *Pool) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]transforms.Hypothesis, error) {
+func (p *Pool) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -93,10 +94,10 @@ func (p *Pool) NBest(ctx context.Context, sentID int, src string, w feature.Weig
 	if n <= 0 {
 		return nil, fmt.Errorf("decodertest: n-best size %d", n)
 	}
-	out := make([]transforms.Hypothesis, len(hyps))
+	out := make([]decoder.Hypothesis, len(hyps))
 	for k, h := range hyps {
-		out[k] = transforms.Hypothesis{Target: h.Target, Features: h.Features, Score: h.Features.Dot(w)}
+		out[k] = decoder.Hypothesis{Target: h.Target, Features: h.Features, Score: h.Features.Dot(w)}
 	}
-	slices.SortStableFunc(out, func(a, b transforms.Hypothesis) int { return cmp.Compare(b.Score, a.Score) })
+	slices.SortStableFunc(out, func(a, b decoder.Hypothesis) int { return cmp.Compare(b.Score, a.Score) })
 	return out[:min(n, len(out))], nil
 }

@@ -1,0 +1,74 @@
+package weights
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mtune/mtune/feature"
+)
+
+// ByName are weights by feature name: the weight of feature Names[i] is
+// Vals[i]. A feature.Index is private to a process, so ids never travel
+// between processes (Beam workers, files): names do. It is the one
+// weights type by name that crosses the pipeline's boundaries.
+type ByName struct {
+	Names []string
+	Vals  []float64
+}
+
+// NewByName returns w over idx as ByName: every name of idx,
+// zeros included, in id order (so that w's ids are the positions in
+// Names).
+func NewByName(idx *feature.Index, w feature.Weights) ByName {
+	names := idx.Names()
+	vals := make([]float64, len(names))
+	copy(vals, w)
+	return ByName{Names: names, Vals: vals}
+}
+
+// Validate checks that the weights have as many values as names, distinct
+// non-empty names and finite values.
+func (ww ByName) Validate() error {
+	if len(ww.Names) != len(ww.Vals) {
+		return fmt.Errorf("weights: weights have %d names and %d values", len(ww.Names), len(ww.Vals))
+	}
+	seen := make(map[string]struct{}, len(ww.Names))
+	for i, n := range ww.Names {
+		if n == "" {
+			return fmt.Errorf("weights: weight %d has an empty name", i)
+		}
+		if _, dup := seen[n]; dup {
+			return fmt.Errorf("weights: feature %q has two weights", n)
+		}
+		seen[n] = struct{}{}
+		if x := ww.Vals[i]; math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("weights: weight of %q is %v", n, x)
+		}
+	}
+	return nil
+}
+
+// Over returns the weights over idx, adding the names idx lacks.
+func (ww ByName) Over(idx *feature.Index) (feature.Weights, error) {
+	if err := ww.Validate(); err != nil {
+		return nil, err
+	}
+	var w feature.Weights
+	for i, n := range ww.Names {
+		id := idx.ID(n)
+		if ww.Vals[i] != 0 {
+			w.Set(id, ww.Vals[i])
+		}
+	}
+	return w, nil
+}
+
+// Map returns the weights by name.
+func (ww ByName) Map() map[string]float64 {
+	m := make(map[string]float64, len(ww.Names))
+	for i, n := range ww.Names {
+		m[n] = ww.Vals[i]
+	}
+	return m
+}
+

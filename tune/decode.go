@@ -1,0 +1,251 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
+	"github.com/mtune/mtune/metric"
+)
+
+// Decoder translates tuning sentences into n-best lists of the decoder's
+// own hypotheses (decoder.Hypothesis: the one hypothesis type from the
+// decoder to the learner's pool lists). An epoch reaches a decoder only
+// through this interface: the pipeline binds a real one by name
+// (transforms.RegisterDecoder) and tests bind a fake (see
+// transforms/decodertest).
+//
+// A Decoder is loaded once per worker process and shared by every DoFn
+// instance in it, so its methods must be safe for concurrent use.
+type Decoder interface {
+	// Features returns the index that names the decoder's features: the
+	// ids of the weights NBest takes and of the vectors it returns. The
+	// caller may add names to it (feature.Index is safe for concurrent
+	// use), so that a weight the decoder has not met yet can be given.
+	Features() *feature.Index
+	// NBest returns up to n distinct translations of the source sentence
+	// src (sentence sentID of the tuning set) under the weights w, by
+	// decreasing model score: the first is the 1-best.
+	NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error)
+}
+
+// DecodeOptions control decoding and scoring. The zero value decodes
+// 100-best lists, one sentence at a time, and scores them with BLEU-4 on
+// untokenised (already tokenised) text.
+type DecodeOptions struct {
+	// NBest is the size of the n-best lists; 0 means 100.
+	NBest int
+	// Order is the BLEU order; 0 means 4.
+	Order int
+	// Tokenize names the tokenizer applied to hypotheses and references
+	// (metric.NewTokenizer): "" or "none" (the default, for pre-tokenised
+	// data), "13a", "char".
+	Tokenize string
+	// Lowercase lower-cases hypotheses and references before scoring.
+	Lowercase bool
+	// Threads is the number of sentences of a mini-batch decoded at once;
+	// 0 means 1. Results do not depend on it.
+	Threads int
+}
+
+func (o DecodeOptions) nbest() int {
+	if o.NBest == 0 {
+		return 100
+	}
+	return o.NBest
+}
+
+// Validate checks the options.
+func (o DecodeOptions) Validate() error {
+	if o.NBest < 0 || o.Order < 0 || o.Order > metric.MaxOrder || o.Threads < 0 {
+		return fmt.Errorf("tune: invalid decode options (n-best %d, order %d, threads %d)", o.NBest, o.Order, o.Threads)
+	}
+	_, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
+	return err
+}
+
+// scorer scores hypotheses against the references of sentences.
+type scorer struct {
+	tok   metric.Tokenizer
+	order int
+}
+
+func newScorer(o DecodeOptions) (*scorer, error) {
+	tok, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	return &scorer{tok: tok, order: o.Order}, nil
+}
+
+// reference prepares the references of x.
+func (s *scorer) reference(x Sentence) (*metric.Reference, error) {
+	if len(x.Refs) == 0 {
+		return nil, fmt.Errorf("tune: sentence %d has no reference", x.ID)
+	}
+	refs := make([]string, len(x.Refs))
+	for i, r := range x.Refs {
+		refs[i] = s.tok(r)
+	}
+	r, err := metric.NewReferenceText(s.order, refs...)
+	if err != nil {
+		return nil, fmt.Errorf("tune: references of sentence %d: %w", x.ID, err)
+	}
+	return r, nil
+}
+
+// stats scores the hypotheses of one sentence.
+func (s *scorer) stats(ref *metric.Reference, hyps []decoder.Hypothesis) []metric.Stats {
+	out := make([]metric.Stats, len(hyps))
+	for k, h := range hyps {
+		out[k] = ref.StatsString(s.tok(h.Target))
+	}
+	return out
+}
+
+// decodeAll decodes sents with dec under w (over the decoder's index),
+// threads at a time, and returns the n-best lists in the order of sents.
+func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, o DecodeOptions) ([][]decoder.Hypothesis, error) {
+	out := make([][]decoder.Hypothesis, len(sents))
+	decode := func(i int) error {
+		x := sents[i]
+		hyps, err := dec.NBest(ctx, x.ID, x.Src, w, o.nbest())
+		if err != nil {
+			return fmt.Errorf("tune: decoding sentence %d: %w", x.ID, err)
+		}
+		if len(hyps) == 0 {
+			return fmt.Errorf("tune: decoding sentence %d: no translation", x.ID)
+		}
+		out[i] = hyps
+		return nil
+	}
+	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DecodeSentence decodes x with dec under w (over dec.Features()) and
+// scores the n-best list against x's references: what the pipeline's
+// decoding step does to each sentence.
+func DecodeSentence(ctx context.Context, dec Decoder, x Sentence, w feature.Weights, o DecodeOptions) (NBest, error) {
+	if err := o.Validate(); err != nil {
+		return NBest{}, err
+	}
+	sc, err := newScorer(o)
+	if err != nil {
+		return NBest{}, err
+	}
+	return decodeSentenceWith(ctx, dec, x, w, sc, o)
+}
+
+func decodeSentenceWith(ctx context.Context, dec Decoder, x Sentence, w feature.Weights, sc *scorer, o DecodeOptions) (NBest, error) {
+	ref, err := sc.reference(x)
+	if err != nil {
+		return NBest{}, err
+	}
+	hyps, err := decodeAll(ctx, dec, []Sentence{x}, w, DecodeOptions{NBest: o.NBest})
+	if err != nil {
+		return NBest{}, err
+	}
+	stats := sc.stats(ref, hyps[0])
+	idx := dec.Features()
+	// Collect the decoder ids in use; the list's names are theirs in id
+	// order, so the vectors stay sorted.
+	var ids []feature.ID
+	for k, h := range hyps[0] {
+		if err := h.Features.Validate(); err != nil {
+			return NBest{}, fmt.Errorf("tune: sentence %d hypothesis %d: %w", x.ID, k, err)
+		}
+		ids = append(ids, h.Features.IDs...)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 0 && int(ids[len(ids)-1]) >= idx.Len() {
+		return NBest{}, fmt.Errorf("tune: sentence %d: feature id %d is not in the decoder's index", x.ID, ids[len(ids)-1])
+	}
+	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps[0]))}
+	for k, id := range ids {
+		out.Names[k] = idx.Name(id)
+	}
+	for i, h := range hyps[0] {
+		v := feature.Vector{IDs: make([]feature.ID, len(h.Features.IDs)), Vals: slices.Clone(h.Features.Vals)}
+		for k, id := range h.Features.IDs {
+			p, _ := slices.BinarySearch(ids, id)
+			v.IDs[k] = feature.ID(p)
+		}
+		out.Hyps[i] = WireHyp{Target: h.Target, Features: v, Stats: stats[i]}
+	}
+	return out, nil
+}
+
+// translator maps feature ids between a decoder's index and a learner's
+// (local) index by name. Decoders and learners keep separate indexes: the
+// decoder is shared by every shard a worker runs, and a shard's index is
+// fixed by its saved learner state.
+type translator struct {
+	dec, loc *feature.Index
+	d2l, l2d []feature.ID // -1: not resolved yet
+	b        feature.Builder
+}
+
+func newTranslator(dec, loc *feature.Index) *translator {
+	return &translator{dec: dec, loc: loc}
+}
+
+// decID returns the decoder id of local id j, adding the name to the
+// decoder's index if it is new there.
+func (t *translator) decID(j feature.ID) feature.ID {
+	for int(j) >= len(t.l2d) {
+		t.l2d = append(t.l2d, -1)
+	}
+	if d := t.l2d[j]; d >= 0 {
+		return d
+	}
+	d := t.dec.ID(t.loc.Name(j))
+	t.l2d[j] = d
+	return d
+}
+
+// locID returns the local id of decoder id d, adding the name to the local
+// index if it is new there.
+func (t *translator) locID(d feature.ID) feature.ID {
+	for int(d) >= len(t.d2l) {
+		t.d2l = append(t.d2l, -1)
+	}
+	if j := t.d2l[d]; j >= 0 {
+		return j
+	}
+	j := t.loc.ID(t.dec.Name(d))
+	t.d2l[d] = j
+	return j
+}
+
+// weights returns the local weights w over the decoder's index, reusing
+// dst's storage.
+func (t *translator) weights(w feature.Weights, dst feature.Weights) feature.Weights {
+	dst = dst[:0]
+	for j, x := range w {
+		if x != 0 {
+			dst.Set(t.decID(feature.ID(j)), x)
+		}
+	}
+	return dst
+}
+
+// vector returns the decoder's vector v over the local index.
+func (t *translator) vector(v feature.Vector) (feature.Vector, error) {
+	if err := v.Validate(); err != nil {
+		return feature.Vector{}, err
+	}
+	for k, d := range v.IDs {
+		if int(d) >= t.dec.Len() {
+			return feature.Vector{}, fmt.Errorf("feature id %d is not in the decoder's index", d)
+		}
+		t.b.Add(t.locID(d), v.Vals[k])
+	}
+	return t.b.Vector(), nil
+}

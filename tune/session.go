@@ -1,0 +1,280 @@
+package tune
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/learner/online"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// LearnOptions configure a shard's online learning. The zero value runs
+// AdaGrad + FOBOS with its defaults on 100-best lists, seed 0, epoch 0.
+type LearnOptions struct {
+	// Algo names an online learner of learner/algo; "" means "adagrad".
+	Algo string
+	// Config holds the learner's settings (zero fields: its defaults).
+	// Config.Seed is ignored: a shard's learner is seeded from Seed and
+	// the shard number. Config.MiniBatch is the mini-batch size here too
+	// (0: the learner's default: 20 for adagrad and sgd, 1 for mira, 16
+	// for oro).
+	Config algo.Config
+	// Decode controls decoding and scoring.
+	Decode DecodeOptions
+	// Seed seeds the run: the shards' learners, and with Epoch the order
+	// of each shard's mini-batches.
+	Seed uint64
+	// Epoch is the 0-based epoch.
+	Epoch int
+}
+
+func (o LearnOptions) algo() string {
+	if o.Algo == "" {
+		return "adagrad"
+	}
+	return o.Algo
+}
+
+// Validate checks the options.
+func (o LearnOptions) Validate() error {
+	info, ok := algo.Lookup(o.algo())
+	if !ok {
+		return fmt.Errorf("tune: unknown learner %q (choose from %v)", o.algo(), algo.Names())
+	}
+	if !info.Online {
+		return fmt.Errorf("tune: %s is a batch learner; a shard needs an online one", info.Name)
+	}
+	if o.Config.MiniBatch < 0 || o.Epoch < 0 {
+		return fmt.Errorf("tune: invalid mini-batch size %d or epoch %d", o.Config.MiniBatch, o.Epoch)
+	}
+	return o.Decode.Validate()
+}
+
+// MiniBatch returns the mini-batch size: Config.MiniBatch, or the
+// learner's default.
+func (o LearnOptions) MiniBatch() int {
+	if o.Config.MiniBatch > 0 {
+		return o.Config.MiniBatch
+	}
+	switch o.algo() {
+	case "mira":
+		return 1
+	case "oro":
+		return online.DefaultWatanabeBatch
+	}
+	return online.DefaultAdaGradBatch
+}
+
+// Session is one shard's epoch of online learning with the decoder in the
+// loop (DESIGN.md §8): the learner restored from its state, the shard's
+// sentences cut into mini-batches in the epoch's random order, and each
+// mini-batch decoded with given weights, scored against its references and
+// turned into the learner's pool lists. Run makes one update a mini-batch
+// in order (iterative parameter mixing, McDonald et al. 2010; Watanabe
+// 2012 Alg. 3); RunStale applies stale gradients (Green et al. 2013,
+// Alg. 2).
+type Session struct {
+	shard   int
+	dec     Decoder
+	o       LearnOptions
+	idx     *feature.Index
+	on      learner.Online
+	sc      *scorer
+	batches [][]Sentence
+	before  int
+	emit    func(NBest)
+
+	mu    sync.Mutex // guards tr, stats and emit: Prepare may run concurrently
+	tr    *translator
+	stats metric.Stats
+}
+
+// NewSession readies shard's epoch over sents, starting from the weights
+// w. If state is not nil, the learner is first restored from it (it must
+// come from a learner of the same kind and options) and then given w with
+// SetWeights, as parameter mixing requires; otherwise it is made new with
+// algo.New, seeded from (o.Seed, shard). The shard's feature index holds
+// state's names first, in order, so that the state's ids keep their
+// meaning, then w's, then the features decoding meets. The sentences, in
+// id order, are shuffled by a generator seeded with (o.Seed, o.Epoch,
+// shard) and cut into mini-batches of o.MiniBatch(). Each scored n-best
+// list goes to emit, if not nil, in the order decoded (never
+// concurrently).
+func NewSession(dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, emit func(NBest)) (*Session, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	sents = slices.Clone(sents)
+	slices.SortFunc(sents, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
+	for i := 1; i < len(sents); i++ {
+		if sents[i].ID == sents[i-1].ID {
+			return nil, fmt.Errorf("tune: shard %d: sentence %d given twice", shard, sents[i].ID)
+		}
+	}
+	idx := feature.NewIndex()
+	if state != nil {
+		if state.Shard != shard {
+			return nil, fmt.Errorf("tune: shard %d given the state of shard %d", shard, state.Shard)
+		}
+		idx = feature.NewIndexOf(state.Names...)
+		if idx.Len() != len(state.Names) {
+			return nil, fmt.Errorf("tune: shard %d: the state repeats a feature name", shard)
+		}
+	}
+	w0, err := w.Over(idx)
+	if err != nil {
+		return nil, fmt.Errorf("tune: shard %d: epoch weights: %w", shard, err)
+	}
+	cfg := o.Config
+	cfg.Seed = mix64(o.Seed, uint64(shard))
+	l, err := algo.New(o.algo(), w0, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("tune: shard %d: %w", shard, err)
+	}
+	on, ok := l.(learner.Online)
+	if !ok {
+		return nil, fmt.Errorf("tune: %s is not an online learner", o.algo())
+	}
+	if state != nil {
+		if err := on.UnmarshalBinary(state.State); err != nil {
+			return nil, fmt.Errorf("tune: shard %d: restoring the learner: %w", shard, err)
+		}
+		on.SetWeights(w0)
+	}
+	sc, err := newScorer(o.Decode)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, mix64(uint64(o.Epoch), uint64(shard))))
+	order := rng.Perm(len(sents))
+	size := o.MiniBatch()
+	var batches [][]Sentence
+	for start := 0; start < len(order); start += size {
+		b := make([]Sentence, 0, size)
+		for _, i := range order[start:min(start+size, len(order))] {
+			b = append(b, sents[i])
+		}
+		batches = append(batches, b)
+	}
+	return &Session{shard: shard, dec: dec, o: o, idx: idx, on: on, sc: sc, batches: batches,
+		before: on.Updates(), emit: emit, tr: newTranslator(dec.Features(), idx)}, nil
+}
+
+// Batches returns the number of mini-batches.
+func (s *Session) Batches() int { return len(s.batches) }
+
+// Prepare decodes mini-batch i with the weights w (over the shard's
+// index), scores each n-best list against its references and returns them
+// as the learner's pool lists; each list also goes to the session's emit.
+// It may be called from several goroutines at once.
+func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool.List, error) {
+	sents := s.batches[i]
+	s.mu.Lock()
+	dw := s.tr.weights(w, nil)
+	s.mu.Unlock()
+	nbests, err := decodeAll(ctx, s.dec, sents, dw, s.o.Decode)
+	if err != nil {
+		return nil, fmt.Errorf("%w (shard %d)", err, s.shard)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	batch := make([]pool.List, len(sents))
+	var stats metric.Stats
+	for k, x := range sents {
+		l, err := s.list(x, nbests[k])
+		if err != nil {
+			return nil, err
+		}
+		stats.Add(l.Hyps[0].Stats)
+		batch[k] = l
+	}
+	s.stats.Add(stats)
+	if s.emit != nil {
+		for k, l := range batch {
+			s.emit(NBestOf(l, targets(nbests[k]), s.idx))
+		}
+	}
+	return batch, nil
+}
+
+// list scores the n-best list hyps of x and returns it over the shard's
+// index.
+func (s *Session) list(x Sentence, hyps []decoder.Hypothesis) (pool.List, error) {
+	ref, err := s.sc.reference(x)
+	if err != nil {
+		return pool.List{}, err
+	}
+	stats := s.sc.stats(ref, hyps)
+	l := pool.List{Sent: x.ID, Hyps: make([]pool.Hyp, len(hyps))}
+	for k, h := range hyps {
+		v, err := s.tr.vector(h.Features)
+		if err != nil {
+			return pool.List{}, fmt.Errorf("tune: sentence %d hypothesis %d: %w", x.ID, k, err)
+		}
+		l.Hyps[k] = pool.Hyp{Features: v, Stats: stats[k]}
+	}
+	return l, nil
+}
+
+func targets(hyps []decoder.Hypothesis) []string {
+	out := make([]string, len(hyps))
+	for k, h := range hyps {
+		out[k] = h.Target
+	}
+	return out
+}
+
+// Run learns the epoch: for each mini-batch in order, Prepare it with the
+// learner's Current weights and make one Update.
+func (s *Session) Run(ctx context.Context) (ShardResult, error) {
+	for i := range s.batches {
+		batch, err := s.Prepare(ctx, i, s.on.Current())
+		if err != nil {
+			return ShardResult{}, err
+		}
+		if err := s.on.Update(ctx, batch); err != nil {
+			return ShardResult{}, fmt.Errorf("tune: shard %d: update: %w", s.shard, err)
+		}
+	}
+	return s.result()
+}
+
+// result is the shard's outcome once its mini-batches are learnt.
+func (s *Session) result() (ShardResult, error) {
+	res := ShardResult{Shard: s.shard, Epoch: s.o.Epoch, Stats: s.stats}
+	for _, b := range s.batches {
+		res.Sentences += len(b)
+	}
+	res.TotalUpdates = s.on.Updates()
+	res.Updates = res.TotalUpdates - s.before
+	res.Weights = weights.NewByName(s.idx, s.on.Weights())
+	var err error
+	if res.State, err = s.on.MarshalBinary(); err != nil {
+		return ShardResult{}, fmt.Errorf("tune: shard %d: saving the learner: %w", s.shard, err)
+	}
+	return res, nil
+}
+
+// LearnShard runs one epoch of a shard's online learning with the decoder
+// in the loop (NewSession, then Run): each mini-batch is decoded with the
+// learner's Current weights, scored against its references and learnt
+// from with one Update. The result's State resumes the shard in the next
+// epoch (ShardResult.ShardState). Decoding, and therefore the result, does
+// not depend on o.Decode.Threads.
+func LearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, emit func(NBest)) (ShardResult, error) {
+	s, err := NewSession(dec, shard, sents, w, state, o, emit)
+	if err != nil {
+		return ShardResult{}, err
+	}
+	return s.Run(ctx)
+}
