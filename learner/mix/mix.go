@@ -98,8 +98,12 @@ func (a Sums) Mean(weighted bool) feature.Weights {
 // avg (α = 1) or prev (α = 0). It fails for lists without hypotheses or with
 // invalid statistics, and for non-finite weights.
 func LineSearch(prev, avg feature.Weights, lists []pool.List) (w feature.Weights, alpha float64, stats metric.Stats, err error) {
-	return LineSearchOptions(prev, avg, lists, linesearch.Options{Prefer: 1})
+	return LineSearchOptions(prev, avg, lists, DefaultOptions())
 }
+
+// DefaultOptions returns the options of LineSearch's line search: α = 1
+// (the plain average) is preferred.
+func DefaultOptions() linesearch.Options { return linesearch.Options{Prefer: 1} }
 
 // LineSearchOptions is LineSearch with the line search's options (bounds on
 // α, the preferred α; LineSearch prefers 1). It is Lines.Add over the
