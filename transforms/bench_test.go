@@ -12,17 +12,18 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// BenchmarkLineSearch compares the envelope-and-sweep form with
-// mix.LineSearch on europarl100 (100 sentences × 100 hypotheses).
+// BenchmarkLineSearch compares the pipeline's form (shares merged by
+// LineSearchFn) with mix.LineSearch on europarl100 (100 sentences × 100
+// hypotheses).
 func BenchmarkLineSearch(b *testing.B) {
 	pr := lineProblems(b)[30]
-	b.Run("transforms", func(b *testing.B) {
+	perm := make([]int, len(pr.lists))
+	for i := range perm {
+		perm[i] = i
+	}
+	b.Run("LineSearchFn", func(b *testing.B) {
 		for b.Loop() {
-			envs := make([]transforms.Envelope, len(pr.lists))
-			for i, l := range pr.lists {
-				envs[i], _ = transforms.SentenceEnvelope(l, pr.prev, pr.avg)
-			}
-			if _, err := transforms.SweepEnvelopes(envs); err != nil {
+			if _, err := lineSearch(pr.lists, pr.prev, pr.avg, perm); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -2,8 +2,9 @@
 // of mtune's tuning pipeline (DESIGN.md §1): shard the tuning set, decode,
 // learn per shard with the decoder in the loop, merge the shards' weights
 // by averaging or line search, and sum BLEU statistics. Each step is also a
-// plain function (ShardOf, LearnShard, DecodeSentence, SentenceEnvelope,
-// SweepEnvelopes, MixWeights) that runs and is tested without Beam.
+// plain call (ShardOf, LearnShard, DecodeSentence, MixWeights; mixing is
+// package tune's: AverageSums, LineSearchList, LineSearch) that runs and is
+// tested without Beam.
 //
 // # Elements
 //
@@ -16,7 +17,7 @@
 //	WireHyp      {Target, Features, Stats}             hypothesis' feature ids index Names
 //	ShardState   {Shard, Names, State}                 learner.MarshalBinary, ids index Names
 //	ShardResult  {Shard, Epoch, Weights, State, Updates, TotalUpdates, Sentences, Stats}
-//	Envelope     {Sent, Hyps, First, Zero, One, Points []Breakpoint{Alpha, Delta}}
+//	mix.Lines    {Envelopes, Prev, Avg}                 a list's share of line-search mixing
 //
 // For example, the weights LM0_0 = 0.5 and tm_2 = −0.2 are
 //

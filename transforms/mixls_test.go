@@ -99,22 +99,42 @@ func bleuAt(lists []pool.List, prev, avg feature.Weights, a float64) float64 {
 	return pool.OneBest(lists, w).BLEU()
 }
 
-// TestSweepEnvelopes checks the plain-function form against mix.LineSearch
-// (brute force over the same lists) and against a grid of α.
-func TestSweepEnvelopes(t *testing.T) {
+// lineSearch chooses α for the lists as the pipeline does: each list's
+// share by tune.LineSearchList, merged by LineSearchFn in the order of
+// perm, in two accumulators merged at the end, as a runner may.
+func lineSearch(lists []pool.List, prev, avg feature.Weights, perm []int) (transforms.LineSearchResult, error) {
+	f := &transforms.LineSearchFn{}
+	a, b := f.CreateAccumulator(), f.CreateAccumulator()
+	dir := mix.Direction(prev, avg)
+	for i, k := range perm {
+		share, err := tune.LineSearchList(lists[k], prev, avg, dir)
+		if err != nil {
+			return transforms.LineSearchResult{}, err
+		}
+		if i < len(perm)/2 {
+			a, err = f.AddInput(a, share)
+		} else {
+			b, err = f.AddInput(b, share)
+		}
+		if err != nil {
+			return transforms.LineSearchResult{}, err
+		}
+	}
+	b, err := f.MergeAccumulators(b, a)
+	if err != nil {
+		return transforms.LineSearchResult{}, err
+	}
+	return f.ExtractOutput(b)
+}
+
+// TestLineSearchCombine checks the combiner against mix.LineSearch (brute
+// force over the same lists) and against a grid of α.
+func TestLineSearchCombine(t *testing.T) {
 	for i, pr := range lineProblems(t) {
 		_, wantAlpha, wantStats, wantErr := mix.LineSearch(pr.prev, pr.avg, pr.lists)
-		var envs []transforms.Envelope
-		for _, l := range pr.lists {
-			e, err := transforms.SentenceEnvelope(l, pr.prev, pr.avg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			envs = append(envs, e)
-		}
 		// The combiner's input order must not matter.
-		rand.New(rand.NewPCG(uint64(i), 0)).Shuffle(len(envs), func(a, b int) { envs[a], envs[b] = envs[b], envs[a] })
-		got, err := transforms.SweepEnvelopes(envs)
+		perm := rand.New(rand.NewPCG(uint64(i), 0)).Perm(len(pr.lists))
+		got, err := lineSearch(pr.lists, pr.prev, pr.avg, perm)
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("%s %d: error %v, mix.LineSearch %v", pr.name, i, err, wantErr)
 		}
@@ -140,21 +160,29 @@ func TestSweepEnvelopes(t *testing.T) {
 }
 
 func TestLineSearchErrors(t *testing.T) {
-	if _, err := transforms.SweepEnvelopes(nil); err == nil {
-		t.Error("no lists: no error")
-	}
-	if _, err := transforms.SweepEnvelopes([]transforms.Envelope{{Sent: 1}}); err == nil {
-		t.Error("only empty lists: no error")
-	}
 	s4, s2 := okStats(), metric.Stats{Order: 2, Totals: [6]float64{1, 1}, RefLen: 1}
-	a := transforms.Envelope{Hyps: 1, First: s4, Zero: s4, One: s4}
-	b := transforms.Envelope{Hyps: 1, First: s2, Zero: s2, One: s2}
-	if _, err := transforms.SweepEnvelopes([]transforms.Envelope{a, b}); err == nil {
-		t.Error("BLEU-4 and BLEU-2 statistics: no error")
+	hyp := func(s metric.Stats) pool.List {
+		return pool.List{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: s}}}
 	}
-	l := pool.List{Hyps: []pool.Hyp{{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, Stats: s4}}}
-	if _, err := transforms.SentenceEnvelope(l, feature.Weights{1e10}, feature.Weights{0}); err == nil {
-		t.Error("an infinite model score: no error")
+	w := feature.Weights{1}
+	tests := []struct {
+		name  string
+		lists []pool.List
+		w     feature.Weights
+	}{
+		{"no lists", nil, w},
+		{"only empty lists", []pool.List{{Sent: 1}}, w},
+		{"BLEU-4 and BLEU-2 statistics", []pool.List{hyp(s4), hyp(s2)}, w},
+		{"an infinite model score", []pool.List{{Hyps: []pool.Hyp{{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, Stats: s4}}}}, feature.Weights{1e10}},
+	}
+	for _, tc := range tests {
+		perm := make([]int, len(tc.lists))
+		for i := range perm {
+			perm[i] = i
+		}
+		if _, err := lineSearch(tc.lists, tc.w, feature.Weights{0}, perm); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/tune"
 )
 
 // Every DoFn, CombineFn, function, emitter, iterator and element type of
@@ -17,7 +19,7 @@ import (
 func init() {
 	for _, t := range []any{
 		Sentence{}, WireWeights{}, WireHyp{}, NBest{}, ShardState{}, ShardResult{},
-		Breakpoint{}, Envelope{}, LineSearchResult{}, LineSearchAccum{}, AverageAccum{},
+		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
 		metric.Stats{}, feature.Vector{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
@@ -30,9 +32,9 @@ func init() {
 		func(ShardResult), func(NBest), error](&LearnFn{})
 	register.DoFn5x1[context.Context, int, func(*Sentence) bool, func(*WireWeights) bool, func(NBest), error](&DecodeFn{})
 	register.DoFn1x2[Sentence, int, Sentence](&batchKeyFn{})
-	register.Combiner3[AverageAccum, ShardResult, WireWeights](&AverageFn{})
-	register.DoFn3x2[NBest, WireWeights, WireWeights, Envelope, error](&EnvelopeFn{})
-	register.Combiner3[LineSearchAccum, Envelope, LineSearchResult](&LineSearchFn{})
+	register.Combiner3[tune.AverageSums, ShardResult, WireWeights](&AverageFn{})
+	register.DoFn3x2[NBest, WireWeights, WireWeights, mix.Lines, error](&ListLinesFn{})
+	register.Combiner3[mix.Lines, mix.Lines, LineSearchResult](&LineSearchFn{})
 	register.Function4x2(mixFn)
 	register.Combiner1[metric.Stats](&SumStatsFn{})
 	register.DoFn2x2[NBest, WireWeights, metric.Stats, error](&OneBestFn{})

@@ -156,7 +156,7 @@ func TestTuneDataflowDryRun(t *testing.T) {
 		"transforms.ReadWeights",
 		"transforms.Learn/transforms.Shard/transforms.shardFn",
 		"transforms.Learn/transforms.LearnFn",
-		"transforms.LineSearchMix/transforms.EnvelopeFn",
+		"transforms.LineSearchMix/transforms.ListLinesFn",
 		"transforms.LineSearchMix/CombinePerKey/transforms.LineSearchFn",
 		"transforms.WriteWeights/transforms.writeWeightsFn",
 		"transforms.Decode/transforms.DecodeFn",   // tune set, 1-best with the mixed weights

@@ -46,4 +46,20 @@
 //
 // where k numbers the hypotheses of all lists in order (s.Offset(i) is the
 // first one of list i).
+//
+// Search is also available in its two halves, for line searches spread
+// over machines (line-search mixing, Watanabe 2012, §4.2): each list's
+// envelope, SentenceEnvelope, holds the statistics of its leftmost 1-best
+// and their changes at its breakpoints; Envelopes merges any number of them
+// in any order, and Sweep walks the merged breakpoints and picks γ:
+//
+//	var all linesearch.Envelopes
+//	for _, l := range lists { // on any number of workers
+//		e, err := linesearch.SentenceEnvelope(l, w, dir)
+//		err = all.Add(e)
+//	}
+//	res, err := linesearch.Sweep(all, linesearch.Options{})
+//
+// Search is exactly this; a Searcher gives the same results (with integer
+// statistics, bit for bit) and shares the choice of the interval.
 package linesearch

@@ -5,7 +5,80 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
 )
+
+// Breakpoint is where the 1-best of a sentence changes along the line: at
+// γ = Gamma its BLEU statistics change by Delta (the new 1-best's minus the
+// old one's).
+type Breakpoint struct {
+	Gamma float64
+	Delta metric.Stats
+}
+
+// Envelope is the upper envelope of one sentence's lines along w + γ·d
+// (Och 2003, §4): which hypothesis is the 1-best on each interval of γ,
+// kept as the statistics of the leftmost 1-best and their changes at the
+// breakpoints. It holds no hypothesis numbers, so the envelopes of many
+// sentences can be computed apart (on other machines) and merged
+// (Envelopes) before the sweep.
+type Envelope struct {
+	// Sent is the list's sentence number.
+	Sent int
+	// Hyps is the number of hypotheses of the list (0: the envelope is
+	// empty and contributes nothing).
+	Hyps int
+	// First holds the statistics of the 1-best as γ → −∞.
+	First metric.Stats
+	// Points are the breakpoints, by increasing Gamma.
+	Points []Breakpoint
+}
+
+// SentenceEnvelope returns the envelope of list l along the line w + γ·dir:
+// hypothesis k has the line w·φ_k + γ·(dir·φ_k) (Och 2003, §4; Watanabe
+// 2012, §4.2 mixes along dir = w_avg − w_prev). Ties are broken as Search
+// breaks them. It fails for invalid statistics, statistics of different
+// orders and non-finite scores (wrapping ErrNonFinite).
+func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
+	n := len(l.Hyps)
+	e := Envelope{Sent: l.Sent, Hyps: n}
+	if n == 0 {
+		return e, nil
+	}
+	base := make([]float64, n)
+	slope := make([]float64, n)
+	order := l.Hyps[0].Stats.Order
+	for k, h := range l.Hyps {
+		if err := h.Stats.Validate(); err != nil {
+			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d: %w", l.Sent, k, err)
+		}
+		if h.Stats.Order != order {
+			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has BLEU order %d, others %d", l.Sent, k, h.Stats.Order, order)
+		}
+		base[k] = h.Features.Dot(w)
+		slope[k] = h.Features.Dot(dir)
+	}
+	ws := worker{keys: make([]slopeIdx, n)}
+	ord := make([]int32, n)
+	ws.sortSentence(slope, 0, int32(n), ord)
+	stack := make([]int32, n)
+	starts := make([]float64, n)
+	m, err := envelope(ord, base, slope, stack, starts)
+	if err != nil {
+		return e, fmt.Errorf("%w (sentence %d)", err, l.Sent)
+	}
+	e.First = l.Hyps[stack[0]].Stats
+	e.Points = make([]Breakpoint, 0, m-1)
+	for j := 1; j < m; j++ {
+		d := l.Hyps[stack[j]].Stats
+		d.Sub(l.Hyps[stack[j-1]].Stats)
+		e.Points = append(e.Points, Breakpoint{Gamma: starts[j], Delta: d})
+	}
+	return e, nil
+}
 
 // breakpoint is where the 1-best of sentence sent changes from hypothesis
 // from to hypothesis to (numbers within the list), at γ = keyFloat(key).

@@ -44,8 +44,9 @@ type Options struct {
 	// when the best interval is unbounded (but at least a millionth of the
 	// breakpoint's magnitude). Zero means DefaultMargin.
 	Margin float64
-	// Threads is the number of worker goroutines that compute envelopes;
-	// zero means GOMAXPROCS. Results do not depend on it.
+	// Threads is the number of worker goroutines of a Searcher that
+	// compute envelopes; zero means GOMAXPROCS. Results do not depend on
+	// it. Search and Sweep do not use it.
 	Threads int
 }
 
@@ -65,24 +66,26 @@ type Result struct {
 }
 
 // Search returns the γ that maximises corpus BLEU of lists re-ranked with
-// w + γ·dir, and the statistics there. See Searcher for searching many lines
-// over the same lists.
+// w + γ·dir, and the statistics there: the envelope of each list
+// (SentenceEnvelope), merged (Envelopes) and swept (Sweep), the code path
+// that line-search mixing spreads over workers. It computes the envelopes
+// in one goroutine (Options.Threads is for a Searcher). See Searcher for
+// searching many lines over the same lists.
 func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma float64, stats metric.Stats, err error) {
-	s, err := NewSearcher(lists, opts)
-	if err != nil {
+	if _, err := newChooser(opts); err != nil {
 		return 0, metric.Stats{}, err
 	}
-	base := make([]float64, s.Len())
-	slope := make([]float64, s.Len())
-	k := 0
-	for _, l := range lists {
-		for _, h := range l.Hyps {
-			base[k] = h.Features.Dot(w)
-			slope[k] = h.Features.Dot(dir)
-			k++
+	var all Envelopes
+	for i, l := range lists {
+		e, err := SentenceEnvelope(l, w, dir)
+		if err != nil {
+			return 0, metric.Stats{}, fmt.Errorf("%w (list %d)", err, i)
+		}
+		if err := all.Add(e); err != nil {
+			return 0, metric.Stats{}, fmt.Errorf("%w (list %d)", err, i)
 		}
 	}
-	res, err := s.Search(base, slope)
+	res, err := Sweep(all, opts)
 	if err != nil {
 		return 0, metric.Stats{}, err
 	}
@@ -99,9 +102,7 @@ type Searcher struct {
 	lists   []pool.List
 	off     []int32
 	order   int
-	lo, hi  float64
-	prefer  float64
-	margin  float64
+	choose  *chooser
 	maxLen  int
 	first   []int32
 	workers []*worker
@@ -112,29 +113,15 @@ type Searcher struct {
 // has invalid statistics or statistics of another order than the rest, if
 // there are no hypotheses, or if the options are invalid.
 func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
+	c, err := newChooser(opts)
+	if err != nil {
+		return nil, err
+	}
 	s := &Searcher{
 		lists:  lists,
 		off:    make([]int32, len(lists)+1),
-		lo:     math.Inf(-1),
-		hi:     math.Inf(1),
-		prefer: opts.Prefer,
-		margin: opts.Margin,
+		choose: c,
 		first:  make([]int32, len(lists)),
-	}
-	if opts.Min != 0 || opts.Max != 0 {
-		s.lo, s.hi = opts.Min, opts.Max
-		if !(s.lo < s.hi) {
-			return nil, fmt.Errorf("linesearch: empty interval [%v, %v]", opts.Min, opts.Max)
-		}
-	}
-	if !finite(opts.Prefer) {
-		return nil, fmt.Errorf("%w: preferred point %v", ErrNonFinite, opts.Prefer)
-	}
-	if s.margin == 0 {
-		s.margin = DefaultMargin
-	}
-	if !(s.margin > 0) || math.IsInf(s.margin, 1) {
-		return nil, fmt.Errorf("linesearch: margin %v is not a positive number", opts.Margin)
 	}
 	n := 0
 	for i, l := range lists {
@@ -309,40 +296,12 @@ func (s *Searcher) search(base, slope []float64, order []int32) (Result, error) 
 	return s.sweep(), nil
 }
 
-// candidate is an interval of γ considered for the best one.
-type candidate struct {
-	set   bool
-	score float64 // log BLEU
-	dist  float64 // from the preferred point
-	a, b  float64
-	stats metric.Stats
-}
-
-// better reports whether an interval with score and dist beats c.
-func (c *candidate) better(score, dist float64) bool {
-	return !c.set || score > c.score || (score == c.score && dist < c.dist)
-}
-
 // sweep merges the workers' sorted breakpoints, adding up the statistics
-// interval by interval, and picks the best interval.
+// interval by interval, and picks the best interval as Sweep does.
 func (s *Searcher) sweep() Result {
 	cur := s.firstStats()
-	var best, thin candidate
-	consider := func(lo, hi float64) {
-		a, b := max(lo, s.lo), min(hi, s.hi)
-		if !(a < b) {
-			return
-		}
-		score := cur.LogBLEU()
-		dist := distance(s.prefer, a, b)
-		c := &best
-		if finite(b-a) && b-a <= sliver*max(math.Abs(a), math.Abs(b)) {
-			c = &thin
-		}
-		if c.better(score, dist) {
-			*c = candidate{set: true, score: score, dist: dist, a: a, b: b, stats: cur}
-		}
-	}
+	c := s.choose
+	c.reset()
 	for i := range s.heads {
 		s.heads[i] = 0
 	}
@@ -364,7 +323,7 @@ func (s *Searcher) sweep() Result {
 			break
 		}
 		x := keyFloat(key)
-		consider(lo, x)
+		c.consider(lo, x, cur)
 		for i, w := range s.workers {
 			h := s.heads[i]
 			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
@@ -378,45 +337,8 @@ func (s *Searcher) sweep() Result {
 		lo = x
 		distinct++
 	}
-	consider(lo, math.Inf(1))
-	if !best.set {
-		best = thin
-	}
-	return Result{
-		Gamma:       s.pick(best.a, best.b),
-		Stats:       best.stats,
-		Lo:          best.a,
-		Hi:          best.b,
-		Breakpoints: distinct,
-	}
-}
-
-// distance returns how far p is from the open interval (a, b): zero inside.
-func distance(p, a, b float64) float64 {
-	switch {
-	case p <= a:
-		if p == a {
-			return 0
-		}
-		return a - p
-	case p >= b:
-		return p - b
-	}
-	return 0
-}
-
-// pick returns the point of (a, b) a search returns.
-func (s *Searcher) pick(a, b float64) float64 {
-	if a < s.prefer && s.prefer < b {
-		return s.prefer
-	}
-	switch {
-	case math.IsInf(a, -1):
-		return b - max(s.margin, math.Abs(b)*1e-6)
-	case math.IsInf(b, 1):
-		return a + max(s.margin, math.Abs(a)*1e-6)
-	}
-	return a + (b-a)/2
+	c.consider(lo, math.Inf(1), cur)
+	return c.result(distinct)
 }
 
 func finite(x float64) bool { return x-x == 0 }

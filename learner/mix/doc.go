@@ -20,4 +20,8 @@
 //
 //	avg := mix.Average([]mix.Shard{{W1, 10}, {W2, 30}}, true) // (10·W1 + 30·W2)/40
 //	w, alpha, stats, err := mix.LineSearch(prev, avg, lists)
+//
+// Both come in pieces for parallel workers, merged in any order: Sums
+// (Add a shard, Merge, Mean) is Average, and Lines (Add a list's envelope
+// and its 1-best statistics at α = 0 and 1, Merge, Search) is LineSearch.
 package mix

@@ -1,0 +1,158 @@
+package tune
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+type namedShard struct {
+	names   []string
+	vals    []float64
+	updates int
+}
+
+// TestAverageSums: means worked out by hand (exact in binary), whatever
+// the split of the shards between two merged sums.
+func TestAverageSums(t *testing.T) {
+	abc, cab := []string{"a", "b", "c"}, []string{"c", "a", "b"}
+	tests := []struct {
+		name     string
+		shards   []namedShard
+		weighted bool
+		want     map[string]float64
+	}{
+		{"one shard", []namedShard{{[]string{"a", "b"}, []float64{1, -2}, 3}}, false,
+			map[string]float64{"a": 1, "b": -2}},
+		// (1+3)/2 = 2, (2+0)/2 = 1, (3−1)/2 = 1; names in another order.
+		{"uniform", []namedShard{{abc, []float64{1, 2, 3}, 1}, {cab, []float64{-1, 3, 0}, 3}}, false,
+			map[string]float64{"a": 2, "b": 1, "c": 1}},
+		// (1·1 + 3·3)/4 = 2.5, (1·2 + 3·0)/4 = 0.5, (1·3 − 3·1)/4 = 0.
+		{"weighted", []namedShard{{abc, []float64{1, 2, 3}, 1}, {cab, []float64{-1, 3, 0}, 3}}, true,
+			map[string]float64{"a": 2.5, "b": 0.5, "c": 0}},
+		// A feature a shard lacks counts as zero there: (4+0+2)/3 = 2.
+		{"missing names", []namedShard{{[]string{"a", "s"}, []float64{4, 3}, 2}, {[]string{"a"}, []float64{0}, 2},
+			{[]string{"s", "a", "t"}, []float64{0, 2, -6}, 4}}, false,
+			map[string]float64{"a": 2, "s": 1, "t": -2}},
+		{"no updates at all: uniform", []namedShard{{[]string{"a"}, []float64{8}, 0}, {[]string{"a"}, []float64{2}, 0}}, true,
+			map[string]float64{"a": 5}},
+	}
+	for _, tc := range tests {
+		for split := 0; split <= len(tc.shards); split++ {
+			var a, b AverageSums
+			for i, s := range tc.shards {
+				dst := &a
+				if i >= split {
+					dst = &b
+				}
+				if err := dst.Add(s.names, s.vals, s.updates); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := b.Merge(a); err != nil {
+				t.Fatal(err)
+			}
+			names, vals, err := b.Mean(tc.weighted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for i, n := range names {
+				got[n] = vals[i]
+			}
+			if len(got) != len(names) || len(got) != len(tc.want) {
+				t.Errorf("%s (split %d): %v, want %v", tc.name, split, got, tc.want)
+			}
+			for n, x := range tc.want {
+				if got[n] != x {
+					t.Errorf("%s (split %d): %v, want %v", tc.name, split, got, tc.want)
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestAverageSumsErrors(t *testing.T) {
+	var a AverageSums
+	if _, _, err := a.Mean(false); err == nil {
+		t.Error("averaging nothing: no error")
+	}
+	tests := []struct {
+		name string
+		s    namedShard
+	}{
+		{"negative updates", namedShard{[]string{"a"}, []float64{1}, -1}},
+		{"more names than values", namedShard{[]string{"a", "b"}, []float64{1}, 1}},
+		{"NaN", namedShard{[]string{"a"}, []float64{math.NaN()}, 1}},
+	}
+	for _, tc := range tests {
+		if err := a.Add(tc.s.names, tc.s.vals, tc.s.updates); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	if err := a.Merge(AverageSums{Names: []string{"a"}}); err == nil {
+		t.Error("malformed sums: no error")
+	}
+}
+
+// TestLineSearch: the lists' shares merged in any order choose what
+// mix.LineSearch chooses over the same lists.
+func TestLineSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for c := range 40 {
+		dims := 1 + r.IntN(4)
+		lists := make([]pool.List, 1+r.IntN(20))
+		for i := range lists {
+			lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, r.IntN(10))}
+			for k := range lists[i].Hyps {
+				d := make([]float64, dims)
+				for j := range d {
+					d[j] = float64(r.IntN(7) - 3)
+				}
+				s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
+				n := 5 + r.IntN(10)
+				for o := 0; o < 4; o++ {
+					s.Totals[o] = float64(n - o)
+					s.Matches[o] = float64(r.IntN(n - o + 1))
+				}
+				lists[i].Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
+			}
+		}
+		prev, avg := make(feature.Weights, dims), make(feature.Weights, dims)
+		for j := range prev {
+			prev[j], avg[j] = r.NormFloat64(), float64(r.IntN(5)-2)
+		}
+		w, alpha, stats, wantErr := mix.LineSearch(prev, avg, lists)
+		var all mix.Lines
+		dir := mix.Direction(prev, avg)
+		for _, k := range r.Perm(len(lists)) {
+			share, err := LineSearchList(lists[k], prev, avg, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := all.Merge(share); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := LineSearch(all)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("case %d: error %v, mix.LineSearch %v", c, err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if got.Alpha != alpha || got.Stats != stats || got.BLEU != stats.BLEU() {
+			t.Errorf("case %d: α %v with %v, mix.LineSearch α %v with %v", c, got.Alpha, got.Stats, alpha, stats)
+		}
+		if !slices.Equal(mix.Interpolate(prev, avg, got.Alpha), w) {
+			t.Errorf("case %d: weights differ from mix.LineSearch's", c)
+		}
+	}
+}
