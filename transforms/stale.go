@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/tune"
 )
 
 func init() {
@@ -376,7 +377,7 @@ func StaleLearnShard(ctx context.Context, dec Decoder, shard int, sents []Senten
 // StaleReportPath is the file StaleLearnFn writes shard k's StaleReport to
 // in dir.
 func StaleReportPath(dir string, k int) string {
-	return storage.Join(dir, fmt.Sprintf("stale-%05d.json", k))
+	return storage.Join(dir, tune.StaleReportName(k))
 }
 
 // ReadStaleReportFile reads a file StaleLearnFn wrote.
