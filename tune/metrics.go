@@ -152,18 +152,18 @@ type Best struct {
 	// Score 0 while there is none, unless epoch 0 was added).
 	Epoch int
 	Score float64
-	any   bool
+	ok    bool
 }
 
 // Add offers epoch with score and reports whether it is the new best.
 func (b *Best) Add(epoch int, score float64) bool {
 	cur := math.Inf(-1)
-	if b.any {
+	if b.ok {
 		cur = b.Score
 	}
 	if !(score > cur) {
 		return false
 	}
-	b.Epoch, b.Score, b.any = epoch, score, true
+	b.Epoch, b.Score, b.ok = epoch, score, true
 	return true
 }
