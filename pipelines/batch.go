@@ -27,8 +27,6 @@ func init() {
 	register.Iter1[transforms.NBest]()
 }
 
-const nbestName = "nbest.jsonl" // batch mode: the epoch's n-best lists
-
 // writeNBestsFn writes every NBest of its one group to Path as JSON lines,
 // by sentence.
 type writeNBestsFn struct {
@@ -89,17 +87,17 @@ func readNBests(ctx context.Context, path string) ([]transforms.NBest, error) {
 // BLEU of the pool re-ranked by the new weights (no second decoding).
 func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
-	dir := EpochDir(o.Out, n)
+	dir := o.layout().Epoch(n)
 	prevPath := startPath
 	if n > 1 {
-		prevPath = storage.Join(EpochDir(o.Out, n-1), jsonName)
+		prevPath = o.layout().Epoch(n - 1).JSON()
 	}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: o.NBest}}
 	lists := transforms.Decode(s, dec, sents, w)
-	beam.ParDo(s, &writeNBestsFn{Path: storage.Join(dir, nbestName)}, beam.GroupByKey(s, beam.AddFixedKey(s, lists)))
+	beam.ParDo(s, &writeNBestsFn{Path: dir.NBests()}, beam.GroupByKey(s, beam.AddFixedKey(s, lists)))
 	exec := o.Execute
 	if exec == nil {
 		exec = beamx.Run
@@ -118,7 +116,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	var order []int
 	var decoded metric.Stats
 	for k := 1; k <= n; k++ {
-		nbs, err := readNBests(ctx, storage.Join(EpochDir(o.Out, k), nbestName))
+		nbs, err := readNBests(ctx, o.layout().Epoch(k).NBests())
 		if err != nil {
 			return Metrics{}, err
 		}
@@ -179,13 +177,10 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	if err != nil {
 		return Metrics{}, fmt.Errorf("pipelines: %w", err)
 	}
-	if err := storage.WriteFile(ctx, storage.Join(dir, "state", "learner.bin"), state); err != nil {
+	if err := storage.WriteFile(ctx, dir.LearnerState(), state); err != nil {
 		return Metrics{}, fmt.Errorf("pipelines: %w", err)
 	}
 	ww := transforms.NewWireWeights(idx, nw)
-	if err := transforms.WriteWeightsFile(ctx, storage.Join(dir, jsonName), ww); err != nil {
-		return Metrics{}, err
-	}
 	m := Metrics{Epoch: n, Sentences: len(tuneSet), Pool: pool.Size(pooled), ProgressiveBLEU: 100 * decoded.BLEU()}
 	st := pool.OneBest(pooled, nw)
 	m.TuneBLEU = 100 * st.BLEU()
@@ -194,7 +189,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 			m.NonZero++
 		}
 	}
-	if err := writeMoses(ctx, dir, ww, dense); err != nil {
+	if err := writeTrio(ctx, dir.Dir, ww, dense); err != nil {
 		return Metrics{}, err
 	}
 	m.Seconds = time.Since(t0).Seconds()

@@ -52,17 +52,21 @@
 //
 // # Output
 //
+// The run folder's paths are tune.Layout's methods, the weights trio is
+// written by io/weights.WriteTrio, and the best epoch is tune.BestEpoch:
+//
 //	OUT/manifest.json               command line, version, inputs with sha256, seed, options, start/end, status
 //	OUT/init/weights.json           the starting weights (--init, or the moses.ini's)
-//	OUT/epochs/NNN/weights          Moses "Name= v …" lines of the dense features
-//	OUT/epochs/NNN/weights.sparse   the other non-zero weights, "name value"
+//	OUT/epochs/NNN/weights          [weight] header, then Moses "Name= v …" lines of the dense features
+//	OUT/epochs/NNN/weights.sparse   the other non-zero weights, "name value" (empty when there are none)
 //	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
 //	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
 //	OUT/epochs/NNN/nbest.jsonl      batch mode: the epoch's n-best lists
-//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics, line-search result, stale mode's stale-KKKKK.json
+//	OUT/epochs/NNN/work/            what the pipeline hands the driver: the mixed weights, BLEU statistics, line-search result, stale mode's stale-KKKKK.json
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
-//	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set)
+//	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set), the earlier on ties
+//	OUT/report.html                 learning curves and the best weights (tune.WriteReport)
 //
 // A line of metrics.jsonl:
 //

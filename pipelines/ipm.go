@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -105,45 +104,15 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Metrics is one line of metrics.jsonl: the outcome of one epoch.
-type Metrics struct {
-	// Epoch is 1-based.
-	Epoch int `json:"epoch"`
-	// TuneBLEU is the BLEU (0–100) of the tuning set decoded once more
-	// with the epoch's merged weights (1-best); DevBLEU the same on the
-	// dev set (absent without one).
-	TuneBLEU float64  `json:"tune_bleu"`
-	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
-	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
-	// during the epoch, with the weights current then (batch mode: the
-	// previous epoch's weights).
-	ProgressiveBLEU float64 `json:"progressive_bleu"`
-	// Alpha is the line search's α (mix linesearch only).
-	Alpha *float64 `json:"alpha,omitempty"`
-	// NonZero counts the non-zero merged weights.
-	NonZero int `json:"nonzero"`
-	// Updates sums the shards' learner updates of the epoch.
-	Updates int `json:"updates"`
-	// Pool is batch mode's pool size: distinct hypotheses of every epoch
-	// so far.
-	Pool      int     `json:"pool,omitempty"`
-	Sentences int     `json:"sentences"`
-	Seconds   float64 `json:"seconds"`
-	// Staleness is stale mode's staleness distribution over every
-	// shard's updates (absent in other modes).
-	Staleness *Staleness `json:"staleness,omitempty"`
-}
-
-// Staleness is the staleness distribution of an epoch's updates in stale
-// mode: the staleness of an update is the number of updates applied
-// between reading the weights its gradient was computed at and applying it.
-type Staleness struct {
-	// Histogram maps a staleness ("0", "1", …) to its count of updates.
-	Histogram  map[string]int `json:"histogram"`
-	Max        int            `json:"max"`
-	Mean       float64        `json:"mean"`
-	Recomputes int            `json:"recomputes"`
-}
+// Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
+// the run folder's files, read by its report.
+type (
+	Metrics       = tune.Metrics
+	Staleness     = tune.Staleness
+	Manifest      = tune.Manifest
+	ManifestFlags = tune.ManifestFlags
+	InputFile     = tune.InputFile
+)
 
 func newStaleness(st transforms.StaleStats) *Staleness {
 	h := map[string]int{}
@@ -153,76 +122,6 @@ func newStaleness(st transforms.StaleStats) *Staleness {
 		}
 	}
 	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
-}
-
-// Manifest is manifest.json.
-type Manifest struct {
-	CommandLine []string      `json:"command_line"`
-	Version     string        `json:"version"`
-	Inputs      []InputFile   `json:"inputs"`
-	Seed        uint64        `json:"seed"`
-	Init        string        `json:"init,omitempty"`
-	Options     ManifestFlags `json:"options"`
-	Start       time.Time     `json:"start"`
-	End         *time.Time    `json:"end,omitempty"`
-	// Status is "running", "done" or "failed".
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-}
-
-// ManifestFlags records the options that shape the result; --resume
-// refuses to continue a run whose flags (other than Epochs) differ.
-type ManifestFlags struct {
-	Mode, Mix, Algo       string
-	Shards, Epochs, NBest int
-	MiniBatch             int
-	// Sparse lists the sparse templates, comma-separated ("" = none).
-	Sparse string `json:",omitempty"`
-	// KeepScale is batch mode's (false elsewhere).
-	KeepScale bool `json:",omitempty"`
-	// Threads and MaxStaleness are stale mode's (0 elsewhere).
-	Threads      int `json:",omitempty"`
-	MaxStaleness int `json:",omitempty"`
-	// The learner's settings; nil L1/L2 mean the learner's default.
-	Loss  string   `json:",omitempty"`
-	L1    *float64 `json:",omitempty"`
-	L2    *float64 `json:",omitempty"`
-	Noise float64  `json:",omitempty"`
-	Rate  float64  `json:",omitempty"`
-}
-
-// diff lists the options that differ between the run's f and g (Epochs
-// aside), each as "--flag: VALUE in the run, VALUE now".
-func (f ManifestFlags) diff(g ManifestFlags) []string {
-	show := func(p *float64) string {
-		if p == nil {
-			return "the default"
-		}
-		return strconv.FormatFloat(*p, 'g', -1, 64)
-	}
-	quote := func(s string) string {
-		if s == "" {
-			return "none"
-		}
-		return s
-	}
-	rows := [][3]string{
-		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
-		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
-		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
-		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
-		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
-		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
-		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
-		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
-	}
-	var out []string
-	for _, r := range rows {
-		if r[1] != r[2] {
-			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", r[0], r[1], r[2]))
-		}
-	}
-	return out
 }
 
 func (o *Options) manifestFlags() ManifestFlags {
@@ -236,13 +135,6 @@ func (o *Options) manifestFlags() ManifestFlags {
 	return f
 }
 
-// InputFile is an input path and the sha256 of its content.
-type InputFile struct {
-	Role   string `json:"role"`
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
-
 // Result is what Run returns.
 type Result struct {
 	// Epochs holds every epoch's metrics, resumed ones included.
@@ -251,18 +143,6 @@ type Result struct {
 	Best        int
 	BestWeights string
 }
-
-// Paths of the output folder (DESIGN.md §6).
-
-// EpochDir returns out/epochs/NNN of 1-based epoch n (tune.EpochDir).
-func EpochDir(out string, n int) string { return tune.EpochDir(out, n) }
-
-const (
-	weightsName = "weights"        // Moses style, dense features
-	sparseName  = "weights.sparse" // Moses sparse weights, "name value"
-	jsonName    = "weights.json"   // io/weights JSON, every feature
-	doneName    = "complete"       // written last: the epoch's Metrics
-)
 
 func (o *Options) defaults() error {
 	if o.Mode == "" {
@@ -334,6 +214,9 @@ func (o *Options) defaults() error {
 	}
 	return nil
 }
+
+// layout names the paths of the output folder o.Out.
+func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
 
 // Validate fills in o's defaults and checks every option, before anything
 // is read or written.
@@ -420,7 +303,7 @@ func checksum(ctx context.Context, role, path string) (InputFile, error) {
 // content (their paths may differ). The error names everything that
 // differs.
 func sameRun(out string, prev, cur Manifest) error {
-	diffs := prev.Options.diff(cur.Options)
+	diffs := prev.Options.Diff(cur.Options)
 	if prev.Seed != cur.Seed {
 		diffs = append(diffs, fmt.Sprintf("--seed: %d in the run, %d now", prev.Seed, cur.Seed))
 	}
@@ -526,12 +409,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	dense := init.Names
-	startPath := storage.Join(o.Out, "init", jsonName)
+	startPath := dir.Init()
 
 	var res Result
 	first := 1
 	if o.Resume {
-		if res.Epochs, err = completeEpochs(ctx, o.Out); err != nil {
+		if res.Epochs, err = completeEpochs(ctx, dir.Layout); err != nil {
 			return Result{}, err
 		}
 		first = len(res.Epochs) + 1
@@ -585,7 +468,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			err = werr
 		}
 		// The report shows the end too: done or failed, and when.
-		if werr := WriteReport(wctx, o.Out); werr != nil && err == nil {
+		if werr := tune.WriteReport(wctx, o.Out); werr != nil && err == nil {
 			err = werr
 		}
 		return res, err
@@ -602,30 +485,31 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return finish(err)
 		}
 		res.Epochs = append(res.Epochs, m)
-		if err := writeMetrics(ctx, o.Out, res.Epochs); err != nil {
+		if err := writeMetrics(ctx, dir.Metrics(), res.Epochs); err != nil {
 			return finish(err)
 		}
-		best := bestEpoch(res.Epochs)
+		best := tune.BestEpoch(res.Epochs)
 		if best == n {
-			for _, name := range []string{weightsName, sparseName, jsonName} {
-				data, err := storage.ReadFile(ctx, storage.Join(EpochDir(o.Out, n), name))
+			ep, bd := dir.Epoch(n), dir.Best()
+			for _, f := range [][2]string{{ep.Moses(), bd.Moses()}, {ep.Sparse(), bd.Sparse()}, {ep.JSON(), bd.JSON()}} {
+				data, err := storage.ReadFile(ctx, f[0])
 				if err != nil {
 					return finish(fmt.Errorf("pipelines: %w", err))
 				}
-				if err := storage.WriteFile(ctx, storage.Join(o.Out, "best", name), data); err != nil {
+				if err := storage.WriteFile(ctx, f[1], data); err != nil {
 					return finish(fmt.Errorf("pipelines: %w", err))
 				}
 			}
-			if err := writeJSON(ctx, storage.Join(o.Out, "best", "epoch.json"), m); err != nil {
+			if err := writeJSON(ctx, bd.Epoch(), m); err != nil {
 				return finish(err)
 			}
 		}
-		if err := writeJSON(ctx, storage.Join(EpochDir(o.Out, n), doneName), m); err != nil {
+		if err := writeJSON(ctx, dir.Epoch(n).Complete(), m); err != nil {
 			return finish(err)
 		}
 		// The report is redrawn after every epoch, so a run stopped early
 		// still has one for the epochs it finished.
-		if err := WriteReport(ctx, o.Out); err != nil {
+		if err := tune.WriteReport(ctx, o.Out); err != nil {
 			return finish(err)
 		}
 		if o.Progress != nil {
@@ -649,33 +533,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 				n, o.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
 		}
 	}
-	res.Best = bestEpoch(res.Epochs)
-	res.BestWeights = storage.Join(o.Out, "best", weightsName)
+	res.Best = tune.BestEpoch(res.Epochs)
+	res.BestWeights = dir.Best().Moses()
 	return finish(nil)
-}
-
-// bestEpoch returns the 1-based epoch with the best dev BLEU (tune BLEU
-// without a dev set), the earlier on ties; 0 for none.
-func bestEpoch(ms []Metrics) int {
-	best, score := 0, math.Inf(-1)
-	for _, m := range ms {
-		s := m.TuneBLEU
-		if m.DevBLEU != nil {
-			s = *m.DevBLEU
-		}
-		if s > score {
-			best, score = m.Epoch, s
-		}
-	}
-	return best
 }
 
 // completeEpochs returns the metrics of epochs 1, 2, … whose complete file
 // exists, up to the first that is missing.
-func completeEpochs(ctx context.Context, out string) ([]Metrics, error) {
+func completeEpochs(ctx context.Context, out tune.Layout) ([]Metrics, error) {
 	var ms []Metrics
 	for n := 1; ; n++ {
-		p := storage.Join(EpochDir(out, n), doneName)
+		p := out.Epoch(n).Complete()
 		ok, err := storage.Exists(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("pipelines: %w", err)
@@ -694,7 +562,7 @@ func completeEpochs(ctx context.Context, out string) ([]Metrics, error) {
 	}
 }
 
-func writeMetrics(ctx context.Context, out string, ms []Metrics) error {
+func writeMetrics(ctx context.Context, path string, ms []Metrics) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, m := range ms {
@@ -702,7 +570,7 @@ func writeMetrics(ctx context.Context, out string, ms []Metrics) error {
 			return fmt.Errorf("pipelines: %w", err)
 		}
 	}
-	if err := storage.WriteFile(ctx, storage.Join(out, "metrics.jsonl"), b.Bytes()); err != nil {
+	if err := storage.WriteFile(ctx, path, b.Bytes()); err != nil {
 		return fmt.Errorf("pipelines: %w", err)
 	}
 	return nil
@@ -711,18 +579,18 @@ func writeMetrics(ctx context.Context, out string, ms []Metrics) error {
 // runEpoch launches epoch n's pipeline and writes its weights files.
 func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
-	dir := EpochDir(o.Out, n)
-	prevPath, stateDir := startPath, storage.Join(dir, "state")
+	dir := o.layout().Epoch(n)
+	prevPath, stateDir := startPath, dir.State()
 	var statePaths []string
 	if n > 1 {
-		prevDir := EpochDir(o.Out, n-1)
-		prevPath = storage.Join(prevDir, jsonName)
+		prevDir := o.layout().Epoch(n - 1)
+		prevPath = prevDir.JSON()
 		for k := 0; k < o.Shards; k++ {
-			statePaths = append(statePaths, transforms.ShardResultPath(storage.Join(prevDir, "state"), k))
+			statePaths = append(statePaths, prevDir.ShardState(k))
 		}
 	}
-	work := storage.Join(dir, "work")
-	tunePath, devPath, lsPath := storage.Join(work, "tune-stats.json"), storage.Join(work, "dev-stats.json"), storage.Join(work, "linesearch.json")
+	work := dir.Work()
+	tunePath, devPath, lsPath := dir.TuneStats(), dir.DevStats(), dir.LineSearch()
 
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tune))
@@ -745,7 +613,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 		mixed, ls = transforms.LineSearchMix(s, lists, w, mixed)
 		beam.ParDo(s, &writeLineSearchFn{Path: lsPath}, ls)
 	}
-	transforms.WriteWeights(s, mixed, storage.Join(dir, jsonName))
+	transforms.WriteWeights(s, mixed, dir.Mixed())
 	transforms.WriteShardResults(s, results, stateDir)
 	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: 1}}
 	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
@@ -784,7 +652,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	}
 	var prog metric.Stats
 	for k := 0; k < o.Shards; k++ {
-		r, err := transforms.ReadShardResultFile(ctx, transforms.ShardResultPath(stateDir, k))
+		r, err := transforms.ReadShardResultFile(ctx, dir.ShardState(k))
 		if err != nil {
 			return Metrics{}, err
 		}
@@ -796,7 +664,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	if o.Mode == "stale" {
 		var st transforms.StaleStats
 		for k := 0; k < o.Shards; k++ {
-			r, err := transforms.ReadStaleReportFile(ctx, transforms.StaleReportPath(work, k))
+			r, err := transforms.ReadStaleReportFile(ctx, dir.StaleReport(k))
 			if err != nil {
 				return Metrics{}, err
 			}
@@ -804,7 +672,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 		}
 		m.Staleness = newStaleness(st)
 	}
-	ww, err := transforms.ReadWeightsFile(ctx, storage.Join(dir, jsonName))
+	ww, err := transforms.ReadWeightsFile(ctx, dir.Mixed())
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -813,34 +681,24 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 			m.NonZero++
 		}
 	}
-	if err := writeMoses(ctx, dir, ww, dense); err != nil {
+	if err := writeTrio(ctx, dir.Dir, ww, dense); err != nil {
 		return Metrics{}, err
 	}
 	m.Seconds = time.Since(t0).Seconds()
 	return m, nil
 }
 
-// writeMoses writes ww as dir/weights (Moses "Name= v …" lines of the dense
-// features, those of the starting weights) and dir/weights.sparse (the
-// others, "name value").
-func writeMoses(ctx context.Context, dir string, ww transforms.WireWeights, dense []string) error {
+// writeTrio writes ww into dir as the weights trio (weights.WriteTrio):
+// its dense groups are those of the features dense (the starting
+// weights'), every other feature is sparse.
+func writeTrio(ctx context.Context, dir string, ww transforms.WireWeights, dense []string) error {
 	idx := feature.NewIndexOf(dense...)
 	set := weights.NewSet(idx)
 	set.Groups = weights.GroupsOf(dense)
 	for i, name := range ww.Names {
 		set.Weights.Set(idx.ID(name), ww.Vals[i])
 	}
-	var d, sp bytes.Buffer
-	if err := weights.WriteMoses(&d, set, weights.StyleLines); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	if err := weights.WriteSparse(&sp, set); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	if err := storage.WriteFile(ctx, storage.Join(dir, weightsName), d.Bytes()); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	if err := storage.WriteFile(ctx, storage.Join(dir, sparseName), sp.Bytes()); err != nil {
+	if err := weights.WriteTrio(ctx, dir, set); err != nil {
 		return fmt.Errorf("pipelines: %w", err)
 	}
 	return nil

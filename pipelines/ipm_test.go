@@ -15,6 +15,7 @@ import (
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/tune"
 )
 
 // The tests run their pipelines on prism (ptest's default runner).
@@ -117,11 +118,11 @@ func TestResume(t *testing.T) {
 		t.Fatalf("resumed run reports %d epochs", len(resumed.Epochs))
 	}
 	for _, name := range []string{"weights.json", "weights", "weights.sparse"} {
-		a, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "full"), 3), name))
+		a, err := os.ReadFile(filepath.Join(tune.Layout{Root: filepath.Join(dir, "full")}.Epoch(3).Dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "resumed"), 3), name))
+		b, err := os.ReadFile(filepath.Join(tune.Layout{Root: filepath.Join(dir, "resumed")}.Epoch(3).Dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,7 @@ func TestFirstEpochByHand(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	got, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+	got, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestLineSearchDev(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, best), "weights.json"))
+	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(best).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +187,11 @@ func TestBatchMERT(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	a, err := os.ReadFile(filepath.Join(pipelines.EpochDir(filepath.Join(dir, "full"), 2), "weights.json"))
+	a, err := os.ReadFile(tune.Layout{Root: filepath.Join(dir, "full")}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, 2), "weights.json"))
+	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestSparseTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+	w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestBatchScale(t *testing.T) {
 		if _, err := pipelines.Run(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-		w, err := transforms.ReadWeightsFile(ctx, filepath.Join(pipelines.EpochDir(o.Out, 1), "weights.json"))
+		w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

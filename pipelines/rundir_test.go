@@ -177,7 +177,7 @@ func TestRunFolderLease(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatalf("overwrite: %v", err)
 	}
-	if _, err := os.Stat(pipelines.EpochDir(out, 2)); !os.IsNotExist(err) {
+	if _, err := os.Stat(tune.Layout{Root: out}.Epoch(2).Dir); !os.IsNotExist(err) {
 		t.Fatalf("epoch 2 of the earlier run is still there after --overwrite (%v)", err)
 	}
 	// Resuming to 2 epochs now runs epoch 2 afresh.
@@ -205,7 +205,7 @@ func TestReportAtEnd(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	page, err := os.ReadFile(filepath.Join(out, pipelines.ReportName))
+	page, err := os.ReadFile(filepath.Join(out, tune.ReportName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestReportAtEnd(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err == nil {
 		t.Fatal("the failing decoder's run succeeded")
 	}
-	page, err = os.ReadFile(filepath.Join(o.Out, pipelines.ReportName))
+	page, err = os.ReadFile(filepath.Join(o.Out, tune.ReportName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestStaleMode runs stale mode on prism: one launch per epoch, every
@@ -98,7 +99,7 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 		if _, err := pipelines.Run(ctx, o); err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(pipelines.EpochDir(o.Out, 2), "weights.json"))
+		b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/tune"
 )
 
 // ReadWeights reads the weights file at path (local or gs://, any format
@@ -87,7 +88,7 @@ func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww WireWeights) (st
 // ShardResultPath returns the file of shard k's result in dir:
 // dir/shard-NNN.json.
 func ShardResultPath(dir string, shard int) string {
-	return storage.Join(dir, fmt.Sprintf("shard-%03d.json", shard))
+	return storage.Join(dir, tune.ShardStateName(shard))
 }
 
 // WriteShardResultFile writes r to path as JSON, atomically.

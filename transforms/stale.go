@@ -23,7 +23,7 @@ func init() {
 // StaleReportPath is the file StaleLearnFn writes shard k's StaleReport to
 // in dir.
 func StaleReportPath(dir string, k int) string {
-	return storage.Join(dir, fmt.Sprintf("stale-%05d.json", k))
+	return storage.Join(dir, tune.StaleReportName(k))
 }
 
 // ReadStaleReportFile reads a file StaleLearnFn wrote.

@@ -15,37 +15,14 @@ import (
 
 // RunDir is a run's output folder (local or gs://, DESIGN.md §6), held
 // under its lease for as long as it is open: no other process writes it
-// meanwhile.
+// meanwhile. Its paths are those of its Layout.
 type RunDir struct {
-	// Root is the folder.
-	Root  string
+	Layout
 	lease *Lease
 }
 
 // LeaseName is the lease file of a run folder.
 const LeaseName = "lease"
-
-// Paths of the run folder (DESIGN.md §6).
-
-// Manifest is manifest.json: command line, inputs and checksums, status.
-func (d *RunDir) Manifest() string { return storage.Join(d.Root, "manifest.json") }
-
-// Metrics is metrics.jsonl: one line per epoch.
-func (d *RunDir) Metrics() string { return storage.Join(d.Root, "metrics.jsonl") }
-
-// Report is report.html.
-func (d *RunDir) Report() string { return storage.Join(d.Root, "report.html") }
-
-// Log is run.log: what the runner printed of a failed pipeline, in full.
-func (d *RunDir) Log() string { return storage.Join(d.Root, "run.log") }
-
-// Epoch is epochs/NNN of 1-based epoch n.
-func (d *RunDir) Epoch(n int) string { return EpochDir(d.Root, n) }
-
-// EpochDir returns root/epochs/NNN of 1-based epoch n.
-func EpochDir(root string, n int) string {
-	return storage.Join(root, "epochs", fmt.Sprintf("%03d", n))
-}
 
 // OpenOptions say how OpenRunDir treats a folder that holds files already.
 type OpenOptions struct {
@@ -77,11 +54,11 @@ func OpenRunDir(ctx context.Context, root string, o OpenOptions) (*RunDir, error
 	if root == "" {
 		return nil, errors.New("tune: no output folder")
 	}
-	l, err := AcquireLease(ctx, storage.Join(root, LeaseName), o.Lease)
+	l, err := AcquireLease(ctx, Layout{Root: root}.LeaseFile(), o.Lease)
 	if err != nil {
 		return nil, err
 	}
-	d := &RunDir{Root: root, lease: l}
+	d := &RunDir{Layout: Layout{Root: root}, lease: l}
 	if err := d.ready(ctx, o); err != nil {
 		d.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -117,7 +94,7 @@ func (d *RunDir) files(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
-	lease := storage.Join(d.Root, LeaseName)
+	lease := d.LeaseFile()
 	out := files[:0]
 	for _, f := range files {
 		if f != lease {

@@ -23,7 +23,7 @@ func TestOpenRunDir(t *testing.T) {
 			if _, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true}); !errors.Is(err, ErrBusy) {
 				t.Fatalf("second open while held: %v, want busy", err)
 			}
-			for _, f := range []string{d.Manifest(), storage.Join(d.Epoch(1), "weights")} {
+			for _, f := range []string{d.Manifest(), d.Epoch(1).Moses()} {
 				if err := storage.WriteFile(ctx, f, []byte("x\n")); err != nil {
 					t.Fatal(err)
 				}

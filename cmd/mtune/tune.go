@@ -215,7 +215,7 @@ func onlineAlgos() []string {
 // demoPaths points o at the embedded demo system in OUT/demo-model (built
 // there by buildDemo); the demo's test set is the dev set.
 func demoPaths(o *pipelines.Options) {
-	dir := storage.Join(o.Out, "demo-model")
+	dir := tune.Layout{Root: o.Out}.DemoModel()
 	files := demoFiles(dir)
 	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
 	if o.DevSrc == "" && o.Mode != "batch" {
@@ -234,7 +234,7 @@ func demoFiles(dir string) build.DemoFiles {
 // buildDemo builds the demo system into OUT/demo-model unless its
 // moses.ini is already there.
 func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
-	dir := storage.Join(o.Out, "demo-model")
+	dir := tune.Layout{Root: o.Out}.DemoModel()
 	ok, err := storage.Exists(ctx, o.Config)
 	if err != nil || ok {
 		return err

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/tune"
 )
 
 func tuneNbestCommand() command {
@@ -150,7 +150,12 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	best, bestBLEU := w, pool.OneBest(lists, w).BLEU()
+	// An online learner keeps the weights of its best epoch, the starting
+	// weights (epoch 0) included, by tune.Best's rule; a batch optimizer's
+	// result is taken as it is.
+	best := w
+	var choice tune.Best
+	choice.Add(0, pool.OneBest(lists, w).BLEU())
 	rounds := 1
 	if o.info.Online {
 		rounds = o.epochs
@@ -165,16 +170,16 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		if o.info.Online {
 			fmt.Fprintf(a.stderr, "epoch %d: BLEU %.2f, %d non-zero weights, %.2f s\n", e, 100*bleu, cur.NonZero(), time.Since(t0).Seconds())
 		}
-		if !o.info.Online || bleu > bestBLEU {
-			best, bestBLEU = cur, bleu
+		if choice.Add(e, bleu) || !o.info.Online {
+			best = cur
 		}
 	}
 	set.Weights = best
-	if err := writeWeightsDir(ctx, o.out, set); err != nil {
+	if err := weights.WriteTrio(ctx, o.out, set); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
-		o.info.Name, best.NonZero(), time.Since(start).Seconds(), storage.Join(o.out, "weights"))
+		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
 }
@@ -196,30 +201,4 @@ func mergeGroups(a, b []feature.Group) []feature.Group {
 		out = append(out, g)
 	}
 	return out
-}
-
-// writeWeightsDir writes set as DIR/weights (Moses dense lines),
-// DIR/weights.sparse (the non-zero sparse weights, if any) and
-// DIR/weights.json (mtune's exact form). A set without dense groups (tuned
-// on a cdec or Joshua list) gets DIR/weights as "name value" lines, the
-// weights file of cdec and Joshua, and no DIR/weights.sparse.
-func writeWeightsDir(ctx context.Context, dir string, set *weights.Set) error {
-	if len(set.Groups) == 0 {
-		if len(set.Sparse()) == 0 {
-			return fmt.Errorf("tune-nbest: every weight is zero: nothing to write to %s", storage.Join(dir, "weights"))
-		}
-		if err := weights.Write(ctx, storage.Join(dir, "weights"), set, weights.Sparse); err != nil {
-			return err
-		}
-		return weights.Write(ctx, storage.Join(dir, "weights.json"), set, weights.JSON)
-	}
-	if err := weights.Write(ctx, storage.Join(dir, "weights"), set, weights.Moses); err != nil {
-		return err
-	}
-	if len(set.Sparse()) > 0 {
-		if err := weights.Write(ctx, storage.Join(dir, "weights.sparse"), set, weights.Sparse); err != nil {
-			return err
-		}
-	}
-	return weights.Write(ctx, storage.Join(dir, "weights.json"), set, weights.JSON)
 }

@@ -170,3 +170,45 @@ func Write(ctx context.Context, path string, s *Set, f Format) error {
 	}
 	return w.Close()
 }
+
+// The files of a weights trio, as WriteTrio writes them into a folder.
+const (
+	// TrioMoses holds the dense groups as Moses "Name0= v …" lines under a
+	// [weight] header (Write's Moses format); for a set without groups
+	// (tuned on cdec or Joshua lists) it holds "name value" lines instead
+	// (Sparse), the weights file of those systems.
+	TrioMoses = "weights"
+	// TrioSparse holds the non-zero weights outside the groups as "name
+	// value" lines, Moses' sparse weights file; it is empty when there are
+	// none, and not written for a set without groups.
+	TrioSparse = "weights.sparse"
+	// TrioJSON holds every weight and the dense layout, exactly (mtune's
+	// JSON).
+	TrioJSON = "weights.json"
+)
+
+// WriteTrio writes s into the folder dir (local or gs://) as the weights
+// trio: dir/weights, dir/weights.sparse and dir/weights.json (see TrioMoses,
+// TrioSparse, TrioJSON). Each file is written atomically, the JSON last, so
+// a reader that finds weights.json finds the others complete. A set
+// without groups and without a non-zero weight is an error: its
+// dir/weights would be empty.
+func WriteTrio(ctx context.Context, dir string, s *Set) error {
+	join := func(name string) string { return storage.Join(dir, name) }
+	if len(s.Groups) == 0 {
+		if len(s.Sparse()) == 0 {
+			return fmt.Errorf("weights: every weight is zero: nothing to write to %s", join(TrioMoses))
+		}
+		if err := Write(ctx, join(TrioMoses), s, Sparse); err != nil {
+			return err
+		}
+	} else {
+		if err := Write(ctx, join(TrioMoses), s, Moses); err != nil {
+			return err
+		}
+		if err := Write(ctx, join(TrioSparse), s, Sparse); err != nil {
+			return err
+		}
+	}
+	return Write(ctx, join(TrioJSON), s, JSON)
+}

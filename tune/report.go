@@ -1,4 +1,4 @@
-package pipelines
+package tune
 
 import (
 	"bytes"
@@ -44,20 +44,20 @@ func WriteReport(ctx context.Context, out string) error {
 	}
 	var b bytes.Buffer
 	if err := reportTemplate.Execute(&b, data); err != nil {
-		return fmt.Errorf("pipelines: report: %w", err)
+		return fmt.Errorf("tune: report: %w", err)
 	}
-	if err := storage.WriteFile(ctx, storage.Join(out, ReportName), b.Bytes()); err != nil {
-		return fmt.Errorf("pipelines: report: %w", err)
+	if err := storage.WriteFile(ctx, Layout{Root: out}.Report(), b.Bytes()); err != nil {
+		return fmt.Errorf("tune: report: %w", err)
 	}
 	return nil
 }
 
-// readMetricsFile parses metrics.jsonl: one Metrics a line, epochs 1, 2, …
-// in order; blank lines are skipped.
-func readMetricsFile(ctx context.Context, path string) ([]Metrics, error) {
+// ReadMetrics reads metrics.jsonl at path: one Metrics a line, epochs 1,
+// 2, … in order; blank lines are skipped.
+func ReadMetrics(ctx context.Context, path string) ([]Metrics, error) {
 	data, err := storage.ReadFile(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: report: %w", err)
+		return nil, fmt.Errorf("tune: report: %w", err)
 	}
 	return parseMetrics(path, data)
 }
@@ -71,15 +71,15 @@ func parseMetrics(path string, data []byte) ([]Metrics, error) {
 		}
 		var m Metrics
 		if err := json.Unmarshal(line, &m); err != nil {
-			return nil, fmt.Errorf("pipelines: report: %s:%d: %w", path, i+1, err)
+			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
 		}
 		if m.Epoch != len(ms)+1 {
-			return nil, fmt.Errorf("pipelines: report: %s:%d: epoch %d, want %d", path, i+1, m.Epoch, len(ms)+1)
+			return nil, fmt.Errorf("tune: report: %s:%d: epoch %d, want %d", path, i+1, m.Epoch, len(ms)+1)
 		}
 		ms = append(ms, m)
 	}
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("pipelines: report: %s: no epochs", path)
+		return nil, fmt.Errorf("tune: report: %s: no epochs", path)
 	}
 	return ms, nil
 }
@@ -114,17 +114,18 @@ type denseGroup struct {
 
 func buildReport(ctx context.Context, out string) (*reportData, error) {
 	d := &reportData{Out: out}
-	mpath := storage.Join(out, "manifest.json")
+	l := Layout{Root: out}
+	mpath := l.Manifest()
 	data, err := storage.ReadFile(ctx, mpath)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: report: %w", err)
+		return nil, fmt.Errorf("tune: report: %w", err)
 	}
 	if err := json.Unmarshal(data, &d.Manifest); err != nil {
-		return nil, fmt.Errorf("pipelines: report: %s: %w", mpath, err)
+		return nil, fmt.Errorf("tune: report: %s: %w", mpath, err)
 	}
 	// A run that failed before its first epoch has no metrics.jsonl: its
 	// report says so, and why.
-	if d.Epochs, err = readMetricsFile(ctx, storage.Join(out, "metrics.jsonl")); err != nil &&
+	if d.Epochs, err = ReadMetrics(ctx, l.Metrics()); err != nil &&
 		!(errors.Is(err, fs.ErrNotExist) && d.Manifest.Status == "failed") {
 		return nil, err
 	}
@@ -133,34 +134,34 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		d.HasAlpha = d.HasAlpha || m.Alpha != nil
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
-	d.Best = bestEpoch(d.Epochs)
+	d.Best = BestEpoch(d.Epochs)
 
-	tune := series{Name: "tune BLEU", Class: "s0"}
+	tuneBLEU := series{Name: "tune BLEU", Class: "s0"}
 	dev := series{Name: "dev BLEU", Class: "s1"}
 	nz := series{Name: "non-zero weights", Class: "s0"}
 	for _, m := range d.Epochs {
 		x := float64(m.Epoch)
-		tune.X, tune.Y = append(tune.X, x), append(tune.Y, m.TuneBLEU)
+		tuneBLEU.X, tuneBLEU.Y = append(tuneBLEU.X, x), append(tuneBLEU.Y, m.TuneBLEU)
 		if m.DevBLEU != nil {
 			dev.X, dev.Y = append(dev.X, x), append(dev.Y, *m.DevBLEU)
 		}
 		nz.X, nz.Y = append(nz.X, x), append(nz.Y, float64(m.NonZero))
 	}
-	bleu := []series{tune}
+	bleu := []series{tuneBLEU}
 	if len(dev.X) > 0 {
 		bleu = append(bleu, dev)
 	}
 	d.BLEUChart = makeChart("BLEU per epoch", "epoch", "BLEU", 640, 320, bleu)
 	d.NZChart = makeChart("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []series{nz})
 
-	wpath := storage.Join(out, "best", jsonName)
+	wpath := l.Best().JSON()
 	ok, err := storage.Exists(ctx, wpath)
 	if err == nil && !ok {
-		wpath = storage.Join(EpochDir(out, d.Best), jsonName)
+		wpath = l.Epoch(d.Best).JSON()
 		ok, err = storage.Exists(ctx, wpath)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: report: %w", err)
+		return nil, fmt.Errorf("tune: report: %w", err)
 	}
 	if !ok {
 		d.WeightErr = "No best weights: " + wpath + " is missing."
@@ -168,7 +169,7 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	}
 	s, err := weights.Read(ctx, wpath, nil)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: report: %w", err)
+		return nil, fmt.Errorf("tune: report: %w", err)
 	}
 	d.Weights = summarize(s, wpath)
 	return d, nil

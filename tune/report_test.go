@@ -1,4 +1,4 @@
-package pipelines
+package tune
 
 import (
 	"bytes"
@@ -134,7 +134,7 @@ func writeFixture(t *testing.T, dir string, fx reportFixture) {
 		if !fx.bestOnly {
 			put(storage.Join("epochs", fmt.Sprintf("%03d", n), "weights.json"), b.String())
 		}
-		if n == bestEpoch(fx.metrics) {
+		if n == BestEpoch(fx.metrics) {
 			put(storage.Join("best", "weights.json"), b.String())
 		}
 	}

@@ -1,0 +1,141 @@
+package tune
+
+import (
+	"fmt"
+
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+)
+
+// Layout names every path of a run folder (DESIGN.md §6), local or gs://.
+// It only joins names: it reads and writes nothing, and needs no lease, so
+// a report or a test can use it on a folder nobody holds. A RunDir embeds
+// it.
+//
+//	manifest.json                  Manifest
+//	metrics.jsonl                  Metrics
+//	report.html                    Report
+//	run.log                        Log
+//	lease                          LeaseFile
+//	init/weights.json              Init
+//	demo-model/                    DemoModel
+//	best/{weights,weights.sparse,weights.json}, best/epoch.json    Best
+//	epochs/NNN/…                   Epoch(n), see EpochLayout
+type Layout struct {
+	// Root is the folder.
+	Root string
+}
+
+// Manifest is manifest.json: command line, inputs and checksums, status.
+func (l Layout) Manifest() string { return storage.Join(l.Root, "manifest.json") }
+
+// Metrics is metrics.jsonl: one line per epoch.
+func (l Layout) Metrics() string { return storage.Join(l.Root, "metrics.jsonl") }
+
+// Report is report.html (WriteReport).
+func (l Layout) Report() string { return storage.Join(l.Root, ReportName) }
+
+// Log is run.log: what the runner printed of a failed pipeline, in full.
+func (l Layout) Log() string { return storage.Join(l.Root, "run.log") }
+
+// LeaseFile is the folder's lease (LeaseName).
+func (l Layout) LeaseFile() string { return storage.Join(l.Root, LeaseName) }
+
+// Init is init/weights.json: the weights the run started from.
+func (l Layout) Init() string { return storage.Join(l.Root, "init", weights.TrioJSON) }
+
+// DemoModel is demo-model/: the demo system `mtune tune` builds when given
+// no model.
+func (l Layout) DemoModel() string { return storage.Join(l.Root, "demo-model") }
+
+// Best is best/: the weights trio of the best epoch (BestEpoch) and its
+// metrics.
+func (l Layout) Best() BestLayout { return BestLayout{Trio{storage.Join(l.Root, "best")}} }
+
+// Epoch is epochs/NNN of 1-based epoch n.
+func (l Layout) Epoch(n int) EpochLayout {
+	return EpochLayout{Trio: Trio{storage.Join(l.Root, "epochs", fmt.Sprintf("%03d", n))}, N: n}
+}
+
+// Trio names the files of the weights trio io/weights.WriteTrio writes into
+// Dir.
+type Trio struct {
+	// Dir is the folder.
+	Dir string
+}
+
+// Moses is Dir/weights: Moses "Name0= v …" lines of the dense groups.
+func (t Trio) Moses() string { return storage.Join(t.Dir, weights.TrioMoses) }
+
+// Sparse is Dir/weights.sparse: "name value" lines of the sparse weights.
+func (t Trio) Sparse() string { return storage.Join(t.Dir, weights.TrioSparse) }
+
+// JSON is Dir/weights.json: every weight, exactly.
+func (t Trio) JSON() string { return storage.Join(t.Dir, weights.TrioJSON) }
+
+// BestLayout is the best/ folder of a run: a weights trio and epoch.json.
+type BestLayout struct {
+	Trio
+}
+
+// Epoch is best/epoch.json: the Metrics of the best epoch.
+func (b BestLayout) Epoch() string { return storage.Join(b.Dir, "epoch.json") }
+
+// EpochLayout is the folder epochs/NNN of one epoch:
+//
+//	weights, weights.sparse, weights.json   the epoch's weights (Trio)
+//	state/shard-NNN.json                     a shard's result and learner state (ipm, stale)
+//	state/learner.bin                        the batch learner's state (batch)
+//	nbest.jsonl                              the epoch's n-best lists (batch)
+//	work/…                                   what the epoch's pipeline hands the driver
+//	complete                                 written last: the epoch's Metrics
+type EpochLayout struct {
+	Trio
+	// N is the 1-based epoch.
+	N int
+}
+
+// State is state/: the learner states, enough to resume.
+func (e EpochLayout) State() string { return storage.Join(e.Dir, "state") }
+
+// ShardState is state/shard-NNN.json: 0-based shard k's result.
+func (e EpochLayout) ShardState(k int) string { return storage.Join(e.State(), ShardStateName(k)) }
+
+// LearnerState is state/learner.bin: batch mode's learner state.
+func (e EpochLayout) LearnerState() string { return storage.Join(e.State(), "learner.bin") }
+
+// NBests is nbest.jsonl: batch mode's n-best lists of the epoch.
+func (e EpochLayout) NBests() string { return storage.Join(e.Dir, "nbest.jsonl") }
+
+// Complete is the marker written last, holding the epoch's Metrics: an
+// epoch without it is redone by --resume.
+func (e EpochLayout) Complete() string { return storage.Join(e.Dir, "complete") }
+
+// Work is work/: the files the epoch's pipeline writes for the driver.
+func (e EpochLayout) Work() string { return storage.Join(e.Dir, "work") }
+
+// Mixed is work/mixed.json: the mixed weights as the pipeline wrote them,
+// before the driver writes them as the epoch's trio.
+func (e EpochLayout) Mixed() string { return storage.Join(e.Work(), "mixed.json") }
+
+// TuneStats is work/tune-stats.json: BLEU statistics of the tuning set
+// decoded with the mixed weights.
+func (e EpochLayout) TuneStats() string { return storage.Join(e.Work(), "tune-stats.json") }
+
+// DevStats is work/dev-stats.json: the same on the dev set.
+func (e EpochLayout) DevStats() string { return storage.Join(e.Work(), "dev-stats.json") }
+
+// LineSearch is work/linesearch.json: the line search's result (mix
+// linesearch).
+func (e EpochLayout) LineSearch() string { return storage.Join(e.Work(), "linesearch.json") }
+
+// StaleReport is work/stale-NNNNN.json: shard k's staleness report (stale
+// mode).
+func (e EpochLayout) StaleReport(k int) string { return storage.Join(e.Work(), StaleReportName(k)) }
+
+// ShardStateName is the name of shard k's result file in a state folder.
+func ShardStateName(k int) string { return fmt.Sprintf("shard-%03d.json", k) }
+
+// StaleReportName is the name of shard k's staleness report in a work
+// folder.
+func StaleReportName(k int) string { return fmt.Sprintf("stale-%05d.json", k) }

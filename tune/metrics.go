@@ -1,0 +1,169 @@
+package tune
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Metrics is one line of metrics.jsonl: the outcome of one epoch.
+type Metrics struct {
+	// Epoch is 1-based.
+	Epoch int `json:"epoch"`
+	// TuneBLEU is the BLEU (0–100) of the tuning set decoded once more
+	// with the epoch's merged weights (1-best); DevBLEU the same on the
+	// dev set (absent without one).
+	TuneBLEU float64  `json:"tune_bleu"`
+	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
+	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
+	// during the epoch, with the weights current then (batch mode: the
+	// previous epoch's weights).
+	ProgressiveBLEU float64 `json:"progressive_bleu"`
+	// Alpha is the line search's α (mix linesearch only).
+	Alpha *float64 `json:"alpha,omitempty"`
+	// NonZero counts the non-zero merged weights.
+	NonZero int `json:"nonzero"`
+	// Updates sums the shards' learner updates of the epoch.
+	Updates int `json:"updates"`
+	// Pool is batch mode's pool size: distinct hypotheses of every epoch
+	// so far.
+	Pool      int     `json:"pool,omitempty"`
+	Sentences int     `json:"sentences"`
+	Seconds   float64 `json:"seconds"`
+	// Staleness is stale mode's staleness distribution over every
+	// shard's updates (absent in other modes).
+	Staleness *Staleness `json:"staleness,omitempty"`
+}
+
+// Staleness is the staleness distribution of an epoch's updates in stale
+// mode: the staleness of an update is the number of updates applied
+// between reading the weights its gradient was computed at and applying it.
+type Staleness struct {
+	// Histogram maps a staleness ("0", "1", …) to its count of updates.
+	Histogram  map[string]int `json:"histogram"`
+	Max        int            `json:"max"`
+	Mean       float64        `json:"mean"`
+	Recomputes int            `json:"recomputes"`
+}
+
+// Manifest is manifest.json.
+type Manifest struct {
+	CommandLine []string      `json:"command_line"`
+	Version     string        `json:"version"`
+	Inputs      []InputFile   `json:"inputs"`
+	Seed        uint64        `json:"seed"`
+	Init        string        `json:"init,omitempty"`
+	Options     ManifestFlags `json:"options"`
+	Start       time.Time     `json:"start"`
+	End         *time.Time    `json:"end,omitempty"`
+	// Status is "running", "done" or "failed".
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ManifestFlags records the options that shape the result; --resume
+// refuses to continue a run whose flags (other than Epochs) differ.
+type ManifestFlags struct {
+	Mode, Mix, Algo       string
+	Shards, Epochs, NBest int
+	MiniBatch             int
+	// Sparse lists the sparse templates, comma-separated ("" = none).
+	Sparse string `json:",omitempty"`
+	// KeepScale is batch mode's (false elsewhere).
+	KeepScale bool `json:",omitempty"`
+	// Threads and MaxStaleness are stale mode's (0 elsewhere).
+	Threads      int `json:",omitempty"`
+	MaxStaleness int `json:",omitempty"`
+	// The learner's settings; nil L1/L2 mean the learner's default.
+	Loss  string   `json:",omitempty"`
+	L1    *float64 `json:",omitempty"`
+	L2    *float64 `json:",omitempty"`
+	Noise float64  `json:",omitempty"`
+	Rate  float64  `json:",omitempty"`
+}
+
+// Diff lists the options that differ between the run's f and g (Epochs
+// aside), each as "--flag: VALUE in the run, VALUE now".
+func (f ManifestFlags) Diff(g ManifestFlags) []string {
+	show := func(p *float64) string {
+		if p == nil {
+			return "the default"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	quote := func(s string) string {
+		if s == "" {
+			return "none"
+		}
+		return s
+	}
+	rows := [][3]string{
+		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
+		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
+		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
+		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
+		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
+		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
+		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
+		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
+	}
+	var out []string
+	for _, r := range rows {
+		if r[1] != r[2] {
+			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", r[0], r[1], r[2]))
+		}
+	}
+	return out
+}
+
+// InputFile is an input path and the sha256 of its content.
+type InputFile struct {
+	Role   string `json:"role"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Score is the figure by which epoch m is ranked: its dev BLEU, or its
+// tune BLEU without a dev set.
+func (m Metrics) Score() float64 {
+	if m.DevBLEU != nil {
+		return *m.DevBLEU
+	}
+	return m.TuneBLEU
+}
+
+// BestEpoch returns the 1-based epoch of ms with the best Score, the
+// earlier on ties; 0 for none. best/ holds its weights.
+func BestEpoch(ms []Metrics) int {
+	var b Best
+	for _, m := range ms {
+		b.Add(m.Epoch, m.Score())
+	}
+	return b.Epoch
+}
+
+// Best keeps the best of a run of epochs by score: the rule both
+// `mtune tune` (BestEpoch) and `mtune tune-nbest` choose their weights by.
+// A later epoch replaces the best only with a strictly higher score, so
+// the earlier wins ties; a NaN score never wins. The zero Best holds none.
+type Best struct {
+	// Epoch and Score are those of the best epoch so far (Epoch 0 and
+	// Score 0 while there is none, unless epoch 0 was added).
+	Epoch int
+	Score float64
+	ok    bool
+}
+
+// Add offers epoch with score and reports whether it is the new best.
+func (b *Best) Add(epoch int, score float64) bool {
+	cur := math.Inf(-1)
+	if b.ok {
+		cur = b.Score
+	}
+	if !(score > cur) {
+		return false
+	}
+	b.Epoch, b.Score, b.ok = epoch, score, true
+	return true
+}

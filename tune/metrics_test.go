@@ -1,0 +1,54 @@
+package tune
+
+import (
+	"math"
+	"testing"
+)
+
+// TestBestEpoch: dev BLEU ranks the epochs, tune BLEU without a dev set;
+// the earlier epoch wins ties.
+func TestBestEpoch(t *testing.T) {
+	dev := func(x float64) *float64 { return &x }
+	cases := []struct {
+		name string
+		ms   []Metrics
+		want int
+	}{
+		{"none", nil, 0},
+		{"tune BLEU", []Metrics{{Epoch: 1, TuneBLEU: 20}, {Epoch: 2, TuneBLEU: 25}, {Epoch: 3, TuneBLEU: 24}}, 2},
+		{"dev BLEU over tune BLEU", []Metrics{{Epoch: 1, TuneBLEU: 30, DevBLEU: dev(20)}, {Epoch: 2, TuneBLEU: 25, DevBLEU: dev(21)}}, 2},
+		{"tie: the earlier", []Metrics{{Epoch: 1, TuneBLEU: 20}, {Epoch: 2, TuneBLEU: 22}, {Epoch: 3, TuneBLEU: 22}}, 2},
+		{"NaN never wins", []Metrics{{Epoch: 1, TuneBLEU: math.NaN()}, {Epoch: 2, TuneBLEU: 0}}, 2},
+		{"resumed from epoch 4", []Metrics{{Epoch: 4, TuneBLEU: 1}, {Epoch: 5, TuneBLEU: 0.5}}, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := BestEpoch(c.ms); got != c.want {
+				t.Errorf("BestEpoch = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestBest: tune-nbest offers its starting weights as epoch 0; a later
+// epoch must beat it strictly.
+func TestBest(t *testing.T) {
+	var b Best
+	steps := []struct {
+		epoch  int
+		score  float64
+		better bool
+	}{{0, 0.2, true}, {1, 0.1, false}, {2, 0.2, false}, {3, 0.3, true}, {4, math.NaN(), false}, {5, 0.31, true}}
+	for _, s := range steps {
+		if got := b.Add(s.epoch, s.score); got != s.better {
+			t.Errorf("Add(%d, %v) = %v, want %v", s.epoch, s.score, got, s.better)
+		}
+	}
+	if b.Epoch != 5 || b.Score != 0.31 {
+		t.Errorf("best %d (%v), want 5 (0.31)", b.Epoch, b.Score)
+	}
+	var neg Best
+	if !neg.Add(1, -5) || neg.Epoch != 1 {
+		t.Errorf("a negative first score is not the best of one: %+v", neg)
+	}
+}
