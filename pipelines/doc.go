@@ -58,8 +58,8 @@
 //	OUT/epochs/NNN/weights.sparse   the other non-zero weights, "name value"
 //	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
 //	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
-//	OUT/epochs/NNN/nbest.jsonl      batch mode: the epoch's n-best lists
-//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics, line-search result, stale mode's stale-KKKKK.json
+//	OUT/epochs/NNN/nbest.gz         batch mode: the epoch's n-best lists (Moses format, as decode --nbest-out writes)
+//	OUT/epochs/NNN/work/            the pipeline's BLEU statistics (batch: decoded-stats.json), line-search result, stale mode's stale-KKKKK.json
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
 //	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set)

@@ -179,7 +179,7 @@ func decodeSentence(ctx context.Context, dec Decoder, x Sentence, w feature.Weig
 			p, _ := slices.BinarySearch(ids, id)
 			v.IDs[k] = feature.ID(p)
 		}
-		out.Hyps[i] = WireHyp{Target: h.Target, Features: v, Stats: stats[i]}
+		out.Hyps[i] = WireHyp{Target: h.Target, Features: v, Stats: stats[i], Score: h.Score, HasScore: true}
 	}
 	return out, nil
 }

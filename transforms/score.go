@@ -6,6 +6,7 @@ import (
 
 	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
 )
 
 // DecodeOptions control decoding and scoring. The zero value decodes
@@ -40,6 +41,25 @@ func (o DecodeOptions) validate() error {
 	}
 	_, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
 	return err
+}
+
+// Scorer returns a pool.Scorer that scores hypotheses against refs
+// (refs[i] holds the references of sentence i) as DecodeFn does under o:
+// the same BLEU order, tokenizer and case. It is how a driver scores the
+// n-best files a pipeline wrote (pool/poolfile.Load).
+func (o DecodeOptions) Scorer(refs [][]string) (*pool.Scorer, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	tok, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
+	if err != nil {
+		return nil, fmt.Errorf("transforms: %w", err)
+	}
+	sc, err := pool.NewScorer(refs, o.Order, tok)
+	if err != nil {
+		return nil, fmt.Errorf("transforms: %w", err)
+	}
+	return sc, nil
 }
 
 // scorer scores hypotheses against the references of sentences.
