@@ -1,16 +1,11 @@
 package pipelines
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/feature"
@@ -18,72 +13,17 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
-func init() {
-	register.DoFn3x2[context.Context, int, func(*transforms.NBest) bool, string, error](&writeNBestsFn{})
-	register.Iter1[transforms.NBest]()
-}
-
-// writeNBestsFn writes every NBest of its one group to Path as JSON lines,
-// by sentence.
-type writeNBestsFn struct {
-	Path string
-}
-
-func (f *writeNBestsFn) ProcessElement(ctx context.Context, _ int, iter func(*transforms.NBest) bool) (string, error) {
-	var all []transforms.NBest
-	var n transforms.NBest
-	for iter(&n) {
-		all = append(all, n)
-		n = transforms.NBest{}
-	}
-	slices.SortFunc(all, func(a, b transforms.NBest) int { return a.Sent - b.Sent })
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, x := range all {
-		if err := enc.Encode(x); err != nil {
-			return "", fmt.Errorf("pipelines: %w", err)
-		}
-	}
-	if err := storage.WriteFile(ctx, f.Path, b.Bytes()); err != nil {
-		return "", fmt.Errorf("pipelines: %w", err)
-	}
-	return f.Path, nil
-}
-
-// readNBests reads a file writeNBestsFn wrote.
-func readNBests(ctx context.Context, path string) ([]transforms.NBest, error) {
-	data, err := storage.ReadFile(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
-	}
-	var out []transforms.NBest
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<30)
-	for line := 1; sc.Scan(); line++ {
-		var n transforms.NBest
-		if err := json.Unmarshal(sc.Bytes(), &n); err != nil {
-			return nil, fmt.Errorf("pipelines: %s:%d: %w", path, line, err)
-		}
-		if err := n.Validate(); err != nil {
-			return nil, fmt.Errorf("pipelines: %s:%d: %w", path, line, err)
-		}
-		out = append(out, n)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("pipelines: %s: %w", path, err)
-	}
-	return out, nil
-}
-
 // runBatchEpoch is epoch n of --mode batch: one pipeline launch decodes the
-// tuning set with the previous epoch's weights into n-best lists
-// (epochs/NNN/nbest.jsonl); the driver then pools the lists of epochs 1…n
-// (distinct targets per sentence) and runs the batch optimizer o.Algo on
-// the pool, starting from the previous weights. Tune BLEU is the 1-best
+// tuning set with the previous epoch's weights into a Moses n-best file
+// (epochs/NNN/nbest.gz) and the 1-bests' statistics (work/decoded-stats.json);
+// the driver then pools the files of epochs 1…n as tune-nbest does
+// (poolfile.Load: distinct target and features per sentence) and runs the
+// batch optimizer o.Algo on the pool, starting from the previous weights. Tune BLEU is the 1-best
 // BLEU of the pool re-ranked by the new weights (no second decoding).
 func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
@@ -92,12 +32,16 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	if n > 1 {
 		prevPath = o.layout().Epoch(n - 1).JSON()
 	}
+	nbestPath := dir.NBests()
+	decodedPath := dir.DecodedStats()
+	decOpts := transforms.DecodeOptions{NBest: o.NBest}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: o.NBest}}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: decOpts}
 	lists := transforms.Decode(s, dec, sents, w)
-	beam.ParDo(s, &writeNBestsFn{Path: dir.NBests()}, beam.GroupByKey(s, beam.AddFixedKey(s, lists)))
+	transforms.WriteNBests(s, lists, nbestPath, dense)
+	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	exec := o.Execute
 	if exec == nil {
 		exec = beamx.Run
@@ -110,41 +54,32 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	if err != nil {
 		return Metrics{}, err
 	}
-	idx := feature.NewIndexOf(prev.Names...)
-	bySent := map[int]*pool.List{}
-	seen := map[int]map[string]bool{}
-	var order []int
 	var decoded metric.Stats
-	for k := 1; k <= n; k++ {
-		nbs, err := readNBests(ctx, o.layout().Epoch(k).NBests())
-		if err != nil {
-			return Metrics{}, err
-		}
-		for _, nb := range nbs {
-			if k == n && len(nb.Hyps) > 0 {
-				decoded.Add(nb.Hyps[0].Stats)
-			}
-			l, err := nb.List(idx)
-			if err != nil {
-				return Metrics{}, fmt.Errorf("pipelines: epoch %d sentence %d: %w", k, nb.Sent, err)
-			}
-			if bySent[nb.Sent] == nil {
-				bySent[nb.Sent] = &pool.List{Sent: nb.Sent}
-				seen[nb.Sent] = map[string]bool{}
-				order = append(order, nb.Sent)
-			}
-			for i, h := range l.Hyps {
-				if t := nb.Hyps[i].Target; !seen[nb.Sent][t] {
-					seen[nb.Sent][t] = true
-					bySent[nb.Sent].Hyps = append(bySent[nb.Sent].Hyps, h)
-				}
-			}
-		}
+	if err := readJSON(ctx, decodedPath, &decoded); err != nil {
+		return Metrics{}, err
 	}
-	slices.Sort(order)
-	pooled := make([]pool.List, len(order))
-	for i, id := range order {
-		pooled[i] = *bySent[id]
+	// The pool: every epoch's n-best file, de-duplicated by target and
+	// features as Moses' extractor and tune-nbest do, scored as the
+	// pipeline scored them.
+	refs := make([][]string, len(tuneSet))
+	for i, x := range tuneSet {
+		if x.ID != i {
+			return Metrics{}, fmt.Errorf("pipelines: tuning sentence %d has id %d", i, x.ID)
+		}
+		refs[i] = x.Refs
+	}
+	sc, err := decOpts.Scorer(refs)
+	if err != nil {
+		return Metrics{}, fmt.Errorf("pipelines: %w", err)
+	}
+	paths := make([]string, n)
+	for k := 1; k <= n; k++ {
+		paths[k-1] = o.layout().Epoch(k).NBests()
+	}
+	idx := feature.NewIndexOf(prev.Names...)
+	pooled, _, err := poolfile.Load(ctx, paths, idx, sc, poolfile.Options{})
+	if err != nil {
+		return Metrics{}, fmt.Errorf("pipelines: epoch %d: pooling n-best lists: %w", n, err)
 	}
 	w0, err := prev.Over(idx)
 	if err != nil {

@@ -4,10 +4,12 @@
 //
 // A List is the n-best list of one sentence: for each hypothesis its sparse
 // feature vector and its BLEU sufficient statistics against the sentence's
-// references. Lists from several decoding iterations are pooled per sentence
-// and de-duplicated the way Moses' extractor does it (the same target with
-// the same features is one hypothesis); see Load and Extract.
+// references (a Scorer computes them). Lists from several decoding
+// iterations are pooled per sentence and de-duplicated the way Moses'
+// extractor does it (the same target with the same features is one
+// hypothesis); package pool/poolfile reads them so from n-best files.
 //
 // The package sits between io/nbest (the file format, no metric) and learner
-// (pure algorithms over Lists): it is where hypotheses meet references.
+// (pure algorithms over Lists): it is where hypotheses meet references. It
+// touches no storage: learner/ imports it, and learner/ reads no files.
 package pool

@@ -14,7 +14,7 @@
 //	Sentence     {ID, Src, Refs}                       the tuning set
 //	WireWeights  {Names, Vals}                         weight of Names[i] is Vals[i]
 //	NBest        {Sent, Names, Hyps []WireHyp}         a scored n-best list; a
-//	WireHyp      {Target, Features, Stats}             hypothesis' feature ids index Names
+//	WireHyp      {Target, Features, Stats, Score, HasScore} hypothesis' feature ids index Names
 //	ShardState   {Shard, Names, State}                 learner.MarshalBinary, ids index Names
 //	ShardResult  {Shard, Epoch, Weights, State, Updates, TotalUpdates, Sentences, Stats}
 //	mix.Lines    {Envelopes, Prev, Avg}                 a list's share of line-search mixing
@@ -32,7 +32,8 @@
 //
 // Weights enter a pipeline as a file read when the pipeline runs
 // (ReadWeights), never embedded in the job graph, and leave it as files
-// (WriteWeights, WriteShardResults) that the epoch driver reads back. The
+// (WriteWeights, WriteShardResults) that the epoch driver reads back;
+// batch mode's n-best lists leave as a Moses n-best file (WriteNBests). The
 // long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
 // per shard or batch, not as a side input: prism busy-loops while a stage
 // that reads a side input runs (see replicate). The tuning set is read on a
@@ -47,9 +48,11 @@
 //	LineSearchMix(s, PCollection<NBest>, prev, avg)         → PCollection<WireWeights>, PCollection<LineSearchResult> (one each)
 //	SumStats(s, PCollection<metric.Stats>)                  → PCollection<metric.Stats> (one)
 //	OneBest(s, PCollection<NBest>, weights)                 → PCollection<metric.Stats> (one)
+//	DecodedStats(s, PCollection<NBest>)                     → PCollection<metric.Stats> (one): the 1-bests as decoded
 //	ReadSentences(s, src, refs, n)                          → PCollection<Sentence>
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
+//	WriteNBests(s, PCollection<NBest>, path, dense)         → PCollection<string> (one): a Moses n-best file
 //
 // # Decoders
 //

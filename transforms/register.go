@@ -43,6 +43,8 @@ func init() {
 	register.DoFn2x2[context.Context, ShardResult, string, error](&writeShardResultFn{})
 	register.DoFn3x1[context.Context, []byte, func(ShardState), error](&readShardStatesFn{})
 	register.DoFn3x1[context.Context, []byte, func(Sentence), error](&readSentencesFn{})
+	register.DoFn3x2[context.Context, int, func(*NBest) bool, string, error](&writeNBestsFn{})
+	register.Function1x1(firstStats)
 
 	register.Emitter2[int, WireWeights]()
 	register.Emitter1[ShardResult]()
@@ -50,6 +52,7 @@ func init() {
 	register.Emitter1[ShardState]()
 	register.Emitter1[Sentence]()
 	register.Iter1[Sentence]()
+	register.Iter1[NBest]()
 	register.Iter1[ShardState]()
 	register.Iter1[WireWeights]()
 }

@@ -86,7 +86,7 @@ func (b BestLayout) Epoch() string { return storage.Join(b.Dir, "epoch.json") }
 //	weights, weights.sparse, weights.json   the epoch's weights (Trio)
 //	state/shard-NNN.json                     a shard's result and learner state (ipm, stale)
 //	state/learner.bin                        the batch learner's state (batch)
-//	nbest.jsonl                              the epoch's n-best lists (batch)
+//	nbest.gz                                 the epoch's n-best lists (batch; Moses format)
 //	work/…                                   what the epoch's pipeline hands the driver
 //	complete                                 written last: the epoch's Metrics
 type EpochLayout struct {
@@ -104,8 +104,9 @@ func (e EpochLayout) ShardState(k int) string { return storage.Join(e.State(), S
 // LearnerState is state/learner.bin: batch mode's learner state.
 func (e EpochLayout) LearnerState() string { return storage.Join(e.State(), "learner.bin") }
 
-// NBests is nbest.jsonl: batch mode's n-best lists of the epoch.
-func (e EpochLayout) NBests() string { return storage.Join(e.Dir, "nbest.jsonl") }
+// NBests is nbest.gz: batch mode's n-best lists of the epoch, a Moses
+// n-best file.
+func (e EpochLayout) NBests() string { return storage.Join(e.Dir, "nbest.gz") }
 
 // Complete is the marker written last, holding the epoch's Metrics: an
 // epoch without it is redone by --resume.
@@ -128,6 +129,10 @@ func (e EpochLayout) DevStats() string { return storage.Join(e.Work(), "dev-stat
 // LineSearch is work/linesearch.json: the line search's result (mix
 // linesearch).
 func (e EpochLayout) LineSearch() string { return storage.Join(e.Work(), "linesearch.json") }
+
+// DecodedStats is batch mode's work/decoded-stats.json: the summed BLEU
+// statistics of the epoch's decoded 1-best (progressive BLEU).
+func (e EpochLayout) DecodedStats() string { return storage.Join(e.Work(), "decoded-stats.json") }
 
 // StaleReport is work/stale-NNNNN.json: shard k's staleness report (stale
 // mode).

@@ -28,7 +28,7 @@ func TestLayout(t *testing.T) {
 			{"state", e.State(), "/epochs/007/state"},
 			{"shard state", e.ShardState(2), "/epochs/007/state/shard-002.json"},
 			{"learner state", e.LearnerState(), "/epochs/007/state/learner.bin"},
-			{"n-best lists", e.NBests(), "/epochs/007/nbest.jsonl"},
+			{"n-best lists", e.NBests(), "/epochs/007/nbest.gz"},
 			{"complete", e.Complete(), "/epochs/007/complete"},
 			{"work", e.Work(), "/epochs/007/work"},
 			{"mixed", e.Mixed(), "/epochs/007/work/mixed.json"},

@@ -39,6 +39,11 @@ type WireHyp struct {
 	Features feature.Vector
 	// Stats are the hypothesis' BLEU statistics against the references.
 	Stats metric.Stats
+	// Score is the model score the decoder ranked the hypothesis by, when
+	// HasScore (lists from Decode); lists rebuilt from a pool.List have
+	// none.
+	Score    float64
+	HasScore bool
 }
 
 // NBest is the scored n-best list of one sentence in a form that crosses

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/pool/poolfile"
 )
 
 func extractCommand() command {
@@ -39,7 +39,7 @@ func extractCommand() command {
 				}
 				start := time.Now()
 				feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-				res, err := pool.Extract(ctx, nbests, sc, feat, scores, pool.Options{Threads: *threads})
+				res, err := poolfile.Extract(ctx, nbests, sc, feat, scores, poolfile.Options{Threads: *threads})
 				if err != nil {
 					return err
 				}

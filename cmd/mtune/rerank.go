@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/pool/poolfile"
 )
 
 func rerankCommand() command {
@@ -65,7 +66,7 @@ func rerankCommand() command {
 				if sc != nil {
 					sentences = sc.Len()
 				}
-				lf.groups, err = pool.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
+				lf.groups, err = poolfile.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
 					for _, h := range hyps {
 						lf.add(h.Features)
 					}
@@ -83,7 +84,7 @@ func rerankCommand() command {
 					}
 					return emit(hyps[best].Target)
 				})
-				if errors.Is(err, pool.ErrSentenceID) && sc == nil {
+				if errors.Is(err, poolfile.ErrSentenceID) && sc == nil {
 					return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
 				}
 				if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/pool/poolfile"
 )
 
 func tuneNbestCommand() command {
@@ -109,7 +110,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	lists, groups, err := pool.Load(ctx, o.nbests, idx, sc, pool.Options{Threads: o.cfg.Threads})
+	lists, groups, err := poolfile.Load(ctx, o.nbests, idx, sc, poolfile.Options{Threads: o.cfg.Threads})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,6 @@
 //
 // Load and Shared find the folder with shared.Path, so a test that calls
 // them is skipped when the data is missing and fails when CI=true. The
-// hypotheses are pooled and de-duplicated by pool.Load and scored with
+// hypotheses are pooled and de-duplicated by poolfile.Load and scored with
 // BLEU-4 statistics against reference; the pool holds 10000 hypotheses.
 package europarl100

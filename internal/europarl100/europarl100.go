@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/pool/poolfile"
 )
 
 // Hyps is the number of hypotheses in the pool: 100 sentences × 100-best,
@@ -69,7 +70,7 @@ func read(dir string) ([]pool.List, feature.Weights, *feature.Index, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lists, _, err := pool.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, pool.Options{})
+	lists, _, err := poolfile.Load(ctx, []string{filepath.Join(dir, "nbest.gz")}, idx, sc, poolfile.Options{})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -132,7 +132,7 @@ type MIRARun struct {
 // rather than that plus one; the two differ by a positive factor, which
 // changes no ranking.
 //
-// The pool is assumed de-duplicated (pool.Load does it); Moses' released
+// The pool is assumed de-duplicated (poolfile.Load does it); Moses' released
 // kbmira compares an item with itself when de-duplicating and keeps far
 // fewer hypotheses.
 type MIRA struct {

@@ -1,4 +1,4 @@
-package pool
+package poolfile
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/pool"
 )
 
 // ExtractResult summarises an extraction.
@@ -26,7 +27,7 @@ type ExtractResult struct {
 // read them). It streams: memory holds a few sentences' lists, whatever the
 // size of the files. Both outputs appear atomically when all is written; on
 // error neither is changed.
-func Extract(ctx context.Context, paths []string, sc *Scorer, featPath, scorePath string, opts Options) (ExtractResult, error) {
+func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, scorePath string, opts Options) (ExtractResult, error) {
 	var res ExtractResult
 	idx := feature.NewIndex()
 	m, err := openMerger(ctx, paths, idx, sc.Len())
@@ -89,12 +90,12 @@ func Extract(ctx context.Context, paths []string, sc *Scorer, featPath, scorePat
 			var fbuf, sbuf bytes.Buffer
 			fwr := nbest.NewFeatStatWriter(&fbuf, idx)
 			if err := fwr.Write(fb); err != nil {
-				return block{}, fmt.Errorf("pool: sentence %d: %w", j.sent, err)
+				return block{}, fmt.Errorf("poolfile: sentence %d: %w", j.sent, err)
 			}
 			fwr.Flush()
 			swr := nbest.NewScoreStatWriter(&sbuf)
 			if err := swr.Write(sb); err != nil {
-				return block{}, fmt.Errorf("pool: sentence %d: %w", j.sent, err)
+				return block{}, fmt.Errorf("poolfile: sentence %d: %w", j.sent, err)
 			}
 			swr.Flush()
 			if err := fwr.Error(); err != nil {
@@ -118,7 +119,7 @@ func Extract(ctx context.Context, paths []string, sc *Scorer, featPath, scorePat
 		return res, err
 	}
 	if res.Sentences == 0 {
-		return res, fmt.Errorf("pool: the n-best files %v hold no hypotheses", paths)
+		return res, fmt.Errorf("poolfile: the n-best files %v hold no hypotheses", paths)
 	}
 	if err := fw.Close(); err != nil {
 		return res, err

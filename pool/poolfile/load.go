@@ -1,4 +1,4 @@
-package pool
+package poolfile
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/pool"
 )
 
 // Options control Load and Extract. The zero value is ready to use.
@@ -29,7 +30,7 @@ func (o Options) threads() int {
 // (same target and same features, first kept), and scores every hypothesis
 // with sc. It returns one List per sentence in increasing id order and the
 // dense feature groups the files hold. Feature names are interned in idx.
-func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, opts Options) ([]List, []feature.Group, error) {
+func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scorer, opts Options) ([]pool.List, []feature.Group, error) {
 	m, err := openMerger(ctx, paths, idx, sc.Len())
 	if err != nil {
 		return nil, nil, err
@@ -39,25 +40,25 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *Scorer, o
 		sent int
 		hyps []nbest.Hypothesis
 	}
-	var lists []List
+	var lists []pool.List
 	err = orderedMap(ctx, opts.threads(),
 		func() (job, bool, error) {
 			sent, hyps, ok, err := m.next()
 			return job{sent, hyps}, ok, err
 		},
-		func(j job) (List, error) {
+		func(j job) (pool.List, error) {
 			hyps := dedup(j.sent, j.hyps)
-			l := List{Sent: j.sent, Hyps: make([]Hyp, len(hyps))}
+			l := pool.List{Sent: j.sent, Hyps: make([]pool.Hyp, len(hyps))}
 			for k, h := range hyps {
 				st, err := sc.Stats(j.sent, h.Target)
 				if err != nil {
-					return List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
+					return pool.List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
 				}
-				l.Hyps[k] = Hyp{Features: h.Features, Stats: st}
+				l.Hyps[k] = pool.Hyp{Features: h.Features, Stats: st}
 			}
 			return l, nil
 		},
-		func(l List) error {
+		func(l pool.List) error {
 			lists = append(lists, l)
 			return nil
 		})

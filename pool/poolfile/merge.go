@@ -1,4 +1,4 @@
-package pool
+package poolfile
 
 import (
 	"context"
@@ -47,7 +47,7 @@ var ErrSentenceID = errors.New("sentence id out of range")
 
 func openMerger(ctx context.Context, paths []string, idx *feature.Index, sentences int) (*merger, error) {
 	if len(paths) == 0 {
-		return nil, errors.New("pool: no n-best files")
+		return nil, errors.New("poolfile: no n-best files")
 	}
 	m := &merger{paths: paths, sentences: sentences}
 	for _, p := range paths {
@@ -88,17 +88,17 @@ func (m *merger) advance(i int) error {
 		if m.layoutFile < 0 {
 			m.layout, m.layoutFile = g, i
 		} else if !sameGroups(g, m.layout) {
-			return fmt.Errorf("pool: %s has the dense features %s, %s has %s: the lists must come from one model",
+			return fmt.Errorf("poolfile: %s has the dense features %s, %s has %s: the lists must come from one model",
 				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
 		}
 	}
 	line := m.readers[i].SentenceLine()
 	if id <= h.prev {
-		return fmt.Errorf("pool: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
+		return fmt.Errorf("poolfile: %s:%d: sentence %d comes after sentence %d: n-best lists must be in increasing sentence order",
 			m.paths[i], line, id, h.prev)
 	}
 	if m.sentences > 0 && id >= m.sentences {
-		return fmt.Errorf("pool: %s:%d: %w: sentence %d, but the references have %d sentences (ids 0 to %d)",
+		return fmt.Errorf("poolfile: %s:%d: %w: sentence %d, but the references have %d sentences (ids 0 to %d)",
 			m.paths[i], line, ErrSentenceID, id, m.sentences, m.sentences-1)
 	}
 	h.id, h.hyps, h.prev = id, hyps, id
@@ -120,7 +120,7 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 	if m.sentences == 0 && sent != m.returned {
 		for i, h := range m.heads {
 			if !h.done && h.id == sent {
-				return 0, nil, false, fmt.Errorf("pool: %s:%d: %w: sentence %d follows %d distinct sentences (ids must run from 0 without gaps unless the number of sentences is known)",
+				return 0, nil, false, fmt.Errorf("poolfile: %s:%d: %w: sentence %d follows %d distinct sentences (ids must run from 0 without gaps unless the number of sentences is known)",
 					m.paths[i], m.readers[i].SentenceLine(), ErrSentenceID, sent, m.returned)
 			}
 		}

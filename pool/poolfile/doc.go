@@ -1,0 +1,17 @@
+// Package poolfile reads the n-best files of several decoding iterations
+// into a pool, the way Moses' extractor does: each sentence's hypotheses
+// are gathered across the files, de-duplicated (the same target with the
+// same features is one hypothesis, the first kept) and scored against the
+// sentence's references.
+//
+// Load returns the pool as one pool.List per sentence (what the batch
+// optimizers of learner/ train on); Walk streams it sentence by sentence
+// without scoring; Extract writes it as Moses' FEATSTAT and SCORESTAT files
+// for Moses' own mert, pro and kbmira. The files are n-best lists in any
+// format io/nbest reads, local or gs://, plain or .gz/.zst (io/storage),
+// each in increasing sentence order, all from one model (the same dense
+// feature groups).
+//
+// The in-memory types and the scoring live in package pool, which touches
+// no storage, so that learner/ can use them without reading files.
+package poolfile
