@@ -18,6 +18,18 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
+// batchEpoch is the tune.Epocher of --mode batch (runBatchEpoch).
+type batchEpoch struct {
+	o     *Options
+	tune  []transforms.Sentence
+	start string // the run's starting weights (init/weights.json)
+	dense []string
+}
+
+func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+	return runBatchEpoch(ctx, e.o, n, e.tune, e.start, e.dense)
+}
+
 // runBatchEpoch is epoch n of --mode batch: one pipeline launch decodes the
 // tuning set with the previous epoch's weights into a Moses n-best file
 // (epochs/NNN/nbest.gz) and the 1-bests' statistics (work/decoded-stats.json);
@@ -55,7 +67,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 		return Metrics{}, err
 	}
 	var decoded metric.Stats
-	if err := readJSON(ctx, decodedPath, &decoded); err != nil {
+	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
 		return Metrics{}, err
 	}
 	// The pool: every epoch's n-best file, de-duplicated by target and

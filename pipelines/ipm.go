@@ -1,11 +1,7 @@
 package pipelines
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +18,6 @@ import (
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
@@ -274,61 +269,13 @@ func (o *Options) inputs(ctx context.Context, refs, devRefs []string) ([]InputFi
 	}
 	out := make([]InputFile, len(in))
 	for i, x := range in {
-		f, err := checksum(ctx, x[0], x[1])
+		f, err := tune.Checksum(ctx, x[0], x[1])
 		if err != nil {
 			return nil, err
 		}
 		out[i] = f
 	}
 	return out, nil
-}
-
-// checksum returns the sha256 of path's (decompressed) content, read as a
-// stream.
-func checksum(ctx context.Context, role, path string) (InputFile, error) {
-	r, err := storage.Open(ctx, path)
-	if err != nil {
-		return InputFile{}, fmt.Errorf("pipelines: %s: %w", role, err)
-	}
-	defer r.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return InputFile{}, fmt.Errorf("pipelines: %s: %w", role, err)
-	}
-	return InputFile{Role: role, Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
-}
-
-// sameRun checks that the run cur would continue the run prev recorded in
-// out: the same options, seed and starting weights, and inputs of the same
-// content (their paths may differ). The error names everything that
-// differs.
-func sameRun(out string, prev, cur Manifest) error {
-	diffs := prev.Options.Diff(cur.Options)
-	if prev.Seed != cur.Seed {
-		diffs = append(diffs, fmt.Sprintf("--seed: %d in the run, %d now", prev.Seed, cur.Seed))
-	}
-	if prev.Init != cur.Init {
-		diffs = append(diffs, fmt.Sprintf("--init: %q in the run, %q now", prev.Init, cur.Init))
-	}
-	for i := 0; i < max(len(prev.Inputs), len(cur.Inputs)); i++ {
-		switch {
-		case i >= len(prev.Inputs):
-			diffs = append(diffs, fmt.Sprintf("input %s %s: not in the run", cur.Inputs[i].Role, cur.Inputs[i].Path))
-		case i >= len(cur.Inputs):
-			diffs = append(diffs, fmt.Sprintf("input %s %s of the run: not given now", prev.Inputs[i].Role, prev.Inputs[i].Path))
-		case prev.Inputs[i].Role != cur.Inputs[i].Role:
-			diffs = append(diffs, fmt.Sprintf("input %d: %s %s in the run, %s %s now", i+1,
-				prev.Inputs[i].Role, prev.Inputs[i].Path, cur.Inputs[i].Role, cur.Inputs[i].Path))
-		case prev.Inputs[i].SHA256 != cur.Inputs[i].SHA256:
-			p, c := prev.Inputs[i], cur.Inputs[i]
-			diffs = append(diffs, fmt.Sprintf("input %s: %s had sha256 %s in the run, %s has %s now", p.Role, p.Path, p.SHA256, c.Path, c.SHA256))
-		}
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("pipelines: --resume of the run in %s with other options or inputs: %s; continue it with the same ones, or start a new run with --overwrite or another --out",
-		out, strings.Join(diffs, "; "))
 }
 
 func version() string {
@@ -412,18 +359,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	startPath := dir.Init()
 
 	var res Result
-	first := 1
 	if o.Resume {
-		if res.Epochs, err = completeEpochs(ctx, dir.Layout); err != nil {
+		if res.Epochs, err = tune.CompleteEpochs(ctx, dir.Layout); err != nil {
 			return Result{}, err
 		}
-		first = len(res.Epochs) + 1
-		if first > 1 {
+		if len(res.Epochs) > 0 {
 			var prev Manifest
-			if err := readJSON(ctx, dir.Manifest(), &prev); err != nil {
+			if err := tune.ReadJSON(ctx, dir.Manifest(), &prev); err != nil {
 				return Result{}, err
 			}
-			if err := sameRun(o.Out, prev, man); err != nil {
+			if err := tune.SameRun(o.Out, prev, man); err != nil {
 				return Result{}, err
 			}
 			man.Start = prev.Start
@@ -442,142 +387,42 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if first == 1 {
+	if len(res.Epochs) == 0 {
 		if err := transforms.WriteWeightsFile(ctx, startPath, init); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := writeJSON(ctx, dir.Manifest(), man); err != nil {
+	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		return Result{}, err
 	}
-	finish := func(err error) (Result, error) {
-		if err != nil && ctx.Err() != nil {
-			// Interrupted, or the folder's lease was lost: say which.
-			err = fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
-		}
-		end := time.Now().UTC()
-		man.End = &end
-		man.Status = "done"
-		if err != nil {
-			man.Status, man.Error = "failed", err.Error()
-		}
-		// A cancelled run (interrupt, lease lost) still records how it
-		// ended.
-		wctx := context.WithoutCancel(ctx)
-		if werr := writeJSON(wctx, dir.Manifest(), man); werr != nil && err == nil {
-			err = werr
-		}
-		// The report shows the end too: done or failed, and when.
-		if werr := tune.WriteReport(wctx, o.Out); werr != nil && err == nil {
-			err = werr
-		}
-		return res, err
+	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath, dense: dense}
+	if o.Mode == "batch" {
+		e = &batchEpoch{o: &o, tune: tuneSet, start: startPath, dense: dense}
 	}
-	for n := first; n <= o.Epochs; n++ {
-		var m Metrics
-		var err error
-		if o.Mode == "batch" {
-			m, err = runBatchEpoch(ctx, &o, n, tuneSet, startPath, dense)
-		} else {
-			m, err = runEpoch(ctx, &o, n, tuneSet, dev, startPath, dense)
-		}
-		if err != nil {
-			return finish(err)
-		}
-		res.Epochs = append(res.Epochs, m)
-		if err := writeMetrics(ctx, dir.Metrics(), res.Epochs); err != nil {
-			return finish(err)
-		}
-		best := tune.BestEpoch(res.Epochs)
-		if best == n {
-			ep, bd := dir.Epoch(n), dir.Best()
-			for _, f := range [][2]string{{ep.Moses(), bd.Moses()}, {ep.Sparse(), bd.Sparse()}, {ep.JSON(), bd.JSON()}} {
-				data, err := storage.ReadFile(ctx, f[0])
-				if err != nil {
-					return finish(fmt.Errorf("pipelines: %w", err))
-				}
-				if err := storage.WriteFile(ctx, f[1], data); err != nil {
-					return finish(fmt.Errorf("pipelines: %w", err))
-				}
-			}
-			if err := writeJSON(ctx, bd.Epoch(), m); err != nil {
-				return finish(err)
-			}
-		}
-		if err := writeJSON(ctx, dir.Epoch(n).Complete(), m); err != nil {
-			return finish(err)
-		}
-		// The report is redrawn after every epoch, so a run stopped early
-		// still has one for the epochs it finished.
-		if err := tune.WriteReport(ctx, o.Out); err != nil {
-			return finish(err)
-		}
-		if o.Progress != nil {
-			var secs float64
-			for _, e := range res.Epochs[first-1:] {
-				secs += e.Seconds
-			}
-			eta := secs / float64(n-first+1) * float64(o.Epochs-n)
-			dev := ""
-			if m.DevBLEU != nil {
-				dev = fmt.Sprintf(" dev BLEU %6.2f", *m.DevBLEU)
-			}
-			work := fmt.Sprintf("%d updates", m.Updates)
-			if o.Mode == "batch" {
-				work = fmt.Sprintf("pool %d", m.Pool)
-			}
-			if st := m.Staleness; st != nil {
-				work += fmt.Sprintf(" (staleness max %d mean %.2f, %d recomputed)", st.Max, st.Mean, st.Recomputes)
-			}
-			fmt.Fprintf(o.Progress, "epoch %d/%d: tune BLEU %6.2f%s (decoded %6.2f), %s, %d non-zeros, %.1f s, ETA %.0f s\n",
-				n, o.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
-		}
+	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Progress: o.Progress}
+	res.Epochs, err = d.Run(ctx, e, res.Epochs)
+	if err == nil {
+		res.Best = tune.BestEpoch(res.Epochs)
+		res.BestWeights = dir.Best().Moses()
 	}
-	res.Best = tune.BestEpoch(res.Epochs)
-	res.BestWeights = dir.Best().Moses()
-	return finish(nil)
+	return res, tune.Finish(ctx, dir.Layout, man, err)
 }
 
-// completeEpochs returns the metrics of epochs 1, 2, … whose complete file
-// exists, up to the first that is missing.
-func completeEpochs(ctx context.Context, out tune.Layout) ([]Metrics, error) {
-	var ms []Metrics
-	for n := 1; ; n++ {
-		p := out.Epoch(n).Complete()
-		ok, err := storage.Exists(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("pipelines: %w", err)
-		}
-		if !ok {
-			return ms, nil
-		}
-		var m Metrics
-		if err := readJSON(ctx, p, &m); err != nil {
-			return nil, err
-		}
-		if m.Epoch != n {
-			return nil, fmt.Errorf("pipelines: %s records epoch %d", p, m.Epoch)
-		}
-		ms = append(ms, m)
-	}
+// ipmEpoch is the tune.Epocher of --mode ipm and stale: one launch of the
+// epoch's pipeline (runEpoch).
+type ipmEpoch struct {
+	o         *Options
+	tune, dev []transforms.Sentence
+	start     string // the run's starting weights (init/weights.json)
+	dense     []string
 }
 
-func writeMetrics(ctx context.Context, path string, ms []Metrics) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, m := range ms {
-		if err := enc.Encode(m); err != nil {
-			return fmt.Errorf("pipelines: %w", err)
-		}
-	}
-	if err := storage.WriteFile(ctx, path, b.Bytes()); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	return nil
+func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, e.dense)
 }
 
 // runEpoch launches epoch n's pipeline and writes its weights files.
-func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
 	prevPath, stateDir := startPath, dir.State()
@@ -593,7 +438,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	tunePath, devPath, lsPath := dir.TuneStats(), dir.DevStats(), dir.LineSearch()
 
 	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tune))
+	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := transforms.LearnOptions{
@@ -631,13 +476,13 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 
 	m := Metrics{Epoch: n}
 	var st metric.Stats
-	if err := readJSON(ctx, tunePath, &st); err != nil {
+	if err := tune.ReadJSON(ctx, tunePath, &st); err != nil {
 		return Metrics{}, err
 	}
 	m.TuneBLEU = 100 * st.BLEU()
 	if dev != nil {
 		var ds metric.Stats
-		if err := readJSON(ctx, devPath, &ds); err != nil {
+		if err := tune.ReadJSON(ctx, devPath, &ds); err != nil {
 			return Metrics{}, err
 		}
 		b := 100 * ds.BLEU()
@@ -645,7 +490,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tune, dev []transforms.Sen
 	}
 	if o.Mix == "linesearch" {
 		var ls transforms.LineSearchResult
-		if err := readJSON(ctx, lsPath, &ls); err != nil {
+		if err := tune.ReadJSON(ctx, lsPath, &ls); err != nil {
 			return Metrics{}, err
 		}
 		m.Alpha = &ls.Alpha

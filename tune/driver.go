@@ -1,0 +1,197 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mtune/mtune/io/storage"
+)
+
+// Epocher runs one epoch of a tuning run in one mode (ipm, stale or batch
+// in package pipelines: one Beam launch each). The Driver calls it for
+// epochs first, first+1, …; epoch n starts from epoch n−1's weights
+// (Layout.Epoch(n−1).JSON(), or Layout.Init() for the first) and must
+// leave its weights trio and its learner state in Layout.Epoch(n).
+type Epocher interface {
+	Epoch(ctx context.Context, n int) (Metrics, error)
+}
+
+// Driver runs the epoch loop of a run (DESIGN.md §1, §6) over an Epocher:
+// after each epoch it rewrites metrics.jsonl, copies the weights to best/
+// when the epoch is the best so far (BestEpoch: dev BLEU, else tune BLEU),
+// marks the epoch complete, redraws report.html and prints a progress
+// line. It holds the loop's domain; what an epoch does is the Epocher's.
+type Driver struct {
+	// Dir is the run folder.
+	Dir Layout
+	// Epochs is the last epoch to run.
+	Epochs int
+	// Progress receives a line per epoch; nil means none.
+	Progress io.Writer
+}
+
+// Run runs epochs len(done)+1 … d.Epochs after the complete epochs done
+// (a resumed run's; none for a new one) and returns every epoch's metrics.
+// On error it returns the epochs that completed.
+func (d Driver) Run(ctx context.Context, e Epocher, done []Metrics) ([]Metrics, error) {
+	ms := done
+	first := len(done) + 1
+	for n := first; n <= d.Epochs; n++ {
+		m, err := e.Epoch(ctx, n)
+		if err != nil {
+			return ms, err
+		}
+		ms = append(ms, m)
+		if err := WriteMetrics(ctx, d.Dir.Metrics(), ms); err != nil {
+			return ms, err
+		}
+		if BestEpoch(ms) == n {
+			if err := d.keepBest(ctx, m); err != nil {
+				return ms, err
+			}
+		}
+		if err := WriteJSON(ctx, d.Dir.Epoch(n).Complete(), m); err != nil {
+			return ms, err
+		}
+		// The report is redrawn after every epoch, so a run stopped early
+		// still has one for the epochs it finished.
+		if err := WriteReport(ctx, d.Dir.Root); err != nil {
+			return ms, err
+		}
+		d.progress(ms[first-1:], m)
+	}
+	return ms, nil
+}
+
+// keepBest copies epoch m's weights trio to best/ with m as best/epoch.json.
+func (d Driver) keepBest(ctx context.Context, m Metrics) error {
+	ep, bd := d.Dir.Epoch(m.Epoch), d.Dir.Best()
+	for _, f := range [][2]string{{ep.Moses(), bd.Moses()}, {ep.Sparse(), bd.Sparse()}, {ep.JSON(), bd.JSON()}} {
+		data, err := storage.ReadFile(ctx, f[0])
+		if err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
+		if err := storage.WriteFile(ctx, f[1], data); err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
+	}
+	return WriteJSON(ctx, bd.Epoch(), m)
+}
+
+// progress prints the line of epoch m, with the time left estimated from
+// the epochs this session ran.
+func (d Driver) progress(ran []Metrics, m Metrics) {
+	if d.Progress == nil {
+		return
+	}
+	var secs float64
+	for _, e := range ran {
+		secs += e.Seconds
+	}
+	eta := secs / float64(len(ran)) * float64(d.Epochs-m.Epoch)
+	dev := ""
+	if m.DevBLEU != nil {
+		dev = fmt.Sprintf(" dev BLEU %6.2f", *m.DevBLEU)
+	}
+	work := fmt.Sprintf("%d updates", m.Updates)
+	if m.Pool > 0 {
+		work = fmt.Sprintf("pool %d", m.Pool)
+	}
+	if st := m.Staleness; st != nil {
+		work += fmt.Sprintf(" (staleness max %d mean %.2f, %d recomputed)", st.Max, st.Mean, st.Recomputes)
+	}
+	fmt.Fprintf(d.Progress, "epoch %d/%d: tune BLEU %6.2f%s (decoded %6.2f), %s, %d non-zeros, %.1f s, ETA %.0f s\n",
+		m.Epoch, d.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
+}
+
+// CompleteEpochs returns the metrics of epochs 1, 2, … of the run folder
+// whose complete marker exists, up to the first that is missing: what
+// --resume keeps.
+func CompleteEpochs(ctx context.Context, dir Layout) ([]Metrics, error) {
+	var ms []Metrics
+	for n := 1; ; n++ {
+		p := dir.Epoch(n).Complete()
+		ok, err := storage.Exists(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("tune: %w", err)
+		}
+		if !ok {
+			return ms, nil
+		}
+		var m Metrics
+		if err := ReadJSON(ctx, p, &m); err != nil {
+			return nil, err
+		}
+		if m.Epoch != n {
+			return nil, fmt.Errorf("tune: %s records epoch %d", p, m.Epoch)
+		}
+		ms = append(ms, m)
+	}
+}
+
+// WriteMetrics writes ms as metrics.jsonl at path: one line an epoch.
+func WriteMetrics(ctx context.Context, path string, ms []Metrics) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, m := range ms {
+		if err := enc.Encode(m); err != nil {
+			return fmt.Errorf("tune: %w", err)
+		}
+	}
+	if err := storage.WriteFile(ctx, path, b.Bytes()); err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	return nil
+}
+
+// Finish records how the run of manifest man ended (done, or failed with
+// err) in the run folder's manifest.json and report.html, even if ctx is
+// cancelled, and returns err (or the error of writing them). A run stopped
+// by ctx (an interrupt, a lost lease) says so in its error.
+func Finish(ctx context.Context, dir Layout, man Manifest, err error) error {
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
+	}
+	end := time.Now().UTC()
+	man.End = &end
+	man.Status = "done"
+	if err != nil {
+		man.Status, man.Error = "failed", err.Error()
+	}
+	wctx := context.WithoutCancel(ctx)
+	if werr := WriteJSON(wctx, dir.Manifest(), man); werr != nil && err == nil {
+		err = werr
+	}
+	if werr := WriteReport(wctx, dir.Root); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// WriteJSON writes v to path as one line of JSON, atomically.
+func WriteJSON(ctx context.Context, path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("tune: encoding %s: %w", path, err)
+	}
+	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a file WriteJSON wrote into v.
+func ReadJSON(ctx context.Context, path string, v any) error {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("tune: %s: %w", path, err)
+	}
+	return nil
+}

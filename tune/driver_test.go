@@ -1,0 +1,93 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/io/storage"
+)
+
+// fakeEpocher is a mode whose epoch n writes a trio naming n and returns
+// the given dev BLEU.
+type fakeEpocher struct {
+	dir  Layout
+	dev  []float64 // by epoch, 1-based
+	fail int       // the epoch that fails, 0 for none
+	ran  []int
+}
+
+func (f *fakeEpocher) Epoch(ctx context.Context, n int) (Metrics, error) {
+	f.ran = append(f.ran, n)
+	if n == f.fail {
+		return Metrics{}, errors.New("epoch failed")
+	}
+	ep := f.dir.Epoch(n)
+	for _, p := range []string{ep.Moses(), ep.Sparse(), ep.JSON()} {
+		if err := storage.WriteFile(ctx, p, []byte(fmt.Sprintf("epoch %d\n", n))); err != nil {
+			return Metrics{}, err
+		}
+	}
+	d := f.dev[n-1]
+	return Metrics{Epoch: n, TuneBLEU: 10 * float64(n), DevBLEU: &d, Updates: 3}, nil
+}
+
+// TestDriver: the loop writes metrics.jsonl, complete markers, best/ of the
+// best dev epoch (the earlier on ties) and a progress line an epoch, and a
+// resumed run continues after the complete epochs.
+func TestDriver(t *testing.T) {
+	ctx := context.Background()
+	dir := Layout{Root: t.TempDir()}
+	if err := WriteJSON(ctx, dir.Manifest(), Manifest{Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	e := &fakeEpocher{dir: dir, dev: []float64{20, 25, 25, 22}, fail: 3}
+	var progress bytes.Buffer
+	d := Driver{Dir: dir, Epochs: 4, Progress: &progress}
+	ms, err := d.Run(ctx, e, nil)
+	if err == nil || len(ms) != 2 {
+		t.Fatalf("run with a failing epoch 3: %d epochs, error %v", len(ms), err)
+	}
+	done, err := CompleteEpochs(ctx, dir)
+	if err != nil || len(done) != 2 {
+		t.Fatalf("complete epochs %v, %v; want 2", done, err)
+	}
+	e.fail = 0
+	ms, err = d.Run(ctx, e, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(e.ran) != "[1 2 3 3 4]" {
+		t.Errorf("epochs run %v, want [1 2 3 3 4]", e.ran)
+	}
+	if got, err := ReadMetrics(ctx, dir.Metrics()); err != nil || len(got) != 4 {
+		t.Fatalf("metrics.jsonl: %d epochs, %v", len(got), err)
+	}
+	best, err := os.ReadFile(dir.Best().JSON())
+	if err != nil || string(best) != "epoch 2\n" {
+		t.Errorf("best/weights.json %q (%v): want epoch 2's (25 ties 25: the earlier)", best, err)
+	}
+	var be Metrics
+	if err := ReadJSON(ctx, dir.Best().Epoch(), &be); err != nil || be.Epoch != 2 {
+		t.Errorf("best/epoch.json: epoch %d, %v", be.Epoch, err)
+	}
+	if n := strings.Count(progress.String(), "\nepoch ") + 1; n != 4 || !strings.Contains(progress.String(), "epoch 4/4: tune BLEU  40.00 dev BLEU  22.00") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir.Root, ReportName)); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	// Finish records the end in the manifest.
+	if err := Finish(ctx, dir, Manifest{Status: "running"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var man Manifest
+	if err := ReadJSON(ctx, dir.Manifest(), &man); err != nil || man.Status != "done" || man.End == nil {
+		t.Errorf("manifest after Finish: %+v, %v", man, err)
+	}
+}
