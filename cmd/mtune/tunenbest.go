@@ -13,8 +13,8 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
-	"github.com/mtune/mtune/tune"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/tune"
 )
 
 func tuneNbestCommand() command {
