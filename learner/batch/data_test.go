@@ -26,18 +26,6 @@ func loadEuroparl100(tb testing.TB) europarl100 {
 	return europarl100{idx: idx, lists: lists, init: w}
 }
 
-// replicate returns lists copied n times with sentence ids renumbered
-// (the copies share their hypotheses).
-func replicate(lists []pool.List, n int) []pool.List {
-	out := make([]pool.List, 0, n*len(lists))
-	for r := 0; r < n; r++ {
-		for _, l := range lists {
-			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
-		}
-	}
-	return out
-}
-
 // randomStats returns valid BLEU-4 statistics of a hypothesis of length
 // 0..maxLen against a reference of length 1..maxLen.
 func randomStats(r *rand.Rand, maxLen int) metric.Stats {

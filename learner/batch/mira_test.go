@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -277,7 +278,7 @@ func TestMIRAReplicated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Learn(context.Background(), replicate(d.lists, 10)); err != nil {
+	if err := m.Learn(context.Background(), learntest.Replicate(d.lists, 10)); err != nil {
 		t.Fatal(err)
 	}
 	bleu := 100 * pool.OneBest(d.lists, m.Weights()).BLEU()

@@ -5,24 +5,12 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/learner/internal/learntest"
 )
-
-// duplicate returns copies of lists with the sentences renumbered:
-// europarl100 ×100 is 10,000 sentences × 100 hypotheses.
-func duplicate(lists []pool.List, copies int) []pool.List {
-	out := make([]pool.List, 0, copies*len(lists))
-	for c := 0; c < copies; c++ {
-		for _, l := range lists {
-			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
-		}
-	}
-	return out
-}
 
 func benchLines(b *testing.B, copies int) (*Searcher, []float64, [][]float64) {
 	lists, w := loadEuroparl(b)
-	lists = duplicate(lists, copies)
+	lists = learntest.Replicate(lists, copies)
 	s, err := NewSearcher(lists, Options{})
 	if err != nil {
 		b.Fatal(err)
