@@ -1,11 +1,14 @@
 package batch
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/mtune/mtune/feature"
 	data "github.com/mtune/mtune/internal/europarl100"
+	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -70,4 +73,20 @@ func randomWeights(r *rand.Rand, n int) feature.Weights {
 		w[j] = r.NormFloat64() * 0.3
 	}
 	return w
+}
+
+// learn trains l, made from d.init with error err, on d.lists, and returns
+// its weights, their BLEU ×100 and the training time.
+func (d europarl100) learn(t *testing.T, l learner.Learner, err error) (feature.Weights, float64, time.Duration) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := l.Learn(context.Background(), d.lists); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	w := l.Weights()
+	return w, 100 * pool.OneBest(d.lists, w).BLEU(), took
 }
