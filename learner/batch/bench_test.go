@@ -6,6 +6,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkMIRA(b *testing.B) {
 // times under new sentence ids (10,000 sentences × 100 hypotheses, 1M
 // hypotheses). Moses' kbmira takes 36 s on this machine type.
 func BenchmarkMIRA100x(b *testing.B) {
-	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), mira(MIRAOptions{}))
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), mira(MIRAOptions{}))
 }
 
 // BenchmarkMR is MR with its defaults on europarl100.
@@ -55,7 +56,7 @@ func BenchmarkMR(b *testing.B) {
 // BenchmarkMR100x is MR with its defaults on europarl100 duplicated 100
 // times.
 func BenchmarkMR100x(b *testing.B) {
-	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
 		return NewMR(w, MROptions{})
 	})
 }
@@ -71,7 +72,7 @@ func BenchmarkPRO(b *testing.B) {
 // BenchmarkPRO100x is PRO on europarl100 duplicated 100 times (about
 // 330,000 pairs).
 func BenchmarkPRO100x(b *testing.B) {
-	benchLearn(b, replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
 		return NewPRO(w, PROOptions{})
 	})
 }

@@ -1,11 +1,14 @@
 package batch
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/mtune/mtune/feature"
 	data "github.com/mtune/mtune/internal/europarl100"
+	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -24,18 +27,6 @@ func loadEuroparl100(tb testing.TB) europarl100 {
 	tb.Helper()
 	lists, w, idx := data.Shared(tb)
 	return europarl100{idx: idx, lists: lists, init: w}
-}
-
-// replicate returns lists copied n times with sentence ids renumbered
-// (the copies share their hypotheses).
-func replicate(lists []pool.List, n int) []pool.List {
-	out := make([]pool.List, 0, n*len(lists))
-	for r := 0; r < n; r++ {
-		for _, l := range lists {
-			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
-		}
-	}
-	return out
 }
 
 // randomStats returns valid BLEU-4 statistics of a hypothesis of length
@@ -82,4 +73,20 @@ func randomWeights(r *rand.Rand, n int) feature.Weights {
 		w[j] = r.NormFloat64() * 0.3
 	}
 	return w
+}
+
+// learn trains l, made from d.init with error err, on d.lists, and returns
+// its weights, their BLEU ×100 and the training time.
+func (d europarl100) learn(t *testing.T, l learner.Learner, err error) (feature.Weights, float64, time.Duration) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := l.Learn(context.Background(), d.lists); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	w := l.Weights()
+	return w, 100 * pool.OneBest(d.lists, w).BLEU(), took
 }

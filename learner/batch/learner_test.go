@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -41,18 +42,6 @@ func mustMarshal(t *testing.T, l learner.Learner) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func sameBits(a, b feature.Weights) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestResume: Learn, save, restore into a fresh learner, and both continue
@@ -86,14 +75,14 @@ func TestResume(t *testing.T) {
 				if err := b.Learn(ctx, p); err != nil {
 					t.Fatal(err)
 				}
-				if !sameBits(a.Weights(), b.Weights()) {
+				if !learntest.SameBits(a.Weights(), b.Weights()) {
 					t.Fatalf("pool %d: weights differ after restoring", i+1)
 				}
 			}
 			if !bytes.Equal(mustMarshal(t, a), mustMarshal(t, b)) {
 				t.Fatal("states differ after continuing")
 			}
-			if sameBits(a.Weights(), w0) {
+			if learntest.SameBits(a.Weights(), w0) {
 				t.Error("weights never changed")
 			}
 		})
@@ -119,10 +108,10 @@ func TestDeterminism(t *testing.T) {
 			b, _ := lt.make(w0, 1)
 			c, _ := lt.make(w0, 2)
 			wa, wb, wc := run(a), run(b), run(c)
-			if !sameBits(wa, wb) {
+			if !learntest.SameBits(wa, wb) {
 				t.Error("same seed, different weights")
 			}
-			if sameBits(wa, wc) {
+			if learntest.SameBits(wa, wc) {
 				t.Error("seeds 1 and 2 give the same weights")
 			}
 		})
@@ -134,7 +123,7 @@ func TestDeterminism(t *testing.T) {
 	}
 	one, three := threads(1), threads(3)
 	for i := range one {
-		if !sameBits(one[i], three[i]) {
+		if !learntest.SameBits(one[i], three[i]) {
 			t.Errorf("learner %d: 1 and 3 threads give different weights", i)
 		}
 	}

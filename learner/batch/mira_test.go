@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -240,21 +240,13 @@ func TestMIRAEuroparl100(t *testing.T) {
 	var bleus []float64
 	for seed := uint64(0); seed < 9; seed++ {
 		m, err := NewMIRA(d.init, MIRAOptions{Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		if err := m.Learn(context.Background(), d.lists); err != nil {
-			t.Fatal(err)
-		}
-		w := m.Weights()
-		bleu := 100 * pool.OneBest(d.lists, w).BLEU()
+		w, bleu, took := d.learn(t, m, err)
 		r := m.LastRun()
 		if got := 100 * r.Passes[r.Best].BLEU; math.Abs(got-bleu) > 1e-9 {
 			t.Errorf("seed %d: pass %d reports BLEU %v, its weights give %v", seed, r.Best, got, bleu)
 		}
 		t.Logf("seed %d: BLEU %.2f (%.4f; start %.2f), best pass %d of %d, %v, %d non-zero weights",
-			seed, bleu, bleu, 100*r.Initial, r.Best+1, len(r.Passes), time.Since(start), w.NonZero())
+			seed, bleu, bleu, 100*r.Initial, r.Best+1, len(r.Passes), took, w.NonZero())
 		if seed == 0 && bleu < 14.28 {
 			t.Errorf("seed 0: BLEU %.4f, want ≥ 14.28", bleu)
 		}
@@ -277,7 +269,7 @@ func TestMIRAReplicated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Learn(context.Background(), replicate(d.lists, 10)); err != nil {
+	if err := m.Learn(context.Background(), learntest.Replicate(d.lists, 10)); err != nil {
 		t.Fatal(err)
 	}
 	bleu := 100 * pool.OneBest(d.lists, m.Weights()).BLEU()

@@ -5,13 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/pool"
 )
 
 // TestMRObjective checks the objective and its gradient against an
@@ -148,18 +146,10 @@ func TestMREuroparl100(t *testing.T) {
 	d := loadEuroparl100(t)
 	for _, tt := range []MROptions{{}, {Lambda: 0.05}, {Lambda: 0.05, Scale: 10}} {
 		m, err := NewMR(d.init, tt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		if err := m.Learn(context.Background(), d.lists); err != nil {
-			t.Fatal(err)
-		}
-		w := m.Weights()
+		w, bleu, took := d.learn(t, m, err)
 		r := m.LastRun()
-		bleu := 100 * pool.OneBest(d.lists, w).BLEU()
 		t.Logf("λ %v, scale %v: BLEU %.2f (%.4f), objective %.4f → %.4f, %v, %d non-zero weights",
-			m.Options().Lambda, m.Options().Scale, bleu, bleu, r.Initial, r.Final, time.Since(start), w.NonZero())
+			m.Options().Lambda, m.Options().Scale, bleu, bleu, r.Initial, r.Final, took, w.NonZero())
 		for _, rs := range r.Restarts {
 			t.Logf("  η₀ %.3g, %d epochs, objective %.6f", rs.Eta0, rs.Epochs, rs.Objective)
 		}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/loss"
@@ -22,18 +21,10 @@ func TestPROEuroparl100(t *testing.T) {
 	var bleus []float64
 	for seed := uint64(0); seed < 5; seed++ {
 		p, err := NewPRO(d.init, PROOptions{Seed: seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := time.Now()
-		if err := p.Learn(context.Background(), d.lists); err != nil {
-			t.Fatal(err)
-		}
-		w := p.Weights()
+		w, bleu, took := d.learn(t, p, err)
 		r := p.LastRun()
-		bleu := 100 * pool.OneBest(d.lists, w).BLEU()
 		t.Logf("seed %d: BLEU %.2f (%.4f), %d pairs, objective %.4f → %.4f in %d L-BFGS iterations (%s), %v, %d non-zero weights",
-			seed, bleu, bleu, r.Pairs, r.Initial, r.Final, r.Iterations, r.Status, time.Since(start), w.NonZero())
+			seed, bleu, bleu, r.Pairs, r.Initial, r.Final, r.Iterations, r.Status, took, w.NonZero())
 		if seed == 0 && bleu < 13.35 {
 			t.Errorf("seed 0: BLEU %.4f, want ≥ 13.35", bleu)
 		}

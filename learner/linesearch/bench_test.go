@@ -5,24 +5,12 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/shared"
-	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/learner/internal/learntest"
 )
-
-// duplicate returns copies of lists with the sentences renumbered:
-// europarl100 ×100 is 10,000 sentences × 100 hypotheses.
-func duplicate(lists []pool.List, copies int) []pool.List {
-	out := make([]pool.List, 0, copies*len(lists))
-	for c := 0; c < copies; c++ {
-		for _, l := range lists {
-			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
-		}
-	}
-	return out
-}
 
 func benchLines(b *testing.B, copies int) (*Searcher, []float64, [][]float64) {
 	lists, w := loadEuroparl(b)
-	lists = duplicate(lists, copies)
+	lists = learntest.Replicate(lists, copies)
 	s, err := NewSearcher(lists, Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -45,13 +33,17 @@ func benchLines(b *testing.B, copies int) (*Searcher, []float64, [][]float64) {
 	return s, base, cols
 }
 
+// benchSizes are the pools the benchmarks run on: europarl100 and 100
+// copies of it.
+var benchSizes = []struct {
+	name   string
+	copies int
+}{{"europarl100", 1}, {"europarl100x100", 100}}
+
 // BenchmarkSearchSorted is one MERT coordinate line search (slopes sorted
 // beforehand), cycling through the 15 features.
 func BenchmarkSearchSorted(b *testing.B) {
-	for _, c := range []struct {
-		name   string
-		copies int
-	}{{"europarl100", 1}, {"europarl100x100", 100}} {
+	for _, c := range benchSizes {
 		b.Run(c.name, func(b *testing.B) {
 			s, base, cols := benchLines(b, c.copies)
 			orders := make([][]int32, len(cols))
@@ -74,10 +66,7 @@ func BenchmarkSearchSorted(b *testing.B) {
 // BenchmarkSearch is a line search along a dense direction (sorting every
 // sentence's lines by slope).
 func BenchmarkSearch(b *testing.B) {
-	for _, c := range []struct {
-		name   string
-		copies int
-	}{{"europarl100", 1}, {"europarl100x100", 100}} {
+	for _, c := range benchSizes {
 		b.Run(c.name, func(b *testing.B) {
 			s, base, cols := benchLines(b, c.copies)
 			slope := make([]float64, s.Len())

@@ -5,20 +5,9 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
 )
-
-// duplicate returns copies of lists with the sentences renumbered:
-// europarl100 ×100 is 10,000 sentences × 100 hypotheses.
-func duplicate(lists []pool.List, copies int) []pool.List {
-	out := make([]pool.List, 0, copies*len(lists))
-	for c := 0; c < copies; c++ {
-		for _, l := range lists {
-			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
-		}
-	}
-	return out
-}
 
 // BenchmarkLearn runs MERT with Moses' defaults (20 random restarts) on
 // europarl100 and on europarl100 duplicated 100 times (1M hypotheses;
@@ -34,7 +23,7 @@ func BenchmarkLearn(b *testing.B) {
 			if err := ref.Learn(context.Background(), orig); err != nil {
 				b.Fatal(err)
 			}
-			lists := duplicate(orig, c.copies)
+			lists := learntest.Replicate(orig, c.copies)
 			b.ResetTimer()
 			cpu := shared.CPUTime()
 			var m *MERT

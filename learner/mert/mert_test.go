@@ -12,8 +12,8 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/europarl100"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/linesearch"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -22,30 +22,6 @@ func loadEuroparl(tb testing.TB) ([]pool.List, feature.Weights) {
 	tb.Helper()
 	lists, w, _ := europarl100.Load(tb)
 	return lists, w
-}
-
-// randomLists returns sentences of random hypotheses over dims dense
-// features, with plausible BLEU statistics.
-func randomLists(r *rand.Rand, sentences, hyps, dims int) []pool.List {
-	lists := make([]pool.List, sentences)
-	for i := range lists {
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, hyps)}
-		for k := range l.Hyps {
-			d := make([]float64, dims)
-			for j := range d {
-				d[j] = math.Round(r.NormFloat64()*100) / 10
-			}
-			s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-			n := 5 + r.IntN(10)
-			for o := 0; o < 4; o++ {
-				s.Totals[o] = float64(n - o)
-				s.Matches[o] = float64(r.IntN(n - o + 1))
-			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
-		}
-		lists[i] = l
-	}
-	return lists
 }
 
 func l1(w feature.Weights) float64 {
@@ -147,8 +123,8 @@ func TestThreads(t *testing.T) {
 // bit as continuing without the break.
 func TestResume(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	lists := randomLists(r, 30, 20, 4)
-	more := randomLists(r, 30, 20, 4)
+	lists := learntest.DenseLists(r, 30, 20, 4, false)
+	more := learntest.DenseLists(r, 30, 20, 4, false)
 	opts := Options{Seed: 3, Restarts: 3, RandomDirections: 2, Features: []feature.ID{3, 0, 1, 2}}
 	a := New(feature.Weights{1, -1, 0.5, 0}, opts)
 	if err := a.Learn(context.Background(), lists); err != nil {
@@ -186,7 +162,7 @@ func TestResume(t *testing.T) {
 // (up to the common normalisation).
 func TestFixedFeatures(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
-	lists := randomLists(r, 40, 15, 4)
+	lists := learntest.DenseLists(r, 40, 15, 4, false)
 	w := feature.Weights{0.5, 0.25, -2, 1}
 	m := New(w, Options{Seed: 1, Restarts: 2, Features: []feature.ID{0, 1}})
 	if err := m.Learn(context.Background(), lists); err != nil {
@@ -208,8 +184,8 @@ func TestFixedFeatures(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	good := randomLists(r, 3, 4, 2)
-	nan := randomLists(r, 3, 4, 2)
+	good := learntest.DenseLists(r, 3, 4, 2, false)
+	nan := learntest.DenseLists(r, 3, 4, 2, false)
 	nan[1].Hyps[2].Features = feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.NaN()}}
 	tests := []struct {
 		name  string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/europarl100"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -47,30 +48,6 @@ func TestAverage(t *testing.T) {
 			}
 		}
 	}
-}
-
-// randomLists returns sentences of random hypotheses over dims dense
-// features, with plausible BLEU statistics.
-func randomLists(r *rand.Rand, sentences, hyps, dims int) []pool.List {
-	lists := make([]pool.List, sentences)
-	for i := range lists {
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, 1+r.IntN(hyps))}
-		for k := range l.Hyps {
-			d := make([]float64, dims)
-			for j := range d {
-				d[j] = math.Round(r.NormFloat64()*100) / 10
-			}
-			s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-			n := 5 + r.IntN(10)
-			for o := 0; o < 4; o++ {
-				s.Totals[o] = float64(n - o)
-				s.Matches[o] = float64(r.IntN(n - o + 1))
-			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
-		}
-		lists[i] = l
-	}
-	return lists
 }
 
 func mixed(prev, avg feature.Weights, a float64) feature.Weights {
@@ -167,7 +144,7 @@ func TestLineSearchBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for c := 0; c < 300; c++ {
 		dims := 2 + r.IntN(3)
-		lists := randomLists(r, 1+r.IntN(12), 10, dims)
+		lists := learntest.DenseLists(r, 1+r.IntN(12), 10, dims, true)
 		prev := make(feature.Weights, dims)
 		var shards []Shard
 		for j := range prev {
@@ -206,7 +183,7 @@ func TestLineSearchBruteForce(t *testing.T) {
 
 func TestLineSearchBadInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	lists := randomLists(r, 3, 5, 2)
+	lists := learntest.DenseLists(r, 3, 5, 2, true)
 	tests := []struct {
 		name      string
 		prev, avg feature.Weights

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/linesearch"
 )
 
@@ -52,7 +53,7 @@ func TestPieces(t *testing.T) {
 				prev[j] = r.NormFloat64()
 			}
 			avg := Average(shards, tc.weighted)
-			lists := randomLists(r, 1+r.IntN(12), 10, dims)
+			lists := learntest.DenseLists(r, 1+r.IntN(12), 10, dims, true)
 			w, alpha, stats, err := LineSearch(prev, avg, lists)
 			if err != nil {
 				t.Fatal(err)

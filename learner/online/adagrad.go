@@ -80,7 +80,6 @@ type AdaGrad struct {
 	w    []float64 // weights, regularised through update last[j]
 	sumG []float64 // G_j, the sum of squared gradients
 	last []int64   // update count up to which w[j] is regularised
-	t    int64     // updates applied
 
 	cur atCurrent // scratch of Update
 }
@@ -89,18 +88,9 @@ var _ learner.Online = (*AdaGrad)(nil)
 
 // NewAdaGrad returns an AdaGrad learner starting from weights w (copied).
 func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
-	if opts.Rate == 0 {
-		opts.Rate = DefaultAdaGradRate
-	}
-	switch {
-	case opts.L1 == 0:
-		opts.L1 = DefaultL1
-	case opts.L1 < 0:
-		opts.L1 = 0
-	}
-	if opts.BatchSize == 0 {
-		opts.BatchSize = DefaultAdaGradBatch
-	}
+	setDefault(&opts.Rate, DefaultAdaGradRate)
+	setStrength(&opts.L1, DefaultL1)
+	setDefault(&opts.BatchSize, DefaultAdaGradBatch)
 	if !(opts.Rate > 0) || !(opts.L2 >= 0) || !(opts.AROW >= 0) || opts.BatchSize < 0 ||
 		math.IsInf(opts.Rate, 0) || math.IsInf(opts.L1, 0) || math.IsInf(opts.L2, 0) || math.IsInf(opts.AROW, 0) {
 		return nil, fmt.Errorf("online: invalid AdaGrad options (rate %v, L1 %v, L2 %v, batch %d)", opts.Rate, opts.L1, opts.L2, opts.BatchSize)
@@ -121,11 +111,7 @@ func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
 
 // Reserve grows the learner's state to n features at once, so that later
 // updates never reallocate it.
-func (a *AdaGrad) Reserve(n int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.grow(n)
-}
+func (a *AdaGrad) Reserve(n int) { a.locked(func() { a.grow(n) }) }
 
 func (a *AdaGrad) grow(n int) {
 	if n > len(a.w) {
@@ -182,11 +168,7 @@ func (a *AdaGrad) Gradient(w feature.Weights, batch []pool.List, seed uint64) (f
 
 // Apply makes one AdaGrad + FOBOS update with gradient g, which must be
 // finite (as Gradient returns it).
-func (a *AdaGrad) Apply(g feature.Vector) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.apply(g)
-}
+func (a *AdaGrad) Apply(g feature.Vector) { a.locked(func() { a.apply(g) }) }
 
 func (a *AdaGrad) apply(g feature.Vector) {
 	if n := len(g.IDs); n > 0 {
@@ -210,33 +192,23 @@ func (a *AdaGrad) apply(g feature.Vector) {
 // seed)) with a seed drawn from the learner's generator, in time
 // proportional to the batch's features, not to all features.
 func (a *AdaGrad) Update(ctx context.Context, batch []pool.List) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.update(batch)
+	return withLock(&a.core, func() error { return a.update(batch) })
 }
 
 func (a *AdaGrad) update(batch []pool.List) error {
 	seed := a.rng.Uint64()
-	var g feature.Vector
-	var err error
-	a.cur.run(a.w, a.current, batch, func() {
-		g, _, err = a.opts.Objective.gradient(a.w, batch, seed)
-	})
-	if err != nil {
-		return err
-	}
-	a.apply(g)
-	return nil
+	return a.cur.step(a.w, a.current, batch, func() (feature.Vector, error) {
+		return a.Gradient(a.w, batch, seed)
+	}, a.apply)
 }
 
 // Learn runs one epoch over lists: a random order, mini-batches of
 // BatchSize, one update each; then it applies every pending proximal step.
 func (a *AdaGrad) Learn(ctx context.Context, lists []pool.List) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	err := a.epoch(ctx, lists, a.opts.BatchSize, a.update)
-	a.flush()
-	return err
+	return withLock(&a.core, func() error {
+		defer a.flush()
+		return a.epoch(ctx, lists, a.opts.BatchSize, a.update)
+	})
 }
 
 // flush applies every pending proximal step.
@@ -274,13 +246,6 @@ func (a *AdaGrad) SetWeights(w feature.Weights) {
 	for j := range a.last {
 		a.last[j] = a.t
 	}
-}
-
-// Updates returns the number of updates applied.
-func (a *AdaGrad) Updates() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return int(a.t)
 }
 
 const adagradMagic, adagradVersion = "mtune/online.AdaGrad", 1

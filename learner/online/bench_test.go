@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -29,7 +30,7 @@ func sparseBatch(r *rand.Rand, n int) []pool.List {
 			for range 10 {
 				b.Add(ids[15+r.IntN(285)], 1)
 			}
-			batch[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: randStats(r)}
+			batch[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: learntest.RandStats(r)}
 		}
 	}
 	return batch

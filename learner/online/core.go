@@ -19,7 +19,7 @@ import (
 var ErrState = errors.New("online: invalid learner state")
 
 // core is what every learner of the package has: the lock that serialises
-// its methods, and its generator, which orders the lists of each Learn
+// its methods, the update count, and its generator, which orders the lists of each Learn
 // epoch (AdaGrad and SGD also draw each update's sampling seed from it).
 //
 // A learner's state is a learner/internal/statecodec record: the magic
@@ -30,12 +30,50 @@ type core struct {
 	mu  sync.Mutex
 	pcg *rand.PCG
 	rng *rand.Rand
+	t   int64 // updates applied (Watanabe counts its own)
 }
 
 // seed starts the generator.
 func (c *core) seed(seed1, seed2 uint64) {
 	c.pcg = rand.NewPCG(seed1, seed2)
 	c.rng = rand.New(c.pcg)
+}
+
+// setDefault sets *x to def if it is zero, as an option's zero value means
+// its default.
+func setDefault[T comparable](x *T, def T) {
+	var zero T
+	if *x == zero {
+		*x = def
+	}
+}
+
+// setStrength is setDefault for a regulariser's strength, which a negative
+// value turns off (sets to zero).
+func setStrength(x *float64, def float64) {
+	if *x < 0 {
+		*x = 0
+	} else {
+		setDefault(x, def)
+	}
+}
+
+// Updates returns the number of updates applied.
+func (c *core) Updates() int { return withLock(c, func() int { return int(c.t) }) }
+
+// locked calls f under the lock.
+func (c *core) locked(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f()
+}
+
+// withLock returns f() computed under c's lock: the exported methods that
+// return a value are this around their unexported work.
+func withLock[T any](c *core, f func() T) T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return f()
 }
 
 // epoch runs one epoch over lists: an order drawn from the generator,
@@ -127,4 +165,17 @@ func (s *atCurrent) run(w []float64, cur func(j int) float64, batch []pool.List,
 		}
 	}()
 	f()
+}
+
+// step computes an update at the current weights, f run inside s.run(w,
+// cur, batch, ·), and, if f succeeds, calls apply with its result.
+func (s *atCurrent) step(w []float64, cur func(j int) float64, batch []pool.List, f func() (feature.Vector, error), apply func(feature.Vector)) error {
+	var g feature.Vector
+	var err error
+	s.run(w, cur, batch, func() { g, err = f() })
+	if err != nil {
+		return err
+	}
+	apply(g)
+	return nil
 }

@@ -63,7 +63,6 @@ type MIRA struct {
 	sum   []float64 // Σ of w_j over the ticks up to last[j]
 	last  []int64
 	ticks int64 // updates averaged over, since the start or SetWeights
-	total int64 // updates applied
 	bg    metric.Background
 }
 
@@ -71,15 +70,9 @@ var _ learner.Online = (*MIRA)(nil)
 
 // NewMIRA returns an online MIRA learner starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
-	if opts.C == 0 {
-		opts.C = DefaultC
-	}
-	if opts.Decay == 0 {
-		opts.Decay = metric.DefaultDecay
-	}
-	if opts.BatchSize == 0 {
-		opts.BatchSize = 1
-	}
+	setDefault(&opts.C, DefaultC)
+	setDefault(&opts.Decay, metric.DefaultDecay)
+	setDefault(&opts.BatchSize, 1)
 	if !(opts.C > 0) || math.IsInf(opts.C, 0) || !(opts.Decay > 0 && opts.Decay <= 1) ||
 		opts.Order < 0 || opts.Order > metric.MaxOrder || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("online: invalid MIRA options (C %v, decay %v, order %d, batch %d)", opts.C, opts.Decay, opts.Order, opts.BatchSize)
@@ -183,9 +176,7 @@ func (m *MIRA) Apply(g feature.Vector) { m.ApplyStep(g, nil) }
 // ApplyStep applies what Step returned: w −= g, one tick of averaging, and
 // the hopes' statistics added to the pseudo-corpus (unless Gain is set).
 func (m *MIRA) ApplyStep(g feature.Vector, hopes []metric.Stats) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.apply(g, hopes)
+	m.locked(func() { m.apply(g, hopes) })
 }
 
 func (m *MIRA) apply(g feature.Vector, hopes []metric.Stats) {
@@ -200,7 +191,7 @@ func (m *MIRA) apply(g feature.Vector, hopes []metric.Stats) {
 		m.w[j] -= g.Vals[k]
 	}
 	m.ticks++
-	m.total++
+	m.t++
 	if m.opts.Gain == nil {
 		for _, h := range hopes {
 			m.bg.Update(h)
@@ -210,9 +201,7 @@ func (m *MIRA) apply(g feature.Vector, hopes []metric.Stats) {
 
 // Update makes one update from batch: ApplyStep(Step(Current(), batch)).
 func (m *MIRA) Update(ctx context.Context, batch []pool.List) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.update(batch)
+	return withLock(&m.core, func() error { return m.update(batch) })
 }
 
 func (m *MIRA) update(batch []pool.List) error {
@@ -226,9 +215,7 @@ func (m *MIRA) update(batch []pool.List) error {
 
 // Learn runs one epoch over lists in a random order, in mini-batches.
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.epoch(ctx, lists, m.opts.BatchSize, m.update)
+	return withLock(&m.core, func() error { return m.epoch(ctx, lists, m.opts.BatchSize, m.update) })
 }
 
 // Weights returns the averaged weights: the mean of the weights after each
@@ -250,9 +237,7 @@ func (m *MIRA) Weights() feature.Weights {
 
 // Current returns a copy of the raw (not averaged) weights.
 func (m *MIRA) Current() feature.Weights {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append(feature.Weights(nil), m.w...)
+	return withLock(&m.core, func() feature.Weights { return append(feature.Weights(nil), m.w...) })
 }
 
 // SetWeights replaces the current weights and restarts the average from
@@ -269,13 +254,6 @@ func (m *MIRA) SetWeights(w feature.Weights) {
 	m.ticks = 0
 }
 
-// Updates returns the number of updates applied.
-func (m *MIRA) Updates() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return int(m.total)
-}
-
 const miraMagic, miraVersion = "mtune/online.MIRA", 1
 
 // MarshalBinary returns the learner's state: the update count, weights,
@@ -283,7 +261,7 @@ const miraMagic, miraVersion = "mtune/online.MIRA", 1
 // made with the same options.
 func (m *MIRA) MarshalBinary() ([]byte, error) {
 	return m.marshal(miraMagic, miraVersion, func(e *statecodec.Encoder) {
-		e.I64(m.total)
+		e.I64(m.t)
 		e.I64(m.ticks)
 		e.F64s(m.w)
 		e.F64s(m.sum)
@@ -318,7 +296,7 @@ func (m *MIRA) UnmarshalBinary(data []byte) error {
 		}
 	}
 	return m.restore(d, func() {
-		m.total, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
+		m.t, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
 		m.bg.Stats = bg
 	})
 }

@@ -12,29 +12,13 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
-
-func randStats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4}
-	n := 1 + r.IntN(30)
-	for k := range 4 {
-		t := max(0, n-k)
-		s.Totals[k] = float64(t)
-		if t > 0 {
-			s.Matches[k] = float64(r.IntN(t + 1))
-		}
-		if k > 0 {
-			s.Matches[k] = min(s.Matches[k], s.Matches[k-1])
-		}
-	}
-	s.RefLen = float64(5 + r.IntN(26))
-	return s
-}
 
 // randLists returns nl synthetic n-best lists: a few dense features whose
 // weighted sum tracks BLEU plus noise, and sparse indicators over sparse ids
@@ -45,7 +29,7 @@ func randLists(r *rand.Rand, nl, nh, sparse int) []pool.List {
 	for i := range lists {
 		lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, nh)}
 		for k := range nh {
-			st := randStats(r)
+			st := learntest.RandStats(r)
 			bleu := metric.BLEUPlusOne(st, metric.LinOch)
 			for j := range 5 {
 				b.Add(feature.ID(j), 3*bleu*float64(j%2*2-1)+r.NormFloat64())
@@ -202,18 +186,6 @@ func initWeights(n int) feature.Weights {
 	return w
 }
 
-func sameBits(a, b feature.Weights) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
-}
-
 // TestResume trains two epochs uninterrupted, and one epoch, a save, a
 // restore into a fresh learner and a second epoch: the weights must be
 // bit-identical.
@@ -246,7 +218,7 @@ func TestResume(t *testing.T) {
 			if err := g.Learn(ctx, lists); err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(l.Weights(), g.Weights()) || !sameBits(l.Current(), g.Current()) || l.Updates() != g.Updates() {
+			if !learntest.SameBits(l.Weights(), g.Weights()) || !learntest.SameBits(l.Current(), g.Current()) || l.Updates() != g.Updates() {
 				t.Fatalf("resumed run differs:\n%v\n%v", l.Weights(), g.Weights())
 			}
 			a, _ := l.MarshalBinary()
@@ -254,7 +226,7 @@ func TestResume(t *testing.T) {
 			if !bytes.Equal(a, b) {
 				t.Fatal("states differ after the same training")
 			}
-			if sameBits(l.Weights(), w0) {
+			if learntest.SameBits(l.Weights(), w0) {
 				t.Fatal("two epochs left the weights unchanged")
 			}
 		})
@@ -297,7 +269,7 @@ func TestUpdateIsGradientApply(t *testing.T) {
 				} else {
 					lb.Apply(g)
 				}
-				if !sameBits(la.Current(), lb.Current()) {
+				if !learntest.SameBits(la.Current(), lb.Current()) {
 					t.Fatalf("step %d: Update and Apply(Gradient) differ", step)
 				}
 			}
@@ -500,7 +472,7 @@ func TestOptionErrors(t *testing.T) {
 
 func TestNonFinite(t *testing.T) {
 	l := pool.List{Hyps: []pool.Hyp{
-		{Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.Inf(1)}}, Stats: randStats(rand.New(rand.NewPCG(1, 1)))},
+		{Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.Inf(1)}}, Stats: learntest.RandStats(rand.New(rand.NewPCG(1, 1)))},
 		{Features: feature.FromDense([]float64{1}), Stats: metric.Stats{Order: 4, RefLen: 3}},
 	}}
 	for name, lr := range newLearners(t, feature.Weights{1}) {
@@ -509,7 +481,7 @@ func TestNonFinite(t *testing.T) {
 		switch {
 		case err != nil && !errors.Is(err, ErrNotFinite):
 			t.Errorf("%s: error %v, want ErrNotFinite", name, err)
-		case err != nil && !sameBits(before, lr.Current()):
+		case err != nil && !learntest.SameBits(before, lr.Current()):
 			t.Errorf("%s: failed update changed the weights", name)
 		case err == nil && !lr.Current().Finite():
 			t.Errorf("%s: non-finite weights without an error", name)
@@ -529,7 +501,7 @@ func TestUnmarshalErrors(t *testing.T) {
 				t.Errorf("%s: %d bytes: error %v, want ErrState", name, len(bad), err)
 			}
 		}
-		if !sameBits(l.Current(), w) {
+		if !learntest.SameBits(l.Current(), w) {
 			t.Errorf("%s: failed restore changed the learner", name)
 		}
 	}

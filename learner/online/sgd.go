@@ -124,7 +124,6 @@ type SGD struct {
 
 	core
 	w scaled
-	t int64
 
 	cur atCurrent // scratch of Update
 }
@@ -133,12 +132,8 @@ var _ learner.Online = (*SGD)(nil)
 
 // NewSGD returns an SGD learner starting from weights w (copied).
 func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {
-	if opts.Rate == 0 {
-		opts.Rate = DefaultSGDRate
-	}
-	if opts.BatchSize == 0 {
-		opts.BatchSize = DefaultAdaGradBatch
-	}
+	setDefault(&opts.Rate, DefaultSGDRate)
+	setDefault(&opts.BatchSize, DefaultAdaGradBatch)
 	if !(opts.Rate > 0) || math.IsInf(opts.Rate, 0) || !(opts.L2 >= 0) || opts.Rate*opts.L2 > 1 || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("online: invalid SGD options (rate %v, L2 %v, batch %d)", opts.Rate, opts.L2, opts.BatchSize)
 	}
@@ -160,11 +155,7 @@ func (s *SGD) Gradient(w feature.Weights, batch []pool.List, seed uint64) (featu
 }
 
 // Apply makes one step w ← (1 − η·λ)·w − η·g.
-func (s *SGD) Apply(g feature.Vector) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.apply(g)
-}
+func (s *SGD) Apply(g feature.Vector) { s.locked(func() { s.apply(g) }) }
 
 func (s *SGD) apply(g feature.Vector) {
 	if n := len(g.IDs); n > 0 {
@@ -182,56 +173,30 @@ func (s *SGD) apply(g feature.Vector) {
 // Update makes one update from batch: Apply(Gradient(Current(), batch,
 // seed)) with a seed drawn from the learner's generator.
 func (s *SGD) Update(ctx context.Context, batch []pool.List) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.update(batch)
+	return withLock(&s.core, func() error { return s.update(batch) })
 }
 
 func (s *SGD) update(batch []pool.List) error {
 	seed := s.rng.Uint64()
-	var g feature.Vector
-	var err error
-	s.cur.run(s.w.v, s.w.at, batch, func() {
-		g, _, err = s.opts.Objective.gradient(s.w.v, batch, seed)
-	})
-	if err != nil {
-		return err
-	}
-	s.apply(g)
-	return nil
+	return s.cur.step(s.w.v, s.w.at, batch, func() (feature.Vector, error) {
+		return s.Gradient(s.w.v, batch, seed)
+	}, s.apply)
 }
 
 // Learn runs one epoch over lists in a random order, in mini-batches.
 func (s *SGD) Learn(ctx context.Context, lists []pool.List) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.epoch(ctx, lists, s.opts.BatchSize, s.update)
+	return withLock(&s.core, func() error { return s.epoch(ctx, lists, s.opts.BatchSize, s.update) })
 }
 
 // Weights returns a copy of the current weights.
 func (s *SGD) Weights() feature.Weights { return s.Current() }
 
 // Current returns a copy of the current weights.
-func (s *SGD) Current() feature.Weights {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.weights()
-}
+func (s *SGD) Current() feature.Weights { return withLock(&s.core, s.w.weights) }
 
 // SetWeights replaces the current weights, keeping the update count and
 // the generator.
-func (s *SGD) SetWeights(w feature.Weights) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.w.set(w)
-}
-
-// Updates returns the number of updates applied.
-func (s *SGD) Updates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return int(s.t)
-}
+func (s *SGD) SetWeights(w feature.Weights) { s.locked(func() { s.w.set(w) }) }
 
 const sgdMagic, sgdVersion = "mtune/online.SGD", 1
 

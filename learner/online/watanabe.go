@@ -97,21 +97,10 @@ var _ learner.Online = (*Watanabe)(nil)
 
 // NewWatanabe returns Watanabe's learner starting from weights w (copied).
 func NewWatanabe(w feature.Weights, opts WatanabeOptions) (*Watanabe, error) {
-	if opts.Rate == 0 {
-		opts.Rate = DefaultWatanabeRate
-	}
-	if opts.Decay == 0 {
-		opts.Decay = DefaultWatanabeDecay
-	}
-	switch {
-	case opts.Lambda == 0:
-		opts.Lambda = DefaultWatanabeLambda
-	case opts.Lambda < 0:
-		opts.Lambda = 0
-	}
-	if opts.BatchSize == 0 {
-		opts.BatchSize = DefaultWatanabeBatch
-	}
+	setDefault(&opts.Rate, DefaultWatanabeRate)
+	setDefault(&opts.Decay, DefaultWatanabeDecay)
+	setStrength(&opts.Lambda, DefaultWatanabeLambda)
+	setDefault(&opts.BatchSize, DefaultWatanabeBatch)
 	if !(opts.Rate > 0) || math.IsInf(opts.Rate, 0) || !(opts.Decay > 0 && opts.Decay <= 1) ||
 		opts.Period < 0 || opts.BatchSize < 0 || math.IsInf(opts.Lambda, 0) || opts.Rate*opts.Lambda >= 1 {
 		return nil, fmt.Errorf("online: invalid Watanabe options (rate %v, decay %v, period %d, λ %v, batch %d)",
@@ -220,11 +209,7 @@ func (l *Watanabe) step(w feature.Weights, batch []pool.List, eta float64) (feat
 
 // Apply makes one update with g, minus a PA step: the L2 step, w −= g,
 // the projection onto the L2 ball.
-func (l *Watanabe) Apply(g feature.Vector) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.apply(g)
-}
+func (l *Watanabe) Apply(g feature.Vector) { l.locked(func() { l.apply(g) }) }
 
 func (l *Watanabe) apply(g feature.Vector) {
 	k := l.k.Load()
@@ -248,36 +233,26 @@ func (l *Watanabe) apply(g feature.Vector) {
 // Update makes one update from batch: Apply(Gradient(Current(), batch,
 // ·)).
 func (l *Watanabe) Update(ctx context.Context, batch []pool.List) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.update(batch)
+	return withLock(&l.core, func() error { return l.update(batch) })
 }
 
 func (l *Watanabe) update(batch []pool.List) error {
-	var g feature.Vector
-	var err error
 	eta := l.rate(l.k.Load())
-	l.cur.run(l.w.v, l.w.at, batch, func() {
-		g, err = l.step(l.w.v, batch, eta)
-	})
-	if err != nil {
-		return err
-	}
-	l.apply(g)
-	return nil
+	return l.cur.step(l.w.v, l.w.at, batch, func() (feature.Vector, error) {
+		return l.step(l.w.v, batch, eta)
+	}, l.apply)
 }
 
 // Learn runs one epoch over lists in a random order, in mini-batches. When
 // Period is zero it first sets K to the number of mini-batches.
 func (l *Watanabe) Learn(ctx context.Context, lists []pool.List) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.opts.Period == 0 && l.opts.BatchSize > 0 {
-		l.period.Store(int64((len(lists) + l.opts.BatchSize - 1) / l.opts.BatchSize))
-	}
-	err := l.epoch(ctx, lists, l.opts.BatchSize, l.update)
-	l.w.recount()
-	return err
+	return withLock(&l.core, func() error {
+		if l.opts.Period == 0 && l.opts.BatchSize > 0 {
+			l.period.Store(int64((len(lists) + l.opts.BatchSize - 1) / l.opts.BatchSize))
+		}
+		defer l.w.recount()
+		return l.epoch(ctx, lists, l.opts.BatchSize, l.update)
+	})
 }
 
 // Weights returns a copy of the current weights (Watanabe's learner does
@@ -285,19 +260,11 @@ func (l *Watanabe) Learn(ctx context.Context, lists []pool.List) error {
 func (l *Watanabe) Weights() feature.Weights { return l.Current() }
 
 // Current returns a copy of the current weights.
-func (l *Watanabe) Current() feature.Weights {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.weights()
-}
+func (l *Watanabe) Current() feature.Weights { return withLock(&l.core, l.w.weights) }
 
 // SetWeights replaces the current weights, keeping the update count, K and
 // the generator.
-func (l *Watanabe) SetWeights(w feature.Weights) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.set(w)
-}
+func (l *Watanabe) SetWeights(w feature.Weights) { l.locked(func() { l.w.set(w) }) }
 
 // Updates returns the number of updates applied.
 func (l *Watanabe) Updates() int { return int(l.k.Load()) }

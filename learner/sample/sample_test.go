@@ -14,28 +14,10 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
-
-// randStats returns BLEU-4 statistics of a random hypothesis of length
-// 1..30 against a reference of length 5..30.
-func randStats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4}
-	n := 1 + r.IntN(30)
-	for k := range 4 {
-		t := max(0, n-k)
-		s.Totals[k] = float64(t)
-		if t > 0 {
-			s.Matches[k] = float64(r.IntN(t + 1))
-		}
-		if k > 0 {
-			s.Matches[k] = min(s.Matches[k], s.Matches[k-1])
-		}
-	}
-	s.RefLen = float64(5 + r.IntN(26))
-	return s
-}
 
 // randLists returns nl lists of up to maxHyps hypotheses with random sparse
 // features over dim ids.
@@ -49,7 +31,7 @@ func randLists(r *rand.Rand, nl, maxHyps, dim int) []pool.List {
 			for range 1 + r.IntN(8) {
 				b.Add(feature.ID(r.IntN(dim)), r.NormFloat64())
 			}
-			lists[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: randStats(r)}
+			lists[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: learntest.RandStats(r)}
 		}
 	}
 	return lists

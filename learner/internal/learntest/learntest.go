@@ -1,0 +1,88 @@
+// Package learntest holds the fixtures the learners' tests share: random
+// BLEU statistics and n-best lists, pools replicated for benchmarks, and the
+// bitwise comparison of weights that resume tests rely on.
+package learntest
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+)
+
+// RandStats returns BLEU-4 statistics of a random hypothesis of length
+// 1..30 against a reference of length 5..30.
+func RandStats(r *rand.Rand) metric.Stats {
+	s := metric.Stats{Order: 4}
+	n := 1 + r.IntN(30)
+	for k := range 4 {
+		t := max(0, n-k)
+		s.Totals[k] = float64(t)
+		if t > 0 {
+			s.Matches[k] = float64(r.IntN(t + 1))
+		}
+		if k > 0 {
+			s.Matches[k] = min(s.Matches[k], s.Matches[k-1])
+		}
+	}
+	s.RefLen = float64(5 + r.IntN(26))
+	return s
+}
+
+// DenseLists returns sentences of random hypotheses over dims dense
+// features (multiples of 0.1), with plausible BLEU statistics: hyps
+// hypotheses a sentence, or, if upTo, 1 + r.IntN(hyps) of them.
+func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List {
+	lists := make([]pool.List, sentences)
+	for i := range lists {
+		n := hyps
+		if upTo {
+			n = 1 + r.IntN(hyps)
+		}
+		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, n)}
+		for k := range l.Hyps {
+			d := make([]float64, dims)
+			for j := range d {
+				d[j] = math.Round(r.NormFloat64()*100) / 10
+			}
+			s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
+			n := 5 + r.IntN(10)
+			for o := 0; o < 4; o++ {
+				s.Totals[o] = float64(n - o)
+				s.Matches[o] = float64(r.IntN(n - o + 1))
+			}
+			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
+		}
+		lists[i] = l
+	}
+	return lists
+}
+
+// Replicate returns lists copied n times with the sentences renumbered (the
+// copies share their hypotheses): europarl100 ×100 is 10,000 sentences ×
+// 100 hypotheses.
+func Replicate(lists []pool.List, n int) []pool.List {
+	out := make([]pool.List, 0, n*len(lists))
+	for c := 0; c < n; c++ {
+		for _, l := range lists {
+			out = append(out, pool.List{Sent: len(out), Hyps: l.Hyps})
+		}
+	}
+	return out
+}
+
+// SameBits reports whether a and b have the same length and bit-identical
+// elements.
+func SameBits(a, b feature.Weights) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for j := range a {
+		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
+			return false
+		}
+	}
+	return true
+}
