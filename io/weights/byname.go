@@ -71,4 +71,3 @@ func (ww ByName) Map() map[string]float64 {
 	}
 	return m
 }
-
