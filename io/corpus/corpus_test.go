@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -106,18 +106,8 @@ func TestReadLinesErrors(t *testing.T) {
 // gunzipLines reads a gzip file with the standard library only.
 func gunzipLines(t *testing.T, p string) []string {
 	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
+	sc := parsetest.GzipScanner(t, p)
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}

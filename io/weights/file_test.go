@@ -2,7 +2,6 @@ package weights
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -22,16 +22,7 @@ import (
 // '=' or ':' in the third field.
 func nbestLayout(t *testing.T, path string) []feature.Group {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(zr).ReadString('\n')
+	line, err := bufio.NewReader(parsetest.OpenGzip(t, path)).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
