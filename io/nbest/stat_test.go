@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,7 +153,7 @@ func TestMertBasic(t *testing.T) {
 	if got := named(idx, fb[0].Vectors[0]); !equalFV(got, wantF) {
 		t.Errorf("first row %v, want %v", got, wantF)
 	}
-	if got := sb[0].Stats[0]; !equalFloats(got, []float64{6, 14, 1, 13, 0, 12, 0, 11, 18}) {
+	if got := sb[0].Stats[0]; !slices.Equal(got, []float64{6, 14, 1, 13, 0, 12, 0, 11, 18}) {
 		t.Errorf("first statistics %v", got)
 	}
 	// Written again with Moses' formatting, byte for byte.
@@ -162,18 +163,6 @@ func TestMertBasic(t *testing.T) {
 	if got := writeScore(t, 0, sb); !bytes.Equal(got, score) {
 		t.Errorf("SCORESTAT written differs from Moses':\n%s", firstDiff(got, score))
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func firstDiff(got, want []byte) string {
@@ -289,7 +278,7 @@ func TestStatRoundTripSparse(t *testing.T) {
 		t.Errorf("got %q, want %q", sdata, want)
 	}
 	sback := readScoreBlocks(t, sdata)
-	if len(sback) != 2 || !equalFloats(sback[0].Stats[0], sb[0].Stats[0]) || !equalFloats(sback[0].Stats[1], sb[0].Stats[1]) || len(sback[1].Stats) != 0 {
+	if len(sback) != 2 || !slices.Equal(sback[0].Stats[0], sb[0].Stats[0]) || !slices.Equal(sback[0].Stats[1], sb[0].Stats[1]) || len(sback[1].Stats) != 0 {
 		t.Errorf("read back %+v", sback)
 	}
 }

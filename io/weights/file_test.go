@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ func TestLayoutsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := nbestLayout(t, shared.Path(t, "nbest", "europarl100", "nbest.gz")); !equalGroups(s.Groups, want) {
+	if want := nbestLayout(t, shared.Path(t, "nbest", "europarl100", "nbest.gz")); !slices.Equal(s.Groups, want) {
 		t.Errorf("init.weights layout %v, n-best layout %v", s.Groups, want)
 	}
 	for _, model := range []string{"europarl-fr-en-8k", "early-distortion-de-en", "lexicalized-reordering-fr-en"} {
@@ -248,7 +249,7 @@ func TestReadListMertBasic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []feature.Group{g("d", 7), g("lm", 1), g("tm", 5), g("w", 1)}; !equalGroups(s.Groups, want) {
+	if want := []feature.Group{g("d", 7), g("lm", 1), g("tm", 5), g("w", 1)}; !slices.Equal(s.Groups, want) {
 		t.Fatalf("groups %v, want %v", s.Groups, want)
 	}
 	w := s.Dense()
