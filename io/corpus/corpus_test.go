@@ -276,13 +276,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, tc.files)
-			var refs []string
-			for _, r := range tc.refs {
-				refs = append(refs, filepath.Join(dir, r))
-			}
-			c, err := Load(context.Background(), filepath.Join(dir, tc.src), refs)
+			dir, refs, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,13 +337,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, tc.files)
-			var refs []string
-			for _, r := range tc.refs {
-				refs = append(refs, filepath.Join(dir, r))
-			}
-			c, err := Load(context.Background(), filepath.Join(dir, tc.src), refs)
+			dir, _, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
 			if err == nil {
 				t.Fatalf("no error; corpus %+v", c)
 			}
@@ -418,4 +406,19 @@ func BenchmarkLoadEuroparl(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// loadFiles writes files into a new temporary folder and Loads the source
+// src with the references refs, named relative to it; it returns the folder
+// and the paths of the references.
+func loadFiles(t *testing.T, files map[string]string, src string, refs []string) (string, []string, *Corpus, error) {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, files)
+	var paths []string
+	for _, r := range refs {
+		paths = append(paths, filepath.Join(dir, r))
+	}
+	c, err := Load(context.Background(), filepath.Join(dir, src), paths)
+	return dir, paths, c, err
 }

@@ -79,15 +79,7 @@ func writeFeat(tb testing.TB, idx *feature.Index, prec int, blocks []FeatBlock) 
 	var buf bytes.Buffer
 	w := NewFeatStatWriter(&buf, idx)
 	w.Precision = prec
-	for _, b := range blocks {
-		if err := w.Write(b); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		tb.Fatal(err)
-	}
+	writeBlocks(tb, w, blocks)
 	return buf.Bytes()
 }
 
@@ -96,6 +88,17 @@ func writeScore(tb testing.TB, prec int, blocks []ScoreBlock) []byte {
 	var buf bytes.Buffer
 	w := NewScoreStatWriter(&buf)
 	w.Precision = prec
+	writeBlocks(tb, w, blocks)
+	return buf.Bytes()
+}
+
+// writeBlocks writes blocks with w and flushes it, failing tb on an error.
+func writeBlocks[B any](tb testing.TB, w interface {
+	Write(B) error
+	Flush()
+	Error() error
+}, blocks []B) {
+	tb.Helper()
 	for _, b := range blocks {
 		if err := w.Write(b); err != nil {
 			tb.Fatal(err)
@@ -105,7 +108,6 @@ func writeScore(tb testing.TB, prec int, blocks []ScoreBlock) []byte {
 	if err := w.Error(); err != nil {
 		tb.Fatal(err)
 	}
-	return buf.Bytes()
 }
 
 func readFile(tb testing.TB, rel ...string) []byte {
