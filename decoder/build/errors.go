@@ -2,7 +2,6 @@ package build
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mtune/mtune/internal/textpos"
 )
@@ -32,24 +31,14 @@ var (
 // ParseError is the error of malformed input. File is the path of the
 // file, Line the 1-based line number in it and Column the 1-based byte
 // offset of the offending token; zero means unknown.
-type ParseError struct {
-	File   string
-	Line   int
-	Column int
-	Err    error
-}
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("build", e.File, e.Line, e.Column, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "build" }
 
 // errAt builds a *ParseError wrapping kind with a formatted detail.
 func errAt(file string, line, col int, kind error, format string, args ...any) *ParseError {
-	err := kind
-	if format != "" {
-		err = fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
-	}
-	return &ParseError{File: file, Line: line, Column: col, Err: err}
+	return textpos.At[pkgPrefix](file, line, col, kind, format, args...)
 }

@@ -2,7 +2,6 @@ package lm
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mtune/mtune/internal/textpos"
 )
@@ -36,23 +35,15 @@ var (
 
 // ParseError is the error of a reader for malformed input. File is the name
 // given to the reader (the path for Load). Line is 1-based; zero means the
-// error concerns the input as a whole.
-type ParseError struct {
-	File string
-	Line int
-	Err  error
-}
+// error concerns the input as a whole. Column is always zero.
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("lm", e.File, e.Line, 0, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "lm" }
 
 // errorf returns an error wrapping the sentinel kind with a message.
 func errorf(kind error, format string, args ...any) error {
-	if format == "" {
-		return kind
-	}
-	return fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
+	return textpos.Wrap(kind, format, args...)
 }

@@ -64,14 +64,7 @@ func read(ctx context.Context, r io.Reader, name string, o Options, chunk int) (
 	rd := &reader{opts: o, failed: make(chan struct{})}
 	m, err := rd.run(ctx, r, chunk)
 	if err != nil {
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			if pe.File == "" {
-				pe.File = name
-			}
-			return nil, err
-		}
-		return nil, fmt.Errorf("lm: %s: %w", name, err)
+		return nil, textpos.WithFile[pkgPrefix](err, name)
 	}
 	return m, nil
 }

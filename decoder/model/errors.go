@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mtune/mtune/internal/textpos"
 )
@@ -40,18 +39,12 @@ var (
 // input), the 1-based byte column where the problem starts (0 when it
 // concerns the whole line), and the underlying error, which wraps one of
 // the Err variables.
-type ParseError struct {
-	File   string
-	Line   int
-	Column int
-	Err    error
-}
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("model", e.File, e.Line, e.Column, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "model" }
 
 // errAt returns a *ParseError wrapping kind with a formatted detail.
 func errAt(file string, line, col int, kind error, format string, args ...any) *ParseError {
@@ -70,13 +63,7 @@ func (e *lineError) Error() string { return e.err.Error() }
 func (e *lineError) Unwrap() error { return e.err }
 
 func lineErr(col int, kind error, format string, args ...any) *lineError {
-	var err error
-	if format == "" {
-		err = kind
-	} else {
-		err = fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
-	}
-	return &lineError{col: col, err: err}
+	return &lineError{col: col, err: textpos.Wrap(kind, format, args...)}
 }
 
 // at turns a lineError into a *ParseError at file:line.

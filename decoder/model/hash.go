@@ -28,18 +28,6 @@ func pairHash(entry int32, tgt uint64) uint64 {
 	return fmix64(tgt ^ (uint64(uint32(entry)) * 0x9e3779b97f4a7c15))
 }
 
-func equalIDs(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // tableSize returns the number of slots of an open-addressing table for n
 // keys: a power of two at least 2n (load ≤ 1/2), at least 16.
 func tableSize(n int) int {

@@ -192,7 +192,7 @@ func (t *PhraseTable) lookupEntry(src []int32, h uint64) (int32, bool) {
 			return 0, false
 		}
 		e := s - 1
-		if t.srcHash[e] == h && equalIDs(t.srcWords[t.srcOff[e]:t.srcOff[e+1]], src) {
+		if t.srcHash[e] == h && slices.Equal(t.srcWords[t.srcOff[e]:t.srcOff[e+1]], src) {
 			return e, true
 		}
 	}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -321,25 +321,9 @@ func naivePair(t testing.TB, line string) (src, tgt string, scores []float32, al
 // with the loaded table, using naivePair; it returns the number of lines.
 func checkAgainstFile(t *testing.T, pt *PhraseTable, path string, step int) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
-	n := 0
 	checked := 0
-	for sc.Scan() {
-		n++
-		if n%step != 0 {
-			continue
-		}
-		src, tgt, scores, align, counts := naivePair(t, sc.Text())
+	n := eachNthLine(t, path, step, func(n int, line string) {
+		src, tgt, scores, align, counts := naivePair(t, line)
 		found := false
 		for _, op := range optionsOf(pt, src) {
 			if op.tgt == tgt && slices.Equal(op.scores, scores) && slices.Equal(op.align, align) && slices.Equal(op.counts, counts) {
@@ -351,12 +335,28 @@ func checkAgainstFile(t *testing.T, pt *PhraseTable, path string, step int) int 
 			t.Fatalf("%s:%d: %q ||| %q not found with its scores %v, alignment %v, counts %v", path, n, src, tgt, scores, align, counts)
 		}
 		checked++
+	})
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
+	return n
+}
+
+// eachNthLine calls fn with the number and the text of every step-th line
+// of the gzip file at path, read with the standard library only; it
+// returns the number of lines.
+func eachNthLine(t *testing.T, path string, step int, fn func(n int, line string)) int {
+	t.Helper()
+	sc := parsetest.GzipScanner(t, path)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n%step == 0 {
+			fn(n, sc.Text())
+		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
-	}
-	if checked == 0 {
-		t.Fatal("nothing checked")
 	}
 	return n
 }

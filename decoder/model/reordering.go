@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -304,7 +305,7 @@ func (t *PhraseTable) buildPairIndex() *pairIndex {
 			tgt := t.Target(o)
 			i := int(pairHash(e, hashIDs(tgt))) & mask
 			for idx.slots[i] != 0 {
-				if o2 := idx.slots[i] - 1; o2 >= start && equalIDs(t.Target(o2), tgt) {
+				if o2 := idx.slots[i] - 1; o2 >= start && slices.Equal(t.Target(o2), tgt) {
 					idx.dups = true
 				}
 				i = (i + 1) & mask
@@ -340,7 +341,7 @@ func (t *PhraseTable) appendPairs(dst []int32, idx *pairIndex, e int32, tgt []in
 		if s == 0 {
 			return dst
 		}
-		if o := s - 1; o >= start && o < end && equalIDs(t.Target(o), tgt) {
+		if o := s - 1; o >= start && o < end && slices.Equal(t.Target(o), tgt) {
 			dst = append(dst, o)
 		}
 	}

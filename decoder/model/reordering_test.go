@@ -1,11 +1,8 @@
 package model
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -205,23 +202,8 @@ func TestReorderingMosesModels(t *testing.T) {
 			if want := (ReorderingStats{Lines: tc.pairs, Attached: tc.pairs}); st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
-			f, err := os.Open(roPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(zr)
-			n := 0
-			for sc.Scan() {
-				n++
-				if n%tc.step != 0 {
-					continue
-				}
-				src, tgt, scores, _, _ := naivePair(t, sc.Text())
+			eachNthLine(t, roPath, tc.step, func(n int, line string) {
+				src, tgt, scores, _, _ := naivePair(t, line)
 				found := false
 				for _, op := range optionsOf(pt, src) {
 					if op.tgt == tgt {
@@ -232,7 +214,7 @@ func TestReorderingMosesModels(t *testing.T) {
 				if !found {
 					t.Fatalf("%s:%d: %q ||| %q: scores %v not attached", roPath, n, src, tgt, scores)
 				}
-			}
+			})
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package corpus
 
 import (
-	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -106,18 +106,8 @@ func TestReadLinesErrors(t *testing.T) {
 // gunzipLines reads a gzip file with the standard library only.
 func gunzipLines(t *testing.T, p string) []string {
 	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 1<<20)
+	sc := parsetest.GzipScanner(t, p)
 	for sc.Scan() {
 		out = append(out, sc.Text())
 	}
@@ -286,13 +276,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, tc.files)
-			var refs []string
-			for _, r := range tc.refs {
-				refs = append(refs, filepath.Join(dir, r))
-			}
-			c, err := Load(context.Background(), filepath.Join(dir, tc.src), refs)
+			dir, refs, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -353,13 +337,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			write(t, dir, tc.files)
-			var refs []string
-			for _, r := range tc.refs {
-				refs = append(refs, filepath.Join(dir, r))
-			}
-			c, err := Load(context.Background(), filepath.Join(dir, tc.src), refs)
+			dir, _, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
 			if err == nil {
 				t.Fatalf("no error; corpus %+v", c)
 			}
@@ -428,4 +406,19 @@ func BenchmarkLoadEuroparl(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// loadFiles writes files into a new temporary folder and Loads the source
+// src with the references refs, named relative to it; it returns the folder
+// and the paths of the references.
+func loadFiles(t *testing.T, files map[string]string, src string, refs []string) (string, []string, *Corpus, error) {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, files)
+	var paths []string
+	for _, r := range refs {
+		paths = append(paths, filepath.Join(dir, r))
+	}
+	c, err := Load(context.Background(), filepath.Join(dir, src), paths)
+	return dir, paths, c, err
 }

@@ -24,18 +24,12 @@ var (
 // ParseError is the error of malformed input. File is empty for the
 // io.Reader functions and set to the path by the path-based ones. Line and
 // Column (a byte offset) are 1-based; zero means unknown.
-type ParseError struct {
-	File   string
-	Line   int
-	Column int
-	Err    error
-}
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("corpus", e.File, e.Line, e.Column, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "corpus" }
 
 var bom = []byte("\xef\xbb\xbf")
 

@@ -50,18 +50,12 @@ var (
 // the reader, the 1-based line number, the 1-based byte column where the
 // problem starts (0 when it concerns the whole line) and the underlying
 // error, which wraps one of the Err variables (or io.ErrUnexpectedEOF).
-type ParseError struct {
-	File   string
-	Line   int
-	Column int
-	Err    error
-}
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("nbest", e.File, e.Line, e.Column, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "nbest" }
 
 // tokenError reports a bad token: `bad feature value "x"`. It unwraps to
 // its sentinel.
@@ -76,12 +70,3 @@ func (e *tokenError) Error() string {
 }
 
 func (e *tokenError) Unwrap() error { return e.err }
-
-// detailError adds detail to a sentinel: "feature name without value: x".
-type detailError struct {
-	err    error
-	detail string
-}
-
-func (e *detailError) Error() string { return e.err.Error() + ": " + e.detail }
-func (e *detailError) Unwrap() error { return e.err }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,7 +204,7 @@ func FuzzScoreStat(f *testing.F) {
 				t.Fatalf("read back %+v, want %+v", got, b)
 			}
 			for k := range b.Stats {
-				if !equalFloats(got.Stats[k], b.Stats[k]) {
+				if !slices.Equal(got.Stats[k], b.Stats[k]) {
 					t.Fatalf("row %d: %v, want %v", k, got.Stats[k], b.Stats[k])
 				}
 			}

@@ -140,7 +140,7 @@ func (r *Reader) ReadSentence() (id int, hyps []Hypothesis, err error) {
 	}
 	if _, ok := r.seen[id]; ok {
 		r.err = &ParseError{File: r.name, Line: r.lastLine, Column: 1,
-			Err: &detailError{ErrNotGrouped, fmt.Sprintf("sentence %d", id)}}
+			Err: textpos.Detail(ErrNotGrouped, fmt.Sprintf("sentence %d", id))}
 		return 0, nil, r.err
 	}
 	r.seen[id] = struct{}{}
@@ -212,7 +212,7 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 		pos += k + len(sep)
 	}
 	if nf < 3 {
-		err := error(&detailError{ErrFieldCount, fmt.Sprintf("%d of at least 3", nf)})
+		err := error(textpos.Detail(ErrFieldCount, fmt.Sprintf("%d of at least 3", nf)))
 		if !complete {
 			err = fmt.Errorf("%w (line cut off by the end of input: %w)", err, io.ErrUnexpectedEOF)
 		}
@@ -280,9 +280,9 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 	// noValue reports a label in force that still waits for its value.
 	noValue := func(col int) (feature.Vector, error) {
 		if state == wantSpar {
-			return fail(col, &detailError{ErrNoValue, textpos.Quote(sname)})
+			return fail(col, textpos.Detail(ErrNoValue, textpos.Quote(sname)))
 		}
-		return fail(col, &detailError{ErrNoValue, r.groups[g].label})
+		return fail(col, textpos.Detail(ErrNoValue, r.groups[g].label))
 	}
 	n := len(f)
 	for p := 0; p < n; {
@@ -308,7 +308,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 			}
 			label := tok[:len(tok)-1]
 			if len(label) == 0 {
-				return fail(start, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
+				return fail(start, textpos.Detail(ErrBadFeature, "empty feature name "+textpos.Quote(tok)))
 			}
 			if bytes.IndexByte(label, '_') >= 0 {
 				sid = r.intern(label)
@@ -339,7 +339,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 			k := eq - start
 			name, val := tok[:k], tok[k+1:]
 			if len(name) == 0 {
-				return fail(start, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
+				return fail(start, textpos.Detail(ErrBadFeature, "empty feature name "+textpos.Quote(tok)))
 			}
 			x, ok := parseNum(val)
 			if !ok {
@@ -365,7 +365,7 @@ func (r *Reader) parseFeatures(f []byte, off int) (feature.Vector, error) {
 				gs.n++
 				gvals++
 			default:
-				return fail(start, &detailError{ErrBadFeature, "value " + textpos.Quote(tok) + " has no feature name"})
+				return fail(start, textpos.Detail(ErrBadFeature, "value "+textpos.Quote(tok)+" has no feature name"))
 			}
 		default:
 			// A bare sparse name, followed by its value: "sparse_name v".
@@ -427,7 +427,7 @@ func (r *Reader) checkLayout() error {
 				d = fmt.Sprintf("%s has %d values, line %d has %d", g.label, g.n, r.layoutLine, want)
 			}
 		}
-		return &detailError{ErrDenseLayout, d}
+		return textpos.Detail(ErrDenseLayout, d)
 	}
 	return nil
 }

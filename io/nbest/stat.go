@@ -115,16 +115,16 @@ func readHeader(lr *lineReader, name, marker string, fields [][]byte) (hdr [][]b
 		if strings.Contains(string(hdr[0]), "_BIN_") {
 			what = "binary blocks are not supported"
 		}
-		return hdr, 0, 0, 0, statErr(lr, name, 1, &detailError{ErrBadHeader, fmt.Sprintf("%s: %s", textpos.Quote(hdr[0]), what)})
+		return hdr, 0, 0, 0, statErr(lr, name, 1, textpos.Detail(ErrBadHeader, fmt.Sprintf("%s: %s", textpos.Quote(hdr[0]), what)))
 	}
 	if len(hdr) < 4 {
-		return hdr, 0, 0, 0, statErr(lr, name, 0, &detailError{ErrBadHeader, "want marker, sentence, count and width"})
+		return hdr, 0, 0, 0, statErr(lr, name, 0, textpos.Detail(ErrBadHeader, "want marker, sentence, count and width"))
 	}
 	var v [3]int
 	for i := range v {
 		x, ok := parseUint(hdr[1+i])
 		if !ok {
-			return hdr, 0, 0, 0, statErr(lr, name, 0, &detailError{ErrBadHeader, "bad number " + textpos.Quote(hdr[1+i])})
+			return hdr, 0, 0, 0, statErr(lr, name, 0, textpos.Detail(ErrBadHeader, "bad number "+textpos.Quote(hdr[1+i])))
 		}
 		v[i] = x
 	}
@@ -140,7 +140,7 @@ func readFooter(lr *lineReader, name, marker string) error {
 		return err
 	}
 	if string(trimSpace(line)) != marker {
-		return statErr(lr, name, 1, &detailError{ErrBadFooter, "want " + marker})
+		return statErr(lr, name, 1, textpos.Detail(ErrBadFooter, "want "+marker))
 	}
 	return nil
 }
@@ -183,7 +183,7 @@ func (r *FeatStatReader) read() (FeatBlock, error) {
 	}
 	names := hdr[4:]
 	if len(names) != n {
-		return FeatBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrBadHeader, fmt.Sprintf("%d feature names, header says %d", len(names), n)})
+		return FeatBlock{}, statErr(&r.lr, r.name, 0, textpos.Detail(ErrBadHeader, fmt.Sprintf("%d feature names, header says %d", len(names), n)))
 	}
 	same := len(names) == len(r.dense)
 	for i := 0; same && i < len(names); i++ {
@@ -196,7 +196,7 @@ func (r *FeatStatReader) read() (FeatBlock, error) {
 		for i, nm := range names {
 			s := string(nm)
 			if seen[s] {
-				return FeatBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrBadHeader, "repeated feature name " + textpos.Quote(nm)})
+				return FeatBlock{}, statErr(&r.lr, r.name, 0, textpos.Detail(ErrBadHeader, "repeated feature name "+textpos.Quote(nm)))
 			}
 			seen[s] = true
 			dense[i] = s
@@ -252,7 +252,7 @@ func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 			continue
 		}
 		if k == 0 {
-			return feature.Vector{}, statErr(&r.lr, r.name, start+1, &detailError{ErrBadFeature, "empty feature name " + textpos.Quote(tok)})
+			return feature.Vector{}, statErr(&r.lr, r.name, start+1, textpos.Detail(ErrBadFeature, "empty feature name "+textpos.Quote(tok)))
 		}
 		x, ok := parseNum(tok[k+1:])
 		if !ok {
@@ -262,7 +262,7 @@ func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 	}
 	if nd != len(r.denseIDs) {
 		r.b.Reset()
-		return feature.Vector{}, statErr(&r.lr, r.name, 0, &detailError{ErrColumnCount, fmt.Sprintf("%d dense values, header says %d", nd, len(r.denseIDs))})
+		return feature.Vector{}, statErr(&r.lr, r.name, 0, textpos.Detail(ErrColumnCount, fmt.Sprintf("%d dense values, header says %d", nd, len(r.denseIDs))))
 	}
 	return r.b.Vector(), nil
 }
@@ -311,7 +311,7 @@ func (r *ScoreStatReader) read() (ScoreBlock, error) {
 		return ScoreBlock{}, err
 	}
 	if len(hdr) != 5 {
-		return ScoreBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrBadHeader, "want marker, sentence, count, width and metric name"})
+		return ScoreBlock{}, statErr(&r.lr, r.name, 0, textpos.Detail(ErrBadHeader, "want marker, sentence, count, width and metric name"))
 	}
 	if string(hdr[4]) != r.metric {
 		r.metric = string(hdr[4])
@@ -339,7 +339,7 @@ func (r *ScoreStatReader) read() (ScoreBlock, error) {
 		}
 		r.row = row
 		if len(row) != n {
-			return ScoreBlock{}, statErr(&r.lr, r.name, 0, &detailError{ErrColumnCount, fmt.Sprintf("%d statistics, header says %d", len(row), n)})
+			return ScoreBlock{}, statErr(&r.lr, r.name, 0, textpos.Detail(ErrColumnCount, fmt.Sprintf("%d statistics, header says %d", len(row), n)))
 		}
 		// Rows share backing arrays of 64 rows each.
 		if len(back)+n > cap(back) {

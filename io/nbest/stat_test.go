@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,15 +79,7 @@ func writeFeat(tb testing.TB, idx *feature.Index, prec int, blocks []FeatBlock) 
 	var buf bytes.Buffer
 	w := NewFeatStatWriter(&buf, idx)
 	w.Precision = prec
-	for _, b := range blocks {
-		if err := w.Write(b); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		tb.Fatal(err)
-	}
+	writeBlocks(tb, w, blocks)
 	return buf.Bytes()
 }
 
@@ -95,6 +88,17 @@ func writeScore(tb testing.TB, prec int, blocks []ScoreBlock) []byte {
 	var buf bytes.Buffer
 	w := NewScoreStatWriter(&buf)
 	w.Precision = prec
+	writeBlocks(tb, w, blocks)
+	return buf.Bytes()
+}
+
+// writeBlocks writes blocks with w and flushes it, failing tb on an error.
+func writeBlocks[B any](tb testing.TB, w interface {
+	Write(B) error
+	Flush()
+	Error() error
+}, blocks []B) {
+	tb.Helper()
 	for _, b := range blocks {
 		if err := w.Write(b); err != nil {
 			tb.Fatal(err)
@@ -104,7 +108,6 @@ func writeScore(tb testing.TB, prec int, blocks []ScoreBlock) []byte {
 	if err := w.Error(); err != nil {
 		tb.Fatal(err)
 	}
-	return buf.Bytes()
 }
 
 func readFile(tb testing.TB, rel ...string) []byte {
@@ -152,7 +155,7 @@ func TestMertBasic(t *testing.T) {
 	if got := named(idx, fb[0].Vectors[0]); !equalFV(got, wantF) {
 		t.Errorf("first row %v, want %v", got, wantF)
 	}
-	if got := sb[0].Stats[0]; !equalFloats(got, []float64{6, 14, 1, 13, 0, 12, 0, 11, 18}) {
+	if got := sb[0].Stats[0]; !slices.Equal(got, []float64{6, 14, 1, 13, 0, 12, 0, 11, 18}) {
 		t.Errorf("first statistics %v", got)
 	}
 	// Written again with Moses' formatting, byte for byte.
@@ -162,18 +165,6 @@ func TestMertBasic(t *testing.T) {
 	if got := writeScore(t, 0, sb); !bytes.Equal(got, score) {
 		t.Errorf("SCORESTAT written differs from Moses':\n%s", firstDiff(got, score))
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func firstDiff(got, want []byte) string {
@@ -289,7 +280,7 @@ func TestStatRoundTripSparse(t *testing.T) {
 		t.Errorf("got %q, want %q", sdata, want)
 	}
 	sback := readScoreBlocks(t, sdata)
-	if len(sback) != 2 || !equalFloats(sback[0].Stats[0], sb[0].Stats[0]) || !equalFloats(sback[0].Stats[1], sb[0].Stats[1]) || len(sback[1].Stats) != 0 {
+	if len(sback) != 2 || !slices.Equal(sback[0].Stats[0], sb[0].Stats[0]) || !slices.Equal(sback[0].Stats[1], sb[0].Stats[1]) || len(sback[1].Stats) != 0 {
 		t.Errorf("read back %+v", sback)
 	}
 }

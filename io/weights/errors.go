@@ -2,7 +2,6 @@ package weights
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/mtune/mtune/internal/textpos"
 )
@@ -32,43 +31,21 @@ var (
 // ParseError is the error of a reader for malformed input. File is empty
 // for the io.Reader functions and set to the path by the path-based ones.
 // Line and Column are 1-based; zero means unknown or not applicable.
-type ParseError struct {
-	File   string
-	Line   int
-	Column int
-	Err    error
-}
+type ParseError = textpos.ParseError[pkgPrefix]
 
-func (e *ParseError) Error() string {
-	return textpos.Format("weights", e.File, e.Line, e.Column, e.Err)
-}
+// pkgPrefix starts the messages of this package's ParseError.
+type pkgPrefix struct{}
 
-func (e *ParseError) Unwrap() error { return e.Err }
+func (pkgPrefix) Prefix() string { return "weights" }
 
 // errAt builds a *ParseError for line and column with a message wrapping
 // the sentinel kind.
 func errAt(line, col int, kind error, format string, args ...any) *ParseError {
-	var err error
-	if format == "" {
-		err = kind
-	} else {
-		err = fmt.Errorf("%w: "+format, append([]any{kind}, args...)...)
-	}
-	return &ParseError{Line: line, Column: col, Err: err}
+	return textpos.At[pkgPrefix]("", line, col, kind, format, args...)
 }
 
 // withFile sets the file name of a *ParseError inside err, or prefixes
 // other errors with it.
 func withFile(err error, file string) error {
-	if err == nil {
-		return nil
-	}
-	var pe *ParseError
-	if errors.As(err, &pe) {
-		if pe.File == "" {
-			pe.File = file
-		}
-		return err
-	}
-	return fmt.Errorf("weights: %s: %w", file, err)
+	return textpos.WithFile[pkgPrefix](err, file)
 }

@@ -2,18 +2,19 @@ package weights
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -22,16 +23,7 @@ import (
 // '=' or ':' in the third field.
 func nbestLayout(t *testing.T, path string) []feature.Group {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(zr).ReadString('\n')
+	line, err := bufio.NewReader(parsetest.OpenGzip(t, path)).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +158,7 @@ func TestLayoutsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := nbestLayout(t, shared.Path(t, "nbest", "europarl100", "nbest.gz")); !equalGroups(s.Groups, want) {
+	if want := nbestLayout(t, shared.Path(t, "nbest", "europarl100", "nbest.gz")); !slices.Equal(s.Groups, want) {
 		t.Errorf("init.weights layout %v, n-best layout %v", s.Groups, want)
 	}
 	for _, model := range []string{"europarl-fr-en-8k", "early-distortion-de-en", "lexicalized-reordering-fr-en"} {
@@ -257,7 +249,7 @@ func TestReadListMertBasic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []feature.Group{g("d", 7), g("lm", 1), g("tm", 5), g("w", 1)}; !equalGroups(s.Groups, want) {
+	if want := []feature.Group{g("d", 7), g("lm", 1), g("tm", 5), g("w", 1)}; !slices.Equal(s.Groups, want) {
 		t.Fatalf("groups %v, want %v", s.Groups, want)
 	}
 	w := s.Dense()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
@@ -132,7 +133,7 @@ func FuzzReadList(f *testing.F) {
 				t.Fatalf("%s: %v, want %v", n, back.Value(n), s.Value(n))
 			}
 		}
-		if !equalGroups(s.Groups, []feature.Group{g("d", 2), g("lm", 1)}) {
+		if !slices.Equal(s.Groups, []feature.Group{g("d", 2), g("lm", 1)}) {
 			t.Fatalf("groups %v", s.Groups)
 		}
 	})

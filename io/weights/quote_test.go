@@ -2,19 +2,16 @@ package weights
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/internal/parsetest"
 )
 
 // TestErrorsDoNotQuoteLines reads files that are not weights (a corpus
 // file) or carry a long bad token, and checks that the error names the
 // file and line and does not print the line: at most a short token.
 func TestErrorsDoNotQuoteLines(t *testing.T) {
-	const secret = "resumptionofthesession declared adjourned on friday 17 december"
-	long := strings.ReplaceAll(secret, " ", "_")
+	secret, long := parsetest.Secret, parsetest.Long
 	cases := []struct {
 		name   string
 		format Format
@@ -32,21 +29,9 @@ func TestErrorsDoNotQuoteLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "corpus.en")
-			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := parsetest.WriteFile(t, "corpus.en", c.in)
 			_, err := ReadFormat(context.Background(), path, c.format, nil)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, fmt.Sprintf("%s:%d", path, c.line)) {
-				t.Errorf("error %q does not name %s:%d", msg, path, c.line)
-			}
-			if strings.Contains(msg, "declared") || strings.Contains(msg, "resumptionofthesession") {
-				t.Errorf("error %q quotes the file's content", msg)
-			}
+			parsetest.NoContent(t, err, path, c.line)
 		})
 	}
 }

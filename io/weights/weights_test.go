@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -21,7 +22,7 @@ type want struct {
 
 func check(t *testing.T, s *Set, w want) {
 	t.Helper()
-	if !equalGroups(s.Groups, w.groups) {
+	if !slices.Equal(s.Groups, w.groups) {
 		t.Fatalf("groups = %v, want %v", s.Groups, w.groups)
 	}
 	if got := s.Dense(); !equalBits(got, w.dense) {
@@ -44,18 +45,6 @@ func check(t *testing.T, s *Set, w want) {
 	}
 }
 
-func equalGroups(a, b []feature.Group) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func equalBits(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
@@ -71,7 +60,7 @@ func equalBits(a, b []float64) bool {
 // sameSet reports whether a and b hold the same layout and weights, bit
 // for bit (the sparse parts compared by name, zeros ignored).
 func sameSet(a, b *Set) bool {
-	if !equalGroups(a.Groups, b.Groups) || !equalBits(a.Dense(), b.Dense()) {
+	if !slices.Equal(a.Groups, b.Groups) || !equalBits(a.Dense(), b.Dense()) {
 		return false
 	}
 	sa, sb := a.Sparse(), b.Sparse()
@@ -331,7 +320,7 @@ func TestGroupsOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := GroupsOf(tc.names); !equalGroups(got, tc.want) {
+			if got := GroupsOf(tc.names); !slices.Equal(got, tc.want) {
 				t.Errorf("GroupsOf = %v, want %v", got, tc.want)
 			}
 		})
@@ -502,7 +491,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalGroups(got.Groups, []feature.Group{g("LM0", 1), g("TranslationModel0", 4), g("WordPenalty0", 1)}) || !equalBits(got.Dense(), s.Dense()) {
+	if !slices.Equal(got.Groups, []feature.Group{g("LM0", 1), g("TranslationModel0", 4), g("WordPenalty0", 1)}) || !equalBits(got.Dense(), s.Dense()) {
 		t.Fatalf("list: %v %v", got.Groups, got.Dense())
 	}
 }

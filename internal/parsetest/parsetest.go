@@ -1,0 +1,77 @@
+// Package parsetest holds helpers for the tests of mtune's parsers
+// (io/weights, io/nbest, io/corpus, decoder/model, decoder/lm,
+// decoder/build). It is test-support code only: no non-test package
+// imports it. It imports only the standard library, so that the tests
+// inside any of those packages can use it.
+package parsetest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Secret is a line of a corpus. The tests that feed a parser a file that
+// is not what it is named as, or a long bad token made of it (Long), check
+// with NoContent that its error does not print it.
+const Secret = "resumptionofthesession declared adjourned on friday 17 december"
+
+// Long is Secret as one token.
+var Long = strings.ReplaceAll(Secret, " ", "_")
+
+// NoContent fails t unless err is an error that names file:line and
+// quotes no part of Secret longer than a short token.
+func NoContent(t testing.TB, err error, file string, line int) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, fmt.Sprintf("%s:%d", file, line)) {
+		t.Errorf("error %q does not name %s:%d", msg, file, line)
+	}
+	if strings.Contains(msg, "declared") || strings.Contains(msg, "resumptionofthesession") {
+		t.Errorf("error %q quotes the file's content", msg)
+	}
+}
+
+// WriteFile writes content to a file name in a new temporary directory of
+// t and returns its path.
+func WriteFile(t testing.TB, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// OpenGzip opens the gzip file at path with the standard library only and
+// returns its decompressed content; the file is closed when t ends.
+func OpenGzip(t testing.TB, path string) io.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return zr
+}
+
+// GzipScanner returns a line scanner of the gzip file at path (see
+// OpenGzip) that takes lines of up to 1 MiB.
+func GzipScanner(t testing.TB, path string) *bufio.Scanner {
+	t.Helper()
+	sc := bufio.NewScanner(OpenGzip(t, path))
+	sc.Buffer(nil, 1<<20)
+	return sc
+}
