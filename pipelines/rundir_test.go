@@ -1,12 +1,9 @@
 package pipelines_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -110,7 +108,7 @@ func copyModel(t *testing.T, dir, to string, ini []byte) string {
 		}
 		if strings.Contains(e.Name(), "lm") && strings.HasSuffix(e.Name(), ".arpa.gz") {
 			// An LM with one more comment line: another checksum.
-			b = regzip(t, append([]byte("\n"), gunzip(t, b)...))
+			b = testfile.Gzip(t, append([]byte("\n"), testfile.Gunzip(t, b)...))
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o666); err != nil {
 			t.Fatal(err)
@@ -122,30 +120,6 @@ func copyModel(t *testing.T, dir, to string, ini []byte) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func regzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestRunFolderLease: a run refuses a folder another process holds, and a
