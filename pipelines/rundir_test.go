@@ -28,9 +28,7 @@ func TestResumeOtherInputs(t *testing.T) {
 	o := options(d, out)
 	o.Epochs = 1
 	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	// A copy of the model whose LM differs in one byte, and a copy of the
 	// moses.ini with another weight.
 	modelDir := filepath.Dir(d.ini)
@@ -140,9 +138,7 @@ func TestRunFolderLease(t *testing.T) {
 		t.Fatalf("run into a held folder: %v, want busy", err)
 	}
 	held.Close(ctx)
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrNotEmpty) {
 		t.Fatalf("a second run into a used folder: %v, want ErrNotEmpty", err)
 	}
@@ -156,10 +152,7 @@ func TestRunFolderLease(t *testing.T) {
 	}
 	// Resuming to 2 epochs now runs epoch 2 afresh.
 	o.Epochs, o.Overwrite, o.Resume = 2, false, true
-	res, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, ctx, o)
 	if len(res.Epochs) != 2 {
 		t.Fatalf("%d epochs", len(res.Epochs))
 	}
@@ -176,9 +169,7 @@ func TestReportAtEnd(t *testing.T) {
 	out := t.TempDir()
 	o := options(d, out)
 	o.Epochs = 1
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	page, err := os.ReadFile(filepath.Join(out, tune.ReportName))
 	if err != nil {
 		t.Fatal(err)
