@@ -42,21 +42,13 @@ func OpenGzip(t testing.TB, path string) io.Reader {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return zr
+	return gunzipReader(t, f)
 }
 
 // GunzipFile returns the decompressed content of the gzip file at path.
 func GunzipFile(t testing.TB, path string) []byte {
 	t.Helper()
-	b, err := io.ReadAll(OpenGzip(t, path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return readAll(t, OpenGzip(t, path))
 }
 
 // GunzipLines returns the first n lines of the gzip file at path, all of
@@ -92,13 +84,23 @@ func Gzip(t testing.TB, b []byte) []byte {
 // Gunzip decompresses b with the standard library.
 func Gunzip(t testing.TB, b []byte) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	return readAll(t, gunzipReader(t, bytes.NewReader(b)))
+}
+
+func gunzipReader(t testing.TB, r io.Reader) *gzip.Reader {
+	t.Helper()
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := io.ReadAll(zr)
+	return zr
+}
+
+func readAll(t testing.TB, r io.Reader) []byte {
+	t.Helper()
+	b, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return b
 }
