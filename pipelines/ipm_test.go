@@ -80,6 +80,21 @@ func mustRun(t *testing.T, ctx context.Context, o pipelines.Options) pipelines.R
 	return res
 }
 
+// oneEpoch runs one epoch of the small demo, on its dev set too if dev,
+// into a new folder, and returns the demo and the run's options (o.Out the
+// folder).
+func oneEpoch(t *testing.T, dev bool) (demo, pipelines.Options) {
+	t.Helper()
+	d := smallDemo(t)
+	o := options(d, t.TempDir())
+	o.Epochs = 1
+	if dev {
+		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	}
+	mustRun(t, context.Background(), o)
+	return d, o
+}
+
 // countLaunches makes o count its pipeline launches in the counter it
 // returns.
 func countLaunches(o *pipelines.Options) *int {
@@ -155,12 +170,8 @@ func TestResume(t *testing.T) {
 
 // TestResumeOtherOptions refuses to resume a run with other options.
 func TestResumeOtherOptions(t *testing.T) {
-	d := smallDemo(t)
-	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	mustRun(t, ctx, o)
+	d, o := oneEpoch(t, false)
+	ctx, out := context.Background(), o.Out
 	l1 := 0.05
 	tests := []struct {
 		name   string

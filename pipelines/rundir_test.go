@@ -22,13 +22,8 @@ import (
 // moses.ini, a changed model file the ini names), naming the input and
 // both checksums; the same content under another path is accepted.
 func TestResumeOtherInputs(t *testing.T) {
-	d := smallDemo(t)
+	d, o := oneEpoch(t, true)
 	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
-	mustRun(t, ctx, o)
 	// A copy of the model whose LM differs in one byte, and a copy of the
 	// moses.ini with another weight.
 	modelDir := filepath.Dir(d.ini)
@@ -164,12 +159,8 @@ func TestRunFolderLease(t *testing.T) {
 // TestReportAtEnd: report.html of a finished run says done, with its end;
 // of a failed run, failed.
 func TestReportAtEnd(t *testing.T) {
-	d := smallDemo(t)
-	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	mustRun(t, ctx, o)
+	d, o := oneEpoch(t, false)
+	ctx, out := context.Background(), o.Out
 	page, err := os.ReadFile(filepath.Join(out, tune.ReportName))
 	if err != nil {
 		t.Fatal(err)
