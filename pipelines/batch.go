@@ -131,14 +131,5 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	m := Metrics{Epoch: n, Sentences: len(tuneSet), Pool: pool.Size(pooled), ProgressiveBLEU: 100 * decoded.BLEU()}
 	st := pool.OneBest(pooled, nw)
 	m.TuneBLEU = 100 * st.BLEU()
-	for _, v := range ww.Vals {
-		if v != 0 {
-			m.NonZero++
-		}
-	}
-	if err := writeTrio(ctx, dir.Dir, ww, dense); err != nil {
-		return Metrics{}, err
-	}
-	m.Seconds = time.Since(t0).Seconds()
-	return m, nil
+	return finishMetrics(ctx, m, dir.Dir, ww, dense, t0)
 }

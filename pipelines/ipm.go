@@ -521,12 +521,19 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.
 	if err != nil {
 		return Metrics{}, err
 	}
+	return finishMetrics(ctx, m, dir.Dir, ww, dense, t0)
+}
+
+// finishMetrics completes an epoch's metrics m: it counts the non-zero
+// weights of ww, the epoch's new weights, writes them into dir as the
+// weights trio (writeTrio) and stamps m with the seconds since t0.
+func finishMetrics(ctx context.Context, m Metrics, dir string, ww transforms.WireWeights, dense []string, t0 time.Time) (Metrics, error) {
 	for _, v := range ww.Vals {
 		if v != 0 {
 			m.NonZero++
 		}
 	}
-	if err := writeTrio(ctx, dir.Dir, ww, dense); err != nil {
+	if err := writeTrio(ctx, dir, ww, dense); err != nil {
 		return Metrics{}, err
 	}
 	m.Seconds = time.Since(t0).Seconds()

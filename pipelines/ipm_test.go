@@ -70,6 +70,39 @@ func execute(ctx context.Context, p *beam.Pipeline) error {
 	return err
 }
 
+// mustRun runs o and fails the test on an error.
+func mustRun(t *testing.T, ctx context.Context, o pipelines.Options) pipelines.Result {
+	t.Helper()
+	res, err := pipelines.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// oneEpoch runs one epoch of the small demo, on its dev set too if dev,
+// into a new folder, and returns the demo and the run's options (o.Out the
+// folder).
+func oneEpoch(t *testing.T, dev bool) (demo, pipelines.Options) {
+	t.Helper()
+	d := smallDemo(t)
+	o := options(d, t.TempDir())
+	o.Epochs = 1
+	if dev {
+		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	}
+	mustRun(t, context.Background(), o)
+	return d, o
+}
+
+// countLaunches makes o count its pipeline launches in the counter it
+// returns.
+func countLaunches(o *pipelines.Options) *int {
+	n := new(int)
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { *n++; return execute(ctx, p) }
+	return n
+}
+
 func options(d demo, out string) pipelines.Options {
 	return pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, Out: out,
 		Shards: 2, Epochs: 3, NBest: 20, Seed: 7, Execute: execute}
@@ -82,17 +115,13 @@ func TestResume(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	launches := 0
 	o := options(d, filepath.Join(dir, "full"))
-	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
+	launches := countLaunches(&o)
 	var progress bytes.Buffer
 	o.Progress = &progress
-	full, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if launches != 3 {
-		t.Errorf("%d pipeline launches for 3 epochs", launches)
+	full := mustRun(t, ctx, o)
+	if *launches != 3 {
+		t.Errorf("%d pipeline launches for 3 epochs", *launches)
 	}
 	t.Logf("progress:\n%s", progress.String())
 	if n := strings.Count(progress.String(), "\n"); n != 3 {
@@ -101,18 +130,12 @@ func TestResume(t *testing.T) {
 
 	o = options(d, filepath.Join(dir, "resumed"))
 	o.Epochs = 2
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	o.Epochs, o.Resume = 3, true
-	launches = 0
-	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
-	resumed, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if launches != 1 {
-		t.Errorf("resume launched %d pipelines, want 1", launches)
+	launches = countLaunches(&o)
+	resumed := mustRun(t, ctx, o)
+	if *launches != 1 {
+		t.Errorf("resume launched %d pipelines, want 1", *launches)
 	}
 	if len(resumed.Epochs) != 3 {
 		t.Fatalf("resumed run reports %d epochs", len(resumed.Epochs))
@@ -147,14 +170,8 @@ func TestResume(t *testing.T) {
 
 // TestResumeOtherOptions refuses to resume a run with other options.
 func TestResumeOtherOptions(t *testing.T) {
-	d := smallDemo(t)
-	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	d, o := oneEpoch(t, false)
+	ctx, out := context.Background(), o.Out
 	l1 := 0.05
 	tests := []struct {
 		name   string

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/learner/mix"
@@ -27,9 +25,7 @@ func TestFirstEpochByHand(t *testing.T) {
 	o := options(d, t.TempDir())
 	o.Epochs = 1
 	o.Algo = "sgd"
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	got, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
@@ -91,10 +87,7 @@ func TestLineSearchDev(t *testing.T) {
 	o := options(d, t.TempDir())
 	o.Epochs, o.Mix, o.Algo = 2, "linesearch", "mira"
 	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
-	res, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, ctx, o)
 	bestDev, best := -1.0, 0
 	for _, m := range res.Epochs {
 		if m.Alpha == nil || m.DevBLEU == nil {
@@ -162,14 +155,10 @@ func TestBatchMERT(t *testing.T) {
 	o := options(d, filepath.Join(dir, "full"))
 	o.Mode, o.Algo, o.Epochs = "batch", "mert", 2
 	o.AlgoConfig.Restarts = 2
-	launches := 0
-	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
-	res, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if launches != 2 {
-		t.Errorf("%d launches for 2 epochs", launches)
+	launches := countLaunches(&o)
+	res := mustRun(t, ctx, o)
+	if *launches != 2 {
+		t.Errorf("%d launches for 2 epochs", *launches)
 	}
 	for _, m := range res.Epochs {
 		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU)
@@ -180,13 +169,9 @@ func TestBatchMERT(t *testing.T) {
 	}
 
 	o.Out, o.Epochs = filepath.Join(dir, "resumed"), 1
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	o.Epochs, o.Resume = 2, true
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	a, err := os.ReadFile(tune.Layout{Root: filepath.Join(dir, "full")}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
@@ -208,10 +193,7 @@ func TestSparseTemplates(t *testing.T) {
 	ctx := context.Background()
 	o := options(d, t.TempDir())
 	o.Epochs, o.Sparse = 1, []string{"pt"}
-	res, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, ctx, o)
 	w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
@@ -246,9 +228,7 @@ func TestBatchScale(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		o := options(d, t.TempDir())
 		o.Mode, o.Algo, o.Epochs, o.KeepScale = "batch", "kbmira", 1, keep
-		if _, err := pipelines.Run(ctx, o); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, ctx, o)
 		w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
 			t.Fatal(err)

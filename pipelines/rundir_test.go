@@ -1,12 +1,9 @@
 package pipelines_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -24,15 +22,8 @@ import (
 // moses.ini, a changed model file the ini names), naming the input and
 // both checksums; the same content under another path is accepted.
 func TestResumeOtherInputs(t *testing.T) {
-	d := smallDemo(t)
+	d, o := oneEpoch(t, true)
 	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
 	// A copy of the model whose LM differs in one byte, and a copy of the
 	// moses.ini with another weight.
 	modelDir := filepath.Dir(d.ini)
@@ -110,7 +101,7 @@ func copyModel(t *testing.T, dir, to string, ini []byte) string {
 		}
 		if strings.Contains(e.Name(), "lm") && strings.HasSuffix(e.Name(), ".arpa.gz") {
 			// An LM with one more comment line: another checksum.
-			b = regzip(t, append([]byte("\n"), gunzip(t, b)...))
+			b = testfile.Gzip(t, append([]byte("\n"), testfile.Gunzip(t, b)...))
 		}
 		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o666); err != nil {
 			t.Fatal(err)
@@ -122,30 +113,6 @@ func copyModel(t *testing.T, dir, to string, ini []byte) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func regzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestRunFolderLease: a run refuses a folder another process holds, and a
@@ -166,9 +133,7 @@ func TestRunFolderLease(t *testing.T) {
 		t.Fatalf("run into a held folder: %v, want busy", err)
 	}
 	held.Close(ctx)
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, ctx, o)
 	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrNotEmpty) {
 		t.Fatalf("a second run into a used folder: %v, want ErrNotEmpty", err)
 	}
@@ -182,10 +147,7 @@ func TestRunFolderLease(t *testing.T) {
 	}
 	// Resuming to 2 epochs now runs epoch 2 afresh.
 	o.Epochs, o.Overwrite, o.Resume = 2, false, true
-	res, err := pipelines.Run(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, ctx, o)
 	if len(res.Epochs) != 2 {
 		t.Fatalf("%d epochs", len(res.Epochs))
 	}
@@ -197,14 +159,8 @@ func TestRunFolderLease(t *testing.T) {
 // TestReportAtEnd: report.html of a finished run says done, with its end;
 // of a failed run, failed.
 func TestReportAtEnd(t *testing.T) {
-	d := smallDemo(t)
-	ctx := context.Background()
-	out := t.TempDir()
-	o := options(d, out)
-	o.Epochs = 1
-	if _, err := pipelines.Run(ctx, o); err != nil {
-		t.Fatal(err)
-	}
+	d, o := oneEpoch(t, false)
+	ctx, out := context.Background(), o.Out
 	page, err := os.ReadFile(filepath.Join(out, tune.ReportName))
 	if err != nil {
 		t.Fatal(err)

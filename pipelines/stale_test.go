@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/tune"
@@ -35,14 +33,10 @@ func TestStaleMode(t *testing.T) {
 			o := options(d, out)
 			o.Mode, o.Epochs, o.Threads, o.MaxStaleness = "stale", 2, tc.threads, tc.maxS
 			o.AlgoConfig = algo.Config{MiniBatch: 4}
-			launches := 0
-			o.Execute = func(ctx context.Context, p *beam.Pipeline) error { launches++; return execute(ctx, p) }
-			res, err := pipelines.Run(ctx, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if launches != 2 {
-				t.Errorf("%d launches for 2 epochs", launches)
+			launches := countLaunches(&o)
+			res := mustRun(t, ctx, o)
+			if *launches != 2 {
+				t.Errorf("%d launches for 2 epochs", *launches)
 			}
 			f, err := os.Open(filepath.Join(out, "metrics.jsonl"))
 			if err != nil {
@@ -96,9 +90,7 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 		o := options(d, filepath.Join(dir, mode))
 		o.Mode, o.Epochs, o.Threads, o.Algo = mode, 2, 1, "oro"
 		o.AlgoConfig = algo.Config{MiniBatch: 4}
-		if _, err := pipelines.Run(ctx, o); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, ctx, o)
 		b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
 		if err != nil {
 			t.Fatal(err)

@@ -81,13 +81,9 @@ func (f *DecodeFn) batches() int {
 }
 
 // Setup loads the decoder.
-func (f *DecodeFn) Setup(ctx context.Context) error {
-	d, err := OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
-	if err != nil {
-		return err
-	}
-	f.dec = d
-	return nil
+func (f *DecodeFn) Setup(ctx context.Context) (err error) {
+	f.dec, err = OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
+	return err
 }
 
 // ProcessElement decodes one batch of sentences under the epoch's weights,

@@ -2,7 +2,6 @@ package transforms_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 )
 
@@ -26,13 +26,7 @@ func formatSentence(x transforms.Sentence) string {
 // do not exist.
 func TestReadSentences(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testfile.Writer(t, dir)
 	src := write("tune.fr", "le chat\nun chien\nla maison\n")
 	ref0 := write("tune.en0", "the cat\na dog\nthe house\n")
 	ref1 := write("tune.en1", "the cat\none dog\nthe home\n")

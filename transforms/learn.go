@@ -26,9 +26,16 @@ func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (
 	if err := fn.check(); err != nil {
 		panic(err)
 	}
-	keyed := Shard(s, sents, fn.Shards, tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch))
+	return learnShards(s, fn, fn.Shards, fn.Options, sents, weights, states)
+}
+
+// learnShards deals sents out to shards shards as Learn does, joins each
+// shard's sentences to its state and the epoch's weights and runs fn, a
+// LearnFn or StaleLearnFn, on every shard's group.
+func learnShards(s beam.Scope, fn any, shards int, o LearnOptions, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
+	keyed := Shard(s, sents, shards, tune.EpochSeed(o.Seed, o.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
-	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
+	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, shards))
 	return beam.ParDo2(s, fn, grouped)
 }
 
@@ -103,13 +110,9 @@ func (f *LearnFn) check() error {
 }
 
 // Setup loads the decoder.
-func (f *LearnFn) Setup(ctx context.Context) error {
-	d, err := OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
-	if err != nil {
-		return err
-	}
-	f.dec = d
-	return nil
+func (f *LearnFn) Setup(ctx context.Context) (err error) {
+	f.dec, err = OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
+	return err
 }
 
 // gatherShard reads the co-grouped inputs of one shard: its sentences, its

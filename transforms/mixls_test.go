@@ -13,34 +13,10 @@ import (
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/randpool"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
-
-// randomLists returns sentences of random hypotheses over dims dense
-// features with plausible BLEU statistics; coarse feature values make ties
-// and shared breakpoints common.
-func randomLists(r *rand.Rand, sentences, hyps, dims int) []pool.List {
-	lists := make([]pool.List, sentences)
-	for i := range lists {
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, r.IntN(hyps+1))}
-		for k := range l.Hyps {
-			d := make([]float64, dims)
-			for j := range d {
-				d[j] = float64(r.IntN(7) - 3)
-			}
-			s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-			n := 5 + r.IntN(10)
-			for o := 0; o < 4; o++ {
-				s.Totals[o] = float64(n - o)
-				s.Matches[o] = float64(r.IntN(n - o + 1))
-			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
-		}
-		lists[i] = l
-	}
-	return lists
-}
 
 // lineProblem is a line-search mixing problem.
 type lineProblem struct {
@@ -69,7 +45,7 @@ func lineProblems(t testing.TB) []lineProblem {
 				avg[j] += r.NormFloat64()
 			}
 		}
-		out = append(out, lineProblem{"random", idx, randomLists(r, 1+r.IntN(30), 12, dims), prev, avg})
+		out = append(out, lineProblem{"random", idx, randpool.Lists(r, 1+r.IntN(30), 12, dims), prev, avg})
 	}
 
 	// europarl100 with its init.weights and the average of four perturbed

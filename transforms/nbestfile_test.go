@@ -1,9 +1,7 @@
 package transforms_test
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 )
 
@@ -48,19 +47,7 @@ func TestWriteNBestFile(t *testing.T) {
 	if err = transforms.WriteNBestFile(ctx, path, lists, dense); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := testfile.GunzipFile(t, path)
 	want := "0 ||| a b ||| LM0= -4 TM0= -1 0 pp_a~b= 1 ||| -3.25\n" +
 		"0 ||| a c ||| LM0= -5 TM0= 0 0\n" +
 		"1 ||| b ||| LM0= -2 TM0= 0 0.5 ||| -1.5\n"

@@ -48,10 +48,7 @@ func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCol
 	if err := fn.check(); err != nil {
 		panic(err)
 	}
-	keyed := Shard(s, sents, fn.Shards, tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch))
-	keyedStates := beam.ParDo(s, keyStateFn, states)
-	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
-	return beam.ParDo2(s, fn, grouped)
+	return learnShards(s, fn, fn.Shards, fn.Options, sents, weights, states)
 }
 
 // StaleLearnFn is the DoFn of StaleLearn: LearnFn with tune.StaleLearnShard.
@@ -81,13 +78,9 @@ func (f *StaleLearnFn) check() error {
 }
 
 // Setup loads the decoder.
-func (f *StaleLearnFn) Setup(ctx context.Context) error {
-	d, err := OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
-	if err != nil {
-		return err
-	}
-	f.dec = d
-	return nil
+func (f *StaleLearnFn) Setup(ctx context.Context) (err error) {
+	f.dec, err = OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
+	return err
 }
 
 // ProcessElement learns one shard's epoch with stale gradients.

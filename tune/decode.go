@@ -219,29 +219,28 @@ func newTranslator(dec, loc *feature.Index) *translator {
 // decID returns the decoder id of local id j, adding the name to the
 // decoder's index if it is new there.
 func (t *translator) decID(j feature.ID) feature.ID {
-	for int(j) >= len(t.l2d) {
-		t.l2d = append(t.l2d, -1)
-	}
-	if d := t.l2d[j]; d >= 0 {
-		return d
-	}
-	d := t.dec.ID(t.loc.Name(j))
-	t.l2d[j] = d
-	return d
+	return translateID(&t.l2d, j, t.loc, t.dec)
 }
 
 // locID returns the local id of decoder id d, adding the name to the local
 // index if it is new there.
 func (t *translator) locID(d feature.ID) feature.ID {
-	for int(d) >= len(t.d2l) {
-		t.d2l = append(t.d2l, -1)
+	return translateID(&t.d2l, d, t.dec, t.loc)
+}
+
+// translateID returns the id in index to of the feature with id in index
+// from, caching it in *cache (-1: not resolved yet) and adding the name to
+// to if it is new there.
+func translateID(cache *[]feature.ID, id feature.ID, from, to *feature.Index) feature.ID {
+	for int(id) >= len(*cache) {
+		*cache = append(*cache, -1)
 	}
-	if j := t.d2l[d]; j >= 0 {
-		return j
+	if x := (*cache)[id]; x >= 0 {
+		return x
 	}
-	j := t.loc.ID(t.dec.Name(d))
-	t.d2l[d] = j
-	return j
+	x := to.ID(from.Name(id))
+	(*cache)[id] = x
+	return x
 }
 
 // weights returns the local weights w over the decoder's index, reusing

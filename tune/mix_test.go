@@ -8,8 +8,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/mix"
-	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/randpool"
 )
 
 type namedShard struct {
@@ -108,23 +107,7 @@ func TestLineSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for c := range 40 {
 		dims := 1 + r.IntN(4)
-		lists := make([]pool.List, 1+r.IntN(20))
-		for i := range lists {
-			lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, r.IntN(10))}
-			for k := range lists[i].Hyps {
-				d := make([]float64, dims)
-				for j := range d {
-					d[j] = float64(r.IntN(7) - 3)
-				}
-				s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-				n := 5 + r.IntN(10)
-				for o := 0; o < 4; o++ {
-					s.Totals[o] = float64(n - o)
-					s.Matches[o] = float64(r.IntN(n - o + 1))
-				}
-				lists[i].Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
-			}
-		}
+		lists := randpool.Lists(r, 1+r.IntN(20), 9, dims)
 		prev, avg := make(feature.Weights, dims), make(feature.Weights, dims)
 		for j := range prev {
 			prev[j], avg[j] = r.NormFloat64(), float64(r.IntN(5)-2)

@@ -1,37 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // europarl100Head returns the first n lines of the europarl100 n-best list.
 func europarl100Head(t *testing.T, n int) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(shared.Path(t, "nbest", "europarl100"), "nbest.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	var lines []string
-	for len(lines) < n && sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return lines
+	return testfile.GunzipLines(t, filepath.Join(shared.Path(t, "nbest", "europarl100"), "nbest.gz"), n)
 }
 
 // TestCutNbestList gives rerank, extract and tune-nbest Moses lists whose

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // joshuaList writes, in dir, the europarl100 n-best list as Joshua writes
@@ -23,15 +23,7 @@ import (
 func joshuaList(t *testing.T, dir string) string {
 	t.Helper()
 	src := filepath.Join(shared.Path(t, "nbest", "europarl100"), "nbest.gz")
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := testfile.OpenGzip(t, src)
 	dst := filepath.Join(dir, "joshua.nbest")
 	out, err := os.Create(dst)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // mtune runs the command line args in-process and returns its exit status
@@ -158,13 +159,7 @@ func TestUsage(t *testing.T) {
 
 func TestScoreBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testfile.Writer(t, dir)
 	ref := write("ref", "a b\nc d\n")
 	tests := []struct {
 		name string

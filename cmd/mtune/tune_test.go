@@ -12,6 +12,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -142,13 +143,7 @@ func TestTuneDemo(t *testing.T) {
 // epoch starts.
 func TestTuneBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testfile.Writer(t, dir)
 	src := write("src", "a b\nc d\n")
 	ref := write("ref", "x y\n")
 	// A demo model whose phrase table is cut in the middle.

@@ -140,7 +140,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		// format those systems read, whatever layout --init had.
 		set.Groups = nil
 	} else {
-		set.Groups = mergeGroups(set.Groups, groups)
+		set.Groups = poolfile.MergeGroups(set.Groups, groups)
 	}
 	w := set.Weights.Clone()
 	w.Grow(idx.Len())
@@ -183,23 +183,4 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
-}
-
-// mergeGroups returns the groups of a, then those of b that a lacks; a
-// label in both gets the longer length.
-func mergeGroups(a, b []feature.Group) []feature.Group {
-	out := append([]feature.Group(nil), a...)
-	at := map[string]int{}
-	for i, g := range out {
-		at[g.Label] = i
-	}
-	for _, g := range b {
-		if i, ok := at[g.Label]; ok {
-			out[i].Len = max(out[i].Len, g.Len)
-			continue
-		}
-		at[g.Label] = len(out)
-		out = append(out, g)
-	}
-	return out
 }

@@ -154,10 +154,7 @@ func (f *FS) RemoveIfVersion(ctx context.Context, p string, v int64) error {
 			case cur != v:
 				return fmt.Errorf("storage: remove %s: %w", p, ErrPrecondition)
 			}
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("storage: %w", err)
-			}
-			return nil
+			return removeLocal(p)
 		})
 	}
 	obj, err := f.object(ctx, "remove", p)

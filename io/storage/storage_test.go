@@ -23,6 +23,7 @@ import (
 
 	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 const testBucket = "test-bucket"
@@ -171,33 +172,6 @@ func genText(seed uint64, size int) []byte {
 	return buf.Bytes()
 }
 
-// gzipStd compresses b with the standard library, an implementation
-// independent of the one under test.
-func gzipStd(t testing.TB, b []byte) []byte {
-	var buf bytes.Buffer
-	zw := stdgzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// gunzipStd decompresses b with the standard library.
-func gunzipStd(t testing.TB, b []byte) []byte {
-	zr, err := stdgzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("stdlib gzip: %v", err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("stdlib gzip: %v", err)
-	}
-	return out
-}
-
 // zstdCLI runs the zstd command-line tool, an independent implementation, on
 // in with the given flags. It skips the calling subtest if the tool is
 // missing.
@@ -266,7 +240,7 @@ func TestRoundTrip(t *testing.T) {
 						case ".txt":
 							decoded = raw
 						case ".gz":
-							decoded = gunzipStd(t, raw)
+							decoded = testfile.Gunzip(t, raw)
 						case ".zst":
 							if !bytes.HasPrefix(raw, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
 								t.Fatalf("stored .zst starts with % x, not the zstd magic number", raw[:min(4, len(raw))])
@@ -315,9 +289,9 @@ func TestReadForeign(t *testing.T) {
 		ext  string
 		make func(t *testing.T) []byte
 	}{
-		{"stdlib gzip", ".gz", func(t *testing.T) []byte { return gzipStd(t, data) }},
+		{"stdlib gzip", ".gz", func(t *testing.T) []byte { return testfile.Gzip(t, data) }},
 		{"gzip members concatenated", ".gz", func(t *testing.T) []byte {
-			return append(gzipStd(t, data[:half]), gzipStd(t, data[half:])...)
+			return append(testfile.Gzip(t, data[:half]), testfile.Gzip(t, data[half:])...)
 		}},
 		{"zstd CLI", ".zst", func(t *testing.T) []byte { return zstdCLI(t, data, "-3") }},
 		{"zstd CLI frames concatenated", ".zst", func(t *testing.T) []byte {
@@ -348,7 +322,7 @@ func TestGCSContentEncodingGzip(t *testing.T) {
 	data := genText(3, 10000)
 	g.srv.CreateObject(fakestorage.Object{
 		ObjectAttrs: fakestorage.ObjectAttrs{BucketName: testBucket, Name: "enc.gz", ContentEncoding: "gzip", ContentType: "text/plain"},
-		Content:     gzipStd(t, data),
+		Content:     testfile.Gzip(t, data),
 	})
 	got, err := g.fs.ReadFile(ctx, "gs://"+testBucket+"/enc.gz")
 	if err != nil {
@@ -967,7 +941,7 @@ func TestSharedNbest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gunzipStd(t, raw)
+	want := testfile.Gunzip(t, raw)
 	got, err := ReadFile(ctx, p)
 	if err != nil {
 		t.Fatal(err)

@@ -100,10 +100,7 @@ func Remove(ctx context.Context, p string) error { return defaultFS.Remove(ctx, 
 // Remove removes the file p; see the package function.
 func (f *FS) Remove(ctx context.Context, p string) error {
 	if !IsGCS(p) {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("storage: %w", err)
-		}
-		return nil
+		return removeLocal(p)
 	}
 	obj, err := f.object(ctx, "remove", p)
 	if err != nil {
@@ -128,9 +125,18 @@ func RemoveTemps(dir string) (int, error) {
 		return 0, err
 	}
 	for i, p := range temps {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return i, fmt.Errorf("storage: %w", err)
+		if err := removeLocal(p); err != nil {
+			return i, err
 		}
 	}
 	return len(temps), nil
+}
+
+// removeLocal removes the local file p; a file that is not there is no
+// error.
+func removeLocal(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("storage: %w", err)
+	}
+	return nil
 }

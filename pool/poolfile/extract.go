@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -131,14 +132,4 @@ func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, sco
 	return res, nil
 }
 
-func sameGroups(a, b []feature.Group) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func sameGroups(a, b []feature.Group) bool { return slices.Equal(a, b) }

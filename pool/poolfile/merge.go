@@ -162,16 +162,27 @@ func groupsString(groups []feature.Group) string {
 // order of first appearance, each with its largest length.
 func (m *merger) groups() []feature.Group {
 	var out []feature.Group
-	at := map[string]int{}
 	for _, r := range m.readers {
-		for _, g := range r.Groups() {
-			if k, ok := at[g.Label]; ok {
-				out[k].Len = max(out[k].Len, g.Len)
-				continue
-			}
-			at[g.Label] = len(out)
-			out = append(out, g)
+		out = MergeGroups(out, r.Groups())
+	}
+	return out
+}
+
+// MergeGroups returns the dense feature groups of a, then those of b whose
+// labels a lacks, each with the largest length a or b gives it.
+func MergeGroups(a, b []feature.Group) []feature.Group {
+	out := append([]feature.Group(nil), a...)
+	at := map[string]int{}
+	for i, g := range out {
+		at[g.Label] = i
+	}
+	for _, g := range b {
+		if i, ok := at[g.Label]; ok {
+			out[i].Len = max(out[i].Len, g.Len)
+			continue
 		}
+		at[g.Label] = len(out)
+		out = append(out, g)
 	}
 	return out
 }

@@ -2,8 +2,6 @@ package poolfile
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +15,7 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 func loadScorer(tb testing.TB, refPath string) *pool.Scorer {
@@ -36,15 +35,7 @@ func loadScorer(tb testing.TB, refPath string) *pool.Scorer {
 // the STDOUT_N= prefixes stripped, split into its sections.
 func expectedExtractor(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open(shared.Path(t, "nbest", "mert-extractor", "expected-extractor-output.txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := testfile.OpenGzip(t, shared.Path(t, "nbest", "mert-extractor", "expected-extractor-output.txt.gz"))
 	var lines []string
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
@@ -178,20 +169,11 @@ func TestLoadEuroparl100(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testfile.Writer(t, dir)
 	ref := write("ref", "a b c\nd e f\n")
 	sc := loadScorer(t, ref)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(strings.Repeat("0 ||| a b c ||| LM0= -1 ||| -1\n", 200)))
-	zw.Close()
-	truncated := write("trunc.gz", gz.String()[:gz.Len()/2])
+	gz := testfile.Gzip(t, []byte(strings.Repeat("0 ||| a b c ||| LM0= -1 ||| -1\n", 200)))
+	truncated := write("trunc.gz", string(gz[:len(gz)/2]))
 	tests := []struct {
 		name  string
 		paths []string
