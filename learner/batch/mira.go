@@ -136,38 +136,26 @@ type MIRARun struct {
 // kbmira compares an item with itself when de-duplicating and keeps far
 // fewer hypotheses.
 type MIRA struct {
-	opts MIRAOptions
-	w    feature.Weights
-	rng  *rand.PCG
-	run  MIRARun
+	state[MIRAOptions, MIRARun]
 }
 
 var _ learner.Learner = (*MIRA)(nil)
 
 // NewMIRA returns batch MIRA starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
-	o, err := opts.withDefaults()
+	s, err := newState[MIRAOptions, MIRARun](w, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := validWeights(w); err != nil {
-		return nil, err
-	}
-	return &MIRA{opts: o, w: w.Clone(), rng: rand.NewPCG(o.Seed, seedStream)}, nil
+	return &MIRA{s}, nil
 }
 
 // seedStream is the second PCG seed word of every learner of this package.
 const seedStream = 0x6d74756e65626174 // "mtunebat"
 
-// Options returns the options with defaults filled in.
-func (m *MIRA) Options() MIRAOptions { return m.opts }
-
 // Weights returns a copy of the weights: the averaged weights Learn kept,
 // or the weights given to NewMIRA or SetWeights.
 func (m *MIRA) Weights() feature.Weights { return m.w.Clone() }
-
-// SetWeights replaces the weights the next Learn starts from.
-func (m *MIRA) SetWeights(w feature.Weights) { m.w = w.Clone() }
 
 // LastRun returns a summary of the last successful Learn.
 func (m *MIRA) LastRun() MIRARun {
@@ -409,63 +397,37 @@ const (
 // MarshalBinary saves the learner's whole state: options, weights, random
 // state and the last run's summary.
 func (m *MIRA) MarshalBinary() ([]byte, error) {
-	if m.rng == nil {
-		return nil, errUninit
-	}
-	e := statecodec.NewEncoder(miraMagic, miraVersion)
-	o := m.opts
-	e.F64(o.C)
-	e.F64(o.Decay)
-	e.Int(o.Passes)
-	e.Bool(o.NoShuffle)
-	e.Bool(o.ModelBackground)
-	e.Bool(o.SafeHope)
-	e.Int(int(o.Background))
-	e.Bool(o.LastPass)
-	e.U64(o.Seed)
-	e.Int(o.Threads)
-	e.F64s(m.w)
-	e.PCG(m.rng)
-	e.F64(m.run.Initial)
-	e.Int(m.run.Best)
-	e.Int(len(m.run.Passes))
-	for _, p := range m.run.Passes {
-		e.Int(p.Updates)
-		e.Int(p.Examples)
-		e.F64(p.Loss)
-		e.F64(p.BLEU)
-	}
-	return e.Finish()
+	return m.marshal(miraMagic, miraVersion, miraFields)
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (m *MIRA) UnmarshalBinary(data []byte) error {
-	d := statecodec.NewDecoder(data, miraMagic, miraVersion)
-	var o MIRAOptions
-	o.C = d.F64()
-	o.Decay = d.F64()
-	o.Passes = d.Int()
-	o.NoShuffle = d.Bool()
-	o.ModelBackground = d.Bool()
-	o.SafeHope = d.Bool()
-	o.Background = Background(d.Int())
-	o.LastPass = d.Bool()
-	o.Seed = d.U64()
-	o.Threads = d.Int()
-	w := d.FiniteF64s()
-	rng := d.PCG()
-	var run MIRARun
-	run.Initial = d.F64()
-	run.Best = d.Int()
-	n := d.Count(8 * 4)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		run.Passes = append(run.Passes, MIRAPass{Updates: d.Int(), Examples: d.Int(), Loss: d.F64(), BLEU: d.F64()})
-	}
-	o, err := restoredOptions(d, o)
-	if err != nil {
-		return err
-	}
-	m.opts, m.w, m.rng, m.run = o, w, rng, run
-	return nil
+	return m.unmarshal(data, miraMagic, miraVersion, miraFields)
+}
+
+// miraFields lists the fields of a MIRA state of its own.
+var miraFields = stateFields[MIRAOptions, MIRARun]{
+	opts: func(c *statecodec.Coder, o *MIRAOptions) {
+		c.F64(&o.C)
+		c.F64(&o.Decay)
+		statecodec.Int(c, &o.Passes)
+		c.Bool(&o.NoShuffle)
+		c.Bool(&o.ModelBackground)
+		c.Bool(&o.SafeHope)
+		statecodec.Int(c, &o.Background)
+		c.Bool(&o.LastPass)
+		c.U64(&o.Seed)
+		statecodec.Int(c, &o.Threads)
+	},
+	run: func(c *statecodec.Coder, r *MIRARun) {
+		c.F64(&r.Initial)
+		statecodec.Int(c, &r.Best)
+		statecodec.Records(c, &r.Passes, 8*4, func(c *statecodec.Coder, p *MIRAPass) {
+			statecodec.Int(c, &p.Updates)
+			statecodec.Int(c, &p.Examples)
+			c.F64(&p.Loss)
+			c.F64(&p.BLEU)
+		})
+	},
 }

@@ -131,34 +131,19 @@ type MRRun struct {
 // shrinkage is applied to a scale factor, so a step costs O(the non-zero
 // features of sentence i).
 type MR struct {
-	opts MROptions
-	w    feature.Weights
-	rng  *rand.PCG
-	run  MRRun
+	state[MROptions, MRRun]
 }
 
 var _ learner.Learner = (*MR)(nil)
 
 // NewMR returns MR starting from weights w (copied).
 func NewMR(w feature.Weights, opts MROptions) (*MR, error) {
-	o, err := opts.withDefaults()
+	s, err := newState[MROptions, MRRun](w, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := validWeights(w); err != nil {
-		return nil, err
-	}
-	return &MR{opts: o, w: w.Clone(), rng: rand.NewPCG(o.Seed, seedStream)}, nil
+	return &MR{s}, nil
 }
-
-// Options returns the options with defaults filled in.
-func (m *MR) Options() MROptions { return m.opts }
-
-// Weights returns a copy of the current weights.
-func (m *MR) Weights() feature.Weights { return m.w.Clone() }
-
-// SetWeights replaces the weights the next Learn starts from.
-func (m *MR) SetWeights(w feature.Weights) { m.w = w.Clone() }
 
 // LastRun returns a summary of the last successful Learn.
 func (m *MR) LastRun() MRRun {
@@ -494,62 +479,36 @@ const (
 // MarshalBinary saves the learner's whole state: options, weights, random
 // state and the last run's summary.
 func (m *MR) MarshalBinary() ([]byte, error) {
-	if m.rng == nil {
-		return nil, errUninit
-	}
-	e := statecodec.NewEncoder(mrMagic, mrVersion)
-	o := m.opts
-	e.F64(o.Lambda)
-	e.F64(o.Eta0)
-	e.Int(o.TuneSample)
-	e.F64(o.Scale)
-	e.Int(o.Restarts)
-	e.Int(o.Epochs)
-	e.F64(o.Tolerance)
-	e.Int(int(o.Smoothing))
-	e.U64(o.Seed)
-	e.Int(o.Threads)
-	e.F64s(m.w)
-	e.PCG(m.rng)
-	e.F64(m.run.Initial)
-	e.F64(m.run.Final)
-	e.Int(len(m.run.Restarts))
-	for _, r := range m.run.Restarts {
-		e.F64(r.Eta0)
-		e.Int(r.Epochs)
-		e.F64s(r.Objective)
-	}
-	return e.Finish()
+	return m.marshal(mrMagic, mrVersion, mrFields)
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (m *MR) UnmarshalBinary(data []byte) error {
-	d := statecodec.NewDecoder(data, mrMagic, mrVersion)
-	var o MROptions
-	o.Lambda = d.F64()
-	o.Eta0 = d.F64()
-	o.TuneSample = d.Int()
-	o.Scale = d.F64()
-	o.Restarts = d.Int()
-	o.Epochs = d.Int()
-	o.Tolerance = d.F64()
-	o.Smoothing = metric.PlusOneVariant(d.Int())
-	o.Seed = d.U64()
-	o.Threads = d.Int()
-	w := d.FiniteF64s()
-	rng := d.PCG()
-	var run MRRun
-	run.Initial = d.F64()
-	run.Final = d.F64()
-	n := d.Count(8 * 3)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		run.Restarts = append(run.Restarts, MRRestart{Eta0: d.F64(), Epochs: d.Int(), Objective: d.F64s()})
-	}
-	o, err := restoredOptions(d, o)
-	if err != nil {
-		return err
-	}
-	m.opts, m.w, m.rng, m.run = o, w, rng, run
-	return nil
+	return m.unmarshal(data, mrMagic, mrVersion, mrFields)
+}
+
+// mrFields lists the fields of an MR state of its own.
+var mrFields = stateFields[MROptions, MRRun]{
+	opts: func(c *statecodec.Coder, o *MROptions) {
+		c.F64(&o.Lambda)
+		c.F64(&o.Eta0)
+		statecodec.Int(c, &o.TuneSample)
+		c.F64(&o.Scale)
+		statecodec.Int(c, &o.Restarts)
+		statecodec.Int(c, &o.Epochs)
+		c.F64(&o.Tolerance)
+		statecodec.Int(c, &o.Smoothing)
+		c.U64(&o.Seed)
+		statecodec.Int(c, &o.Threads)
+	},
+	run: func(c *statecodec.Coder, r *MRRun) {
+		c.F64(&r.Initial)
+		c.F64(&r.Final)
+		statecodec.Records(c, &r.Restarts, 8*3, func(c *statecodec.Coder, s *MRRestart) {
+			c.F64(&s.Eta0)
+			statecodec.Int(c, &s.Epochs)
+			c.F64s(&s.Objective)
+		})
+	},
 }

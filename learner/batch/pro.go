@@ -131,34 +131,19 @@ type PRORun struct {
 // in both orientations (x labelled 1, −x labelled 0) for MegaM; without a
 // bias both have the same loss, so the mean over them is the mean above.
 type PRO struct {
-	opts PROOptions
-	w    feature.Weights
-	rng  *rand.PCG
-	run  PRORun
+	state[PROOptions, PRORun]
 }
 
 var _ learner.Learner = (*PRO)(nil)
 
 // NewPRO returns PRO starting from weights w (copied).
 func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
-	o, err := opts.withDefaults()
+	s, err := newState[PROOptions, PRORun](w, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := validWeights(w); err != nil {
-		return nil, err
-	}
-	return &PRO{opts: o, w: w.Clone(), rng: rand.NewPCG(o.Seed, seedStream)}, nil
+	return &PRO{s}, nil
 }
-
-// Options returns the options with defaults filled in.
-func (p *PRO) Options() PROOptions { return p.opts }
-
-// Weights returns a copy of the current weights.
-func (p *PRO) Weights() feature.Weights { return p.w.Clone() }
-
-// SetWeights replaces the weights the next Learn starts from.
-func (p *PRO) SetWeights(w feature.Weights) { p.w = w.Clone() }
 
 // LastRun returns a summary of the last successful Learn.
 func (p *PRO) LastRun() PRORun { return p.run }
@@ -299,59 +284,34 @@ const (
 // MarshalBinary saves the learner's whole state: options, weights, random
 // state and the last run's summary.
 func (p *PRO) MarshalBinary() ([]byte, error) {
-	if p.rng == nil {
-		return nil, errUninit
-	}
-	e := statecodec.NewEncoder(proMagic, proVersion)
-	o := p.opts
-	e.Int(o.Gamma)
-	e.Int(o.Xi)
-	e.F64(o.MinDiff)
-	e.Int(int(o.Gain))
-	e.F64(o.Lambda)
-	e.Int(o.Iterations)
-	e.F64(o.Interpolate)
-	e.Bool(o.Normalize)
-	e.U64(o.Seed)
-	e.F64s(p.w)
-	e.PCG(p.rng)
-	r := p.run
-	e.Int(r.Pairs)
-	e.F64(r.Lambda)
-	e.F64(r.Initial)
-	e.F64(r.Final)
-	e.Int(r.Iterations)
-	e.Bytes([]byte(r.Status))
-	return e.Finish()
+	return p.marshal(proMagic, proVersion, proFields)
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
 // whole learner.
 func (p *PRO) UnmarshalBinary(data []byte) error {
-	d := statecodec.NewDecoder(data, proMagic, proVersion)
-	var o PROOptions
-	o.Gamma = d.Int()
-	o.Xi = d.Int()
-	o.MinDiff = d.F64()
-	o.Gain = PROGain(d.Int())
-	o.Lambda = d.F64()
-	o.Iterations = d.Int()
-	o.Interpolate = d.F64()
-	o.Normalize = d.Bool()
-	o.Seed = d.U64()
-	w := d.FiniteF64s()
-	rng := d.PCG()
-	var r PRORun
-	r.Pairs = d.Int()
-	r.Lambda = d.F64()
-	r.Initial = d.F64()
-	r.Final = d.F64()
-	r.Iterations = d.Int()
-	r.Status = string(d.Bytes())
-	o, err := restoredOptions(d, o)
-	if err != nil {
-		return err
-	}
-	p.opts, p.w, p.rng, p.run = o, w, rng, r
-	return nil
+	return p.unmarshal(data, proMagic, proVersion, proFields)
+}
+
+// proFields lists the fields of a PRO state of its own.
+var proFields = stateFields[PROOptions, PRORun]{
+	opts: func(c *statecodec.Coder, o *PROOptions) {
+		statecodec.Int(c, &o.Gamma)
+		statecodec.Int(c, &o.Xi)
+		c.F64(&o.MinDiff)
+		statecodec.Int(c, &o.Gain)
+		c.F64(&o.Lambda)
+		statecodec.Int(c, &o.Iterations)
+		c.F64(&o.Interpolate)
+		c.Bool(&o.Normalize)
+		c.U64(&o.Seed)
+	},
+	run: func(c *statecodec.Coder, r *PRORun) {
+		statecodec.Int(c, &r.Pairs)
+		c.F64(&r.Lambda)
+		c.F64(&r.Initial)
+		c.F64(&r.Final)
+		statecodec.Int(c, &r.Iterations)
+		c.String(&r.Status)
+	},
 }

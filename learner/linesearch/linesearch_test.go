@@ -512,15 +512,7 @@ func TestDegenerate(t *testing.T) {
 		lists := randomLists(r, 1+r.IntN(15), 2+r.IntN(20), dims)
 		integer := seed%2 == 0
 		if integer {
-			for _, l := range lists {
-				for k := range l.Hyps {
-					d := make([]float64, dims)
-					for j := range d {
-						d[j] = float64(r.IntN(5) - 2)
-					}
-					l.Hyps[k].Features = feature.FromDense(d)
-				}
-			}
+			integerFeatures(r, lists, dims)
 		}
 		w := randomWeights(r, dims)
 		if seed%4 == 0 {

@@ -34,15 +34,7 @@ func TestSweepEqualsSearcher(t *testing.T) {
 			dims := 2 + r.IntN(3)
 			lists := randomLists(r, 1+r.IntN(20), 2+r.IntN(20), dims)
 			if tc.integer {
-				for _, l := range lists {
-					for k := range l.Hyps {
-						d := make([]float64, dims)
-						for j := range d {
-							d[j] = float64(r.IntN(5) - 2)
-						}
-						l.Hyps[k].Features = feature.FromDense(d)
-					}
-				}
+				integerFeatures(r, lists, dims)
 			}
 			w, d := randomWeights(r, dims), randomWeights(r, dims)
 			name := fmt.Sprintf("%s %d", tc.name, trial)
@@ -120,5 +112,19 @@ func TestSweepErrors(t *testing.T) {
 	l := pool.List{Hyps: []pool.Hyp{{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, Stats: s4}}}
 	if _, err := SentenceEnvelope(l, feature.Weights{1e10}, feature.Weights{0}); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("an infinite model score: error %v", err)
+	}
+}
+
+// integerFeatures replaces the features of every hypothesis of lists with
+// dims random integers in [-2, 2].
+func integerFeatures(r *rand.Rand, lists []pool.List, dims int) {
+	for _, l := range lists {
+		for k := range l.Hyps {
+			d := make([]float64, dims)
+			for j := range d {
+				d[j] = float64(r.IntN(5) - 2)
+			}
+			l.Hyps[k].Features = feature.FromDense(d)
+		}
 	}
 }

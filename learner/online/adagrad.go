@@ -98,11 +98,10 @@ func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
 	if err := opts.Objective.validate(); err != nil {
 		return nil, err
 	}
-	if !w.Finite() {
-		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
-	}
 	a := &AdaGrad{opts: opts}
-	a.seed(opts.Seed1, opts.Seed2)
+	if err := a.start(w, opts.Seed1, opts.Seed2); err != nil {
+		return nil, err
+	}
 	a.w = append([]float64(nil), w...)
 	a.sumG = make([]float64, len(w))
 	a.last = make([]int64, len(w))
@@ -162,8 +161,7 @@ func (a *AdaGrad) current(j int) float64 {
 // drawn from a generator seeded by seed. It does not read the learner's
 // state.
 func (a *AdaGrad) Gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
-	g, _, err := a.opts.Objective.gradient(w, batch, seed)
-	return g, err
+	return a.opts.Objective.gradientOnly(w, batch, seed)
 }
 
 // Apply makes one AdaGrad + FOBOS update with gradient g, which must be

@@ -33,10 +33,15 @@ type core struct {
 	t   int64 // updates applied (Watanabe counts its own)
 }
 
-// seed starts the generator.
-func (c *core) seed(seed1, seed2 uint64) {
+// start checks a new learner's initial weights w, which must be finite,
+// and starts the generator from seed1 and seed2.
+func (c *core) start(w feature.Weights, seed1, seed2 uint64) error {
+	if !w.Finite() {
+		return fmt.Errorf("online: initial weights: %w", ErrNotFinite)
+	}
 	c.pcg = rand.NewPCG(seed1, seed2)
 	c.rng = rand.New(c.pcg)
+	return nil
 }
 
 // setDefault sets *x to def if it is zero, as an option's zero value means

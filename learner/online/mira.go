@@ -77,11 +77,10 @@ func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 		opts.Order < 0 || opts.Order > metric.MaxOrder || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("online: invalid MIRA options (C %v, decay %v, order %d, batch %d)", opts.C, opts.Decay, opts.Order, opts.BatchSize)
 	}
-	if !w.Finite() {
-		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
-	}
 	m := &MIRA{opts: opts}
-	m.seed(opts.Seed1, opts.Seed2)
+	if err := m.start(w, opts.Seed1, opts.Seed2); err != nil {
+		return nil, err
+	}
 	m.w = append([]float64(nil), w...)
 	m.sum = make([]float64, len(w))
 	m.last = make([]int64, len(w))

@@ -56,6 +56,12 @@ func seeded(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
+// gradientOnly is gradient without the loss.
+func (p Pairwise) gradientOnly(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
+	g, _, err := p.gradient(w, batch, seed)
+	return g, err
+}
+
 // gradient returns the objective's gradient on batch at w and its value.
 func (p Pairwise) gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, error) {
 	r := seeded(seed)

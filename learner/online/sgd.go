@@ -140,18 +140,16 @@ func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {
 	if err := opts.Objective.validate(); err != nil {
 		return nil, err
 	}
-	if !w.Finite() {
-		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
-	}
 	s := &SGD{opts: opts, w: newScaled(w)}
-	s.seed(opts.Seed1, opts.Seed2)
+	if err := s.start(w, opts.Seed1, opts.Seed2); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // Gradient returns the gradient of the objective on batch at w.
 func (s *SGD) Gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
-	g, _, err := s.opts.Objective.gradient(w, batch, seed)
-	return g, err
+	return s.opts.Objective.gradientOnly(w, batch, seed)
 }
 
 // Apply makes one step w ← (1 − η·λ)·w − η·g.

@@ -106,11 +106,10 @@ func NewWatanabe(w feature.Weights, opts WatanabeOptions) (*Watanabe, error) {
 		return nil, fmt.Errorf("online: invalid Watanabe options (rate %v, decay %v, period %d, λ %v, batch %d)",
 			opts.Rate, opts.Decay, opts.Period, opts.Lambda, opts.BatchSize)
 	}
-	if !w.Finite() {
-		return nil, fmt.Errorf("online: initial weights: %w", ErrNotFinite)
-	}
 	l := &Watanabe{opts: opts, w: newScaled(w)}
-	l.seed(opts.Seed1, opts.Seed2)
+	if err := l.start(w, opts.Seed1, opts.Seed2); err != nil {
+		return nil, err
+	}
 	l.period.Store(int64(opts.Period))
 	return l, nil
 }
