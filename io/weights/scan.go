@@ -1,10 +1,9 @@
 package weights
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
+	"iter"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -14,64 +13,46 @@ import (
 
 var bom = []byte("\xef\xbb\xbf")
 
-// lineScanner splits input into lines of any length. It drops the newline,
-// one '\r' before it, and a byte order mark at the start of the input.
+// lineScanner yields the lines of its input (see textpos.LineReader): lines
+// of any length, without the newline, one '\r' before it, and a byte order
+// mark at the start of the input.
 type lineScanner struct {
-	br   *bufio.Reader
-	line int
-	acc  []byte
+	lr   *textpos.LineReader
+	line int   // number of the line last yielded
 	err  error // first read error other than io.EOF
-	done bool
 }
 
 func newLineScanner(r io.Reader) *lineScanner {
-	return &lineScanner{br: bufio.NewReader(r)}
+	return &lineScanner{lr: textpos.NewLineReader(r, 0)}
 }
 
-// next returns the next line, valid until the following call, and false at
-// the end of input or on a read error (see s.err).
-func (s *lineScanner) next() ([]byte, bool) {
-	if s.done {
-		return nil, false
-	}
-	s.acc = s.acc[:0]
-	var b []byte
-	for {
-		frag, err := s.br.ReadSlice('\n')
-		if err == nil {
-			if len(s.acc) > 0 {
-				s.acc = append(s.acc, frag...)
-				b = s.acc
-			} else {
-				b = frag
+// lines yields each line, valid during its step, and its 1-based number,
+// until the end of input or a read error (see readErr).
+func (s *lineScanner) lines() iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		for {
+			b, err := s.lr.Next()
+			if err != nil {
+				if err != io.EOF {
+					s.err = err
+				}
+				return
 			}
-			b = b[:len(b)-1]
-			break
+			s.line = s.lr.Line()
+			if !yield(s.line, b) {
+				return
+			}
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			s.acc = append(s.acc, frag...)
-			continue
-		}
-		s.done = true
-		if err != io.EOF {
-			s.err = err
-			return nil, false
-		}
-		s.acc = append(s.acc, frag...)
-		if len(s.acc) == 0 {
-			return nil, false
-		}
-		b = s.acc
-		break
 	}
-	s.line++
-	if s.line == 1 {
-		b = bytes.TrimPrefix(b, bom)
+}
+
+// readErr returns a *ParseError for the read error that ended lines, or
+// nil.
+func (s *lineScanner) readErr() error {
+	if s.err != nil {
+		return &ParseError{Line: s.line + 1, Err: s.err}
 	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b, true
+	return nil
 }
 
 // isSpace reports whether c separates tokens: space or tab, as Moses.
