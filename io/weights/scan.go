@@ -2,10 +2,12 @@ package weights
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/textpos"
@@ -122,25 +124,32 @@ func badNameChar(c rune) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// checkName reports why s, a what ("feature name", "label"), cannot be
+// written in any text format: it is empty, not UTF-8, or starts with
+// first. Otherwise it returns nil.
+func checkName(what, s string, first byte) error {
+	switch {
+	case s == "":
+		return errors.New("empty " + what)
+	case !utf8.ValidString(s):
+		return errors.New(what + " is not valid UTF-8")
+	case s[0] == first:
+		return fmt.Errorf("%s starts with '%c'", what, first)
+	}
+	return nil
+}
+
 // checkSparseName reports why name cannot be a sparse feature name in the
 // Moses sparse format, or nil.
 func checkSparseName(name string) error {
-	if name == "" {
-		return errors.New("empty feature name")
-	}
-	if !utf8.ValidString(name) {
-		return errors.New("feature name is not valid UTF-8")
-	}
-	if name[0] == '#' {
-		return errors.New("feature name starts with '#'")
+	if err := checkName("feature name", name, '#'); err != nil {
+		return err
 	}
 	if name[len(name)-1] == '=' {
 		return errors.New("feature name ends with '='")
 	}
-	for _, c := range name {
-		if badNameChar(c) {
-			return errors.New("feature name contains white space")
-		}
+	if strings.ContainsFunc(name, badNameChar) {
+		return errors.New("feature name contains white space")
 	}
 	return nil
 }
@@ -148,22 +157,14 @@ func checkSparseName(name string) error {
 // checkLabel reports why label cannot be a dense label in the Moses dense
 // format, or nil.
 func checkLabel(label string) error {
-	if label == "" {
-		return errors.New("empty label")
+	if err := checkName("label", label, '['); err != nil {
+		return err
 	}
-	if !utf8.ValidString(label) {
-		return errors.New("label is not valid UTF-8")
+	switch i := strings.IndexFunc(label, func(c rune) bool { return badNameChar(c) || c == '#' }); {
+	case i < 0:
+		return nil
+	case label[i] == '#':
+		return errors.New("label contains '#'")
 	}
-	if label[0] == '[' {
-		return errors.New("label starts with '['")
-	}
-	for _, c := range label {
-		if badNameChar(c) {
-			return errors.New("label contains white space")
-		}
-		if c == '#' {
-			return errors.New("label contains '#'")
-		}
-	}
-	return nil
+	return errors.New("label contains white space")
 }
