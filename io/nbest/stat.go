@@ -481,11 +481,7 @@ func (w *FeatStatWriter) Write(b FeatBlock) error {
 		}
 		buf = append(buf, '\n')
 	}
-	buf = append(buf, featEnd...)
-	buf = append(buf, '\n')
-	w.buf = buf[:0]
-	_, err := w.w.Write(buf)
-	return err
+	return w.writeBlock(&w.buf, buf, featEnd)
 }
 
 // ScoreStatWriter writes SCORESTAT blocks byte for byte as Moses'
@@ -532,9 +528,5 @@ func (w *ScoreStatWriter) Write(b ScoreBlock) error {
 		}
 		buf = append(buf, '\n')
 	}
-	buf = append(buf, scoreEnd...)
-	buf = append(buf, '\n')
-	w.buf = buf[:0]
-	_, err := w.w.Write(buf)
-	return err
+	return w.writeBlock(&w.buf, buf, scoreEnd)
 }

@@ -96,6 +96,16 @@ func (b bufWriter) Error() error {
 	return err
 }
 
+// writeBlock ends buf with the marker end and a newline and writes it,
+// keeping its array in *keep for the next block.
+func (b bufWriter) writeBlock(keep *[]byte, buf []byte, end string) error {
+	buf = append(buf, end...)
+	buf = append(buf, '\n')
+	*keep = buf[:0]
+	_, err := b.w.Write(buf)
+	return err
+}
+
 func (w *Writer) prepare() error {
 	if w.prepared && (w.missing == 0 || w.idx.Len() == w.idxLen) {
 		return nil
