@@ -75,3 +75,26 @@ func GzipScanner(t testing.TB, path string) *bufio.Scanner {
 	sc.Buffer(nil, 1<<20)
 	return sc
 }
+
+// ReadAll calls read until it returns an error and gives back what it
+// read and that error (io.EOF at a clean end).
+func ReadAll[T any](read func() (T, error)) ([]T, error) {
+	var out []T
+	for {
+		v, err := read()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+}
+
+// MustReadAll is ReadAll failing tb on an error other than io.EOF.
+func MustReadAll[T any](tb testing.TB, read func() (T, error)) []T {
+	tb.Helper()
+	out, err := ReadAll(read)
+	if err != io.EOF {
+		tb.Fatal(err)
+	}
+	return out
+}

@@ -1,8 +1,6 @@
 package corpus
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"unicode/utf8"
@@ -31,23 +29,21 @@ type pkgPrefix struct{}
 
 func (pkgPrefix) Prefix() string { return "corpus" }
 
-var bom = []byte("\xef\xbb\xbf")
-
 // Reader reads a file one line at a time. Lines may be of any length.
 type Reader struct {
-	br   *bufio.Reader
-	line int
-	acc  []byte
-	err  error
+	lr  *textpos.LineReader
+	err error
 }
 
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+	lr := textpos.NewLineReader(r, 64<<10)
+	lr.BOMOnlyEmpty = true
+	return &Reader{lr: lr}
 }
 
 // Line returns the number of the line Read returned last, 1-based.
-func (r *Reader) Line() int { return r.line }
+func (r *Reader) Line() int { return r.lr.Line() }
 
 // Read returns the next line without its newline (or "\r\n"), io.EOF after
 // the last one, or a *ParseError for invalid UTF-8 or a failed read of the
@@ -65,45 +61,17 @@ func (r *Reader) ReadBytes() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	r.acc = r.acc[:0]
-	var b []byte
-	for {
-		frag, err := r.br.ReadSlice('\n')
-		if err == nil {
-			if len(r.acc) > 0 {
-				r.acc = append(r.acc, frag...)
-				b = r.acc
-			} else {
-				b = frag
-			}
-			b = b[:len(b)-1]
-			break
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			r.acc = append(r.acc, frag...)
-			continue
-		}
-		if err != io.EOF {
-			r.err = &ParseError{Line: r.line + 1, Err: err}
-			return nil, r.err
-		}
-		r.acc = append(r.acc, frag...)
-		if len(r.acc) == 0 || (r.line == 0 && bytes.Equal(r.acc, bom)) {
-			r.err = io.EOF
-			return nil, r.err
-		}
-		b = r.acc
-		break
+	b, err := r.lr.Next()
+	if err == io.EOF {
+		r.err = io.EOF
+		return nil, r.err
 	}
-	r.line++
-	if r.line == 1 {
-		b = bytes.TrimPrefix(b, bom)
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
+	if err != nil {
+		r.err = &ParseError{Line: r.lr.Line() + 1, Err: err}
+		return nil, r.err
 	}
 	if !utf8.Valid(b) {
-		r.err = &ParseError{Line: r.line, Column: invalidAt(b) + 1, Err: ErrInvalidUTF8}
+		r.err = &ParseError{Line: r.lr.Line(), Column: invalidAt(b) + 1, Err: ErrInvalidUTF8}
 		return nil, r.err
 	}
 	return b, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/parsetest"
 )
 
 // checkParseError fails unless err is io.EOF or a *ParseError naming file
@@ -52,18 +53,11 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		idx := feature.NewIndex()
 		r := NewReader(bytes.NewReader(data), "fuzz", idx)
-		var hyps []Hypothesis
-		var err error
-		for {
-			var h Hypothesis
-			h, err = r.Read()
-			if err != nil {
-				break
-			}
+		hyps, err := parsetest.ReadAll(r.Read)
+		for _, h := range hyps {
 			if verr := h.Features.Validate(); verr != nil {
 				t.Fatalf("invalid vector: %v", verr)
 			}
-			hyps = append(hyps, h)
 		}
 		checkParseError(t, err, "fuzz")
 		if err != io.EOF {
@@ -116,20 +110,13 @@ func FuzzFeatStat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		idx := feature.NewIndex()
 		r := NewFeatStatReader(bytes.NewReader(data), "fuzz", idx)
-		var blocks []FeatBlock
-		var err error
-		for {
-			var b FeatBlock
-			b, err = r.Read()
-			if err != nil {
-				break
-			}
+		blocks, err := parsetest.ReadAll(r.Read)
+		for _, b := range blocks {
 			for _, v := range b.Vectors {
 				if verr := v.Validate(); verr != nil {
 					t.Fatal(verr)
 				}
 			}
-			blocks = append(blocks, b)
 		}
 		checkParseError(t, err, "fuzz")
 		if err != io.EOF {
@@ -171,16 +158,7 @@ func FuzzScoreStat(f *testing.F) {
 	f.Add([]byte("SCORES_TXT_BEGIN_0 0 1 99999999999 BLEU\n1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewScoreStatReader(bytes.NewReader(data), "fuzz")
-		var blocks []ScoreBlock
-		var err error
-		for {
-			var b ScoreBlock
-			b, err = r.Read()
-			if err != nil {
-				break
-			}
-			blocks = append(blocks, b)
-		}
+		blocks, err := parsetest.ReadAll(r.Read)
 		checkParseError(t, err, "fuzz")
 		if err != io.EOF {
 			return

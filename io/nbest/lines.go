@@ -123,3 +123,19 @@ var pow10 = [...]float64{
 // parseNum parses a finite decimal number: an optional sign, digits with
 // an optional point, and an optional exponent; see fastnum.ParseFloat64.
 func parseNum(b []byte) (float64, bool) { return fastnum.ParseFloat64(b) }
+
+// sticky returns read's result while *errp is nil; read's first error is
+// kept in *errp and returned again by every later call.
+func sticky[T any](errp *error, read func() (T, error)) (T, error) {
+	if *errp != nil {
+		var zero T
+		return zero, *errp
+	}
+	v, err := read()
+	if err != nil {
+		*errp = err
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}

@@ -110,15 +110,7 @@ func (r *Reader) Read() (Hypothesis, error) {
 		r.pending = Hypothesis{}
 		return h, nil
 	}
-	if r.err != nil {
-		return Hypothesis{}, r.err
-	}
-	h, err := r.read()
-	if err != nil {
-		r.err = err
-		return Hypothesis{}, err
-	}
-	return h, nil
+	return sticky(&r.err, r.read)
 }
 
 // ReadSentence returns the hypotheses of the next sentence: the run of

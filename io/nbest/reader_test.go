@@ -14,6 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -152,14 +153,7 @@ func TestRead(t *testing.T) {
 			idx := feature.NewIndex()
 			r := NewReader(strings.NewReader(tc.in), "t", idx)
 			var got []want
-			for {
-				h, err := r.Read()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, h := range parsetest.MustReadAll(t, r.Read) {
 				if err := h.Features.Validate(); err != nil {
 					t.Errorf("invalid vector: %v", err)
 				}

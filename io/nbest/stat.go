@@ -1,7 +1,6 @@
 package nbest
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -46,21 +45,35 @@ type ScoreBlock struct {
 
 // FeatStatReader reads a FEATSTAT file block by block.
 type FeatStatReader struct {
-	lr   lineReader
-	name string
-	idx  *feature.Index
-	err  error
+	statBase
+	idx *feature.Index
 
 	dense    []string // names of the last header, reused while unchanged
 	denseIDs []feature.ID
 	b        feature.Builder
-	fields   [][]byte
 }
 
 // NewFeatStatReader returns a reader of the FEATSTAT text in r, interning
 // feature names in idx. name appears in errors.
 func NewFeatStatReader(r io.Reader, name string, idx *feature.Index) *FeatStatReader {
-	return &FeatStatReader{lr: newLineReader(r), name: name, idx: idx}
+	return &FeatStatReader{statBase: statBase{lr: newLineReader(r), name: name}, idx: idx}
+}
+
+// statBase is what the FEATSTAT and SCORESTAT readers share: the lines,
+// the name for errors, the sticky error and the header's fields, reused
+// from block to block.
+type statBase struct {
+	lr     lineReader
+	name   string
+	err    error
+	fields [][]byte
+}
+
+// header reads a block header that starts with marker; see readHeader.
+func (r *statBase) header(marker string) (hdr [][]byte, sent, count, n int, err error) {
+	hdr, sent, count, n, err = readHeader(&r.lr, r.name, marker, r.fields)
+	r.fields = hdr
+	return hdr, sent, count, n, err
 }
 
 func statErr(lr *lineReader, name string, col int, err error) error {
@@ -163,21 +176,10 @@ func readRow(lr *lineReader, name string) ([]byte, error) {
 
 // Read returns the next block, or io.EOF after the last one. Errors are
 // sticky.
-func (r *FeatStatReader) Read() (FeatBlock, error) {
-	if r.err != nil {
-		return FeatBlock{}, r.err
-	}
-	b, err := r.read()
-	if err != nil {
-		r.err = err
-		return FeatBlock{}, err
-	}
-	return b, nil
-}
+func (r *FeatStatReader) Read() (FeatBlock, error) { return sticky(&r.err, r.read) }
 
 func (r *FeatStatReader) read() (FeatBlock, error) {
-	hdr, sent, count, n, err := readHeader(&r.lr, r.name, featBegin, r.fields)
-	r.fields = hdr
+	hdr, sent, count, n, err := r.header(featBegin)
 	if err != nil {
 		return FeatBlock{}, err
 	}
@@ -276,37 +278,23 @@ func (r *FeatStatReader) internSparse(name []byte) feature.ID {
 
 // ScoreStatReader reads a SCORESTAT file block by block.
 type ScoreStatReader struct {
-	lr     lineReader
-	name   string
-	err    error
+	statBase
 	metric string
-	fields [][]byte
 	row    []float64
 }
 
 // NewScoreStatReader returns a reader of the SCORESTAT text in r. name
 // appears in errors.
 func NewScoreStatReader(r io.Reader, name string) *ScoreStatReader {
-	return &ScoreStatReader{lr: newLineReader(r), name: name}
+	return &ScoreStatReader{statBase: statBase{lr: newLineReader(r), name: name}}
 }
 
 // Read returns the next block, or io.EOF after the last one. Errors are
 // sticky.
-func (r *ScoreStatReader) Read() (ScoreBlock, error) {
-	if r.err != nil {
-		return ScoreBlock{}, r.err
-	}
-	b, err := r.read()
-	if err != nil {
-		r.err = err
-		return ScoreBlock{}, err
-	}
-	return b, nil
-}
+func (r *ScoreStatReader) Read() (ScoreBlock, error) { return sticky(&r.err, r.read) }
 
 func (r *ScoreStatReader) read() (ScoreBlock, error) {
-	hdr, sent, count, n, err := readHeader(&r.lr, r.name, scoreBegin, r.fields)
-	r.fields = hdr
+	hdr, sent, count, n, err := r.header(scoreBegin)
 	if err != nil {
 		return ScoreBlock{}, err
 	}
@@ -412,23 +400,14 @@ type FeatStatWriter struct {
 	// -1 means the shortest form that reads back exactly.
 	Precision int
 
-	w   *bufio.Writer
+	bufWriter
 	idx *feature.Index
 	buf []byte
 }
 
 // NewFeatStatWriter returns a writer to w of vectors whose ids are in idx.
 func NewFeatStatWriter(w io.Writer, idx *feature.Index) *FeatStatWriter {
-	return &FeatStatWriter{w: bufio.NewWriter(w), idx: idx}
-}
-
-// Flush writes buffered data to the underlying writer.
-func (w *FeatStatWriter) Flush() { w.w.Flush() }
-
-// Error reports any error of a previous Write or Flush.
-func (w *FeatStatWriter) Error() error {
-	_, err := w.w.Write(nil)
-	return err
+	return &FeatStatWriter{bufWriter: newBufWriter(w), idx: idx}
 }
 
 // Write writes one block. Features named in b.Dense are written as dense
@@ -502,11 +481,7 @@ func (w *FeatStatWriter) Write(b FeatBlock) error {
 		}
 		buf = append(buf, '\n')
 	}
-	buf = append(buf, featEnd...)
-	buf = append(buf, '\n')
-	w.buf = buf[:0]
-	_, err := w.w.Write(buf)
-	return err
+	return w.writeBlock(&w.buf, buf, featEnd)
 }
 
 // ScoreStatWriter writes SCORESTAT blocks byte for byte as Moses'
@@ -517,22 +492,13 @@ type ScoreStatWriter struct {
 	// form that reads back exactly.
 	Precision int
 
-	w   *bufio.Writer
+	bufWriter
 	buf []byte
 }
 
 // NewScoreStatWriter returns a writer to w.
 func NewScoreStatWriter(w io.Writer) *ScoreStatWriter {
-	return &ScoreStatWriter{w: bufio.NewWriter(w)}
-}
-
-// Flush writes buffered data to the underlying writer.
-func (w *ScoreStatWriter) Flush() { w.w.Flush() }
-
-// Error reports any error of a previous Write or Flush.
-func (w *ScoreStatWriter) Error() error {
-	_, err := w.w.Write(nil)
-	return err
+	return &ScoreStatWriter{bufWriter: newBufWriter(w)}
 }
 
 // Write writes one block. Every row must have the length of the first;
@@ -562,9 +528,5 @@ func (w *ScoreStatWriter) Write(b ScoreBlock) error {
 		}
 		buf = append(buf, '\n')
 	}
-	buf = append(buf, scoreEnd...)
-	buf = append(buf, '\n')
-	w.buf = buf[:0]
-	_, err := w.w.Write(buf)
-	return err
+	return w.writeBlock(&w.buf, buf, scoreEnd)
 }

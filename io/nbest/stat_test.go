@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/internal/shared"
 )
 
@@ -44,34 +45,12 @@ func TestAppendNum(t *testing.T) {
 
 func readFeatBlocks(tb testing.TB, data []byte, idx *feature.Index) []FeatBlock {
 	tb.Helper()
-	r := NewFeatStatReader(bytes.NewReader(data), "feat", idx)
-	var out []FeatBlock
-	for {
-		b, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, b)
-	}
+	return parsetest.MustReadAll(tb, NewFeatStatReader(bytes.NewReader(data), "feat", idx).Read)
 }
 
 func readScoreBlocks(tb testing.TB, data []byte) []ScoreBlock {
 	tb.Helper()
-	r := NewScoreStatReader(bytes.NewReader(data), "score")
-	var out []ScoreBlock
-	for {
-		b, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, b)
-	}
+	return parsetest.MustReadAll(tb, NewScoreStatReader(bytes.NewReader(data), "score").Read)
 }
 
 func writeFeat(tb testing.TB, idx *feature.Index, prec int, blocks []FeatBlock) []byte {

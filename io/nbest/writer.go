@@ -61,7 +61,7 @@ type Writer struct {
 	// first Write.
 	Groups []feature.Group
 
-	w   *bufio.Writer
+	bufWriter
 	idx *feature.Index
 	buf []byte
 
@@ -77,16 +77,32 @@ type Writer struct {
 // NewWriter returns a Writer writing to w the names of features interned
 // in idx.
 func NewWriter(w io.Writer, idx *feature.Index) *Writer {
-	return &Writer{w: bufio.NewWriter(w), idx: idx}
+	return &Writer{bufWriter: newBufWriter(w), idx: idx}
 }
+
+// bufWriter gives the writers of this package their buffer and their
+// Flush and Error methods.
+type bufWriter struct{ w *bufio.Writer }
+
+func newBufWriter(w io.Writer) bufWriter { return bufWriter{w: bufio.NewWriter(w)} }
 
 // Flush writes any buffered data to the underlying writer. Check Error
 // afterwards.
-func (w *Writer) Flush() { w.w.Flush() }
+func (b bufWriter) Flush() { b.w.Flush() }
 
 // Error reports any error of a previous Write or Flush.
-func (w *Writer) Error() error {
-	_, err := w.w.Write(nil)
+func (b bufWriter) Error() error {
+	_, err := b.w.Write(nil)
+	return err
+}
+
+// writeBlock ends buf with the marker end and a newline and writes it,
+// keeping its array in *keep for the next block.
+func (b bufWriter) writeBlock(keep *[]byte, buf []byte, end string) error {
+	buf = append(buf, end...)
+	buf = append(buf, '\n')
+	*keep = buf[:0]
+	_, err := b.w.Write(buf)
 	return err
 }
 

@@ -3,8 +3,11 @@ package weights
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mtune/mtune/feature"
 )
 
 // benchSet returns a Set with 15 dense weights and n sparse ones.
@@ -26,46 +29,23 @@ func benchSet(n int) *Set {
 	return s
 }
 
-func BenchmarkSparse(b *testing.B) {
-	for _, n := range []int{1000, 100000} {
-		s := benchSet(n)
-		var buf bytes.Buffer
-		if err := WriteSparse(&buf, s); err != nil {
-			b.Fatal(err)
-		}
-		data := buf.Bytes()
-		b.Run(fmt.Sprintf("read/%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if _, err := ReadSparse(bytes.NewReader(data), nil); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("write/%d", n), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				var w bytes.Buffer
-				if err := WriteSparse(&w, s); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkSparse(b *testing.B) { benchFormat(b, WriteSparse, ReadSparse) }
 
-func BenchmarkJSON(b *testing.B) {
+func BenchmarkJSON(b *testing.B) { benchFormat(b, WriteJSON, ReadJSON) }
+
+// benchFormat measures read and write of one format at two sizes.
+func benchFormat(b *testing.B, write func(io.Writer, *Set) error, read func(io.Reader, *feature.Index) (*Set, error)) {
 	for _, n := range []int{1000, 100000} {
 		s := benchSet(n)
 		var buf bytes.Buffer
-		if err := WriteJSON(&buf, s); err != nil {
+		if err := write(&buf, s); err != nil {
 			b.Fatal(err)
 		}
 		data := buf.Bytes()
 		b.Run(fmt.Sprintf("read/%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, err := ReadJSON(bytes.NewReader(data), nil); err != nil {
+				if _, err := read(bytes.NewReader(data), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -74,7 +54,7 @@ func BenchmarkJSON(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				var w bytes.Buffer
-				if err := WriteJSON(&w, s); err != nil {
+				if err := write(&w, s); err != nil {
 					b.Fatal(err)
 				}
 			}

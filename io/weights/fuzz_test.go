@@ -3,6 +3,8 @@ package weights
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,17 +59,8 @@ func FuzzReadMoses(f *testing.F) {
 			return
 		}
 		for _, style := range []Style{StyleLines, StyleINI, StyleComponents} {
-			var b bytes.Buffer
-			if err := WriteMoses(&b, s, style); err != nil {
-				t.Fatalf("cannot write what was read: %v", err)
-			}
-			back, err := ReadMoses(&b, nil)
-			if err != nil {
-				t.Fatalf("cannot read what was written: %v\n%s", err, b.Bytes())
-			}
-			if !sameSet(back, s) {
-				t.Fatalf("style %d round trip: %v %v, want %v %v", style, back.Groups, back.Dense(), s.Groups, s.Dense())
-			}
+			write := func(w io.Writer, s *Set) error { return WriteMoses(w, s, style) }
+			roundTrip(t, fmt.Sprintf("style %d", style), s, write, ReadMoses)
 		}
 		jsonRoundTrip(t, s)
 	})
@@ -75,16 +68,22 @@ func FuzzReadMoses(f *testing.F) {
 
 func jsonRoundTrip(t *testing.T, s *Set) {
 	t.Helper()
+	roundTrip(t, "JSON", s, WriteJSON, ReadJSON)
+}
+
+// roundTrip fails t unless what write makes of s, read reads back as s.
+func roundTrip(t *testing.T, what string, s *Set, write func(io.Writer, *Set) error, read func(io.Reader, *feature.Index) (*Set, error)) {
+	t.Helper()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, s); err != nil {
-		t.Fatalf("cannot write JSON: %v", err)
+	if err := write(&b, s); err != nil {
+		t.Fatalf("%s: cannot write what was read: %v", what, err)
 	}
-	back, err := ReadJSON(&b, nil)
+	back, err := read(&b, nil)
 	if err != nil {
-		t.Fatalf("cannot read the JSON written: %v\n%s", err, b.Bytes())
+		t.Fatalf("%s: cannot read what was written: %v\n%s", what, err, b.Bytes())
 	}
 	if !sameSet(back, s) {
-		t.Fatalf("JSON round trip: %v %v, want %v %v", back.Groups, back.Weights, s.Groups, s.Weights)
+		t.Fatalf("%s round trip: %v %v, want %v %v", what, back.Groups, back.Weights, s.Groups, s.Weights)
 	}
 }
 
@@ -96,17 +95,7 @@ func FuzzReadSparse(f *testing.F) {
 			checkParseErr(t, err)
 			return
 		}
-		var b bytes.Buffer
-		if err := WriteSparse(&b, s); err != nil {
-			t.Fatalf("cannot write what was read: %v", err)
-		}
-		back, err := ReadSparse(&b, nil)
-		if err != nil {
-			t.Fatalf("cannot read what was written: %v\n%s", err, b.Bytes())
-		}
-		if !sameSet(back, s) {
-			t.Fatalf("round trip: %v, want %v", back.Sparse(), s.Sparse())
-		}
+		roundTrip(t, "sparse", s, WriteSparse, ReadSparse)
 		jsonRoundTrip(t, s)
 	})
 }

@@ -23,12 +23,7 @@ func ReadList(r io.Reader, names []string, idx *feature.Index) (*Set, error) {
 	s := NewSet(idx)
 	n := 0
 	var toks []token
-	for {
-		line, ok := sc.next()
-		if !ok {
-			break
-		}
-		ln := sc.line
+	for ln, line := range sc.lines() {
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
@@ -45,8 +40,8 @@ func ReadList(r io.Reader, names []string, idx *feature.Index) (*Set, error) {
 			n++
 		}
 	}
-	if sc.err != nil {
-		return nil, &ParseError{Line: sc.line + 1, Err: sc.err}
+	if err := sc.readErr(); err != nil {
+		return nil, err
 	}
 	if n == 0 {
 		return nil, &ParseError{Err: ErrEmpty}

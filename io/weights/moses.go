@@ -67,12 +67,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 	mode := modeWeight
 	oldLabel := ""
 	var toks []token
-	for {
-		raw, ok := sc.next()
-		if !ok {
-			break
-		}
-		ln := sc.line
+	for ln, raw := range sc.lines() {
 		line := raw
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
@@ -154,8 +149,8 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 			}
 		}
 	}
-	if sc.err != nil {
-		return nil, &ParseError{Line: sc.line + 1, Err: sc.err}
+	if err := sc.readErr(); err != nil {
+		return nil, err
 	}
 	if len(s.Groups) == 0 && s.WeightFile == "" {
 		return nil, &ParseError{Err: ErrEmpty}

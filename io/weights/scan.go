@@ -1,12 +1,13 @@
 package weights
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/textpos"
@@ -14,64 +15,46 @@ import (
 
 var bom = []byte("\xef\xbb\xbf")
 
-// lineScanner splits input into lines of any length. It drops the newline,
-// one '\r' before it, and a byte order mark at the start of the input.
+// lineScanner yields the lines of its input (see textpos.LineReader): lines
+// of any length, without the newline, one '\r' before it, and a byte order
+// mark at the start of the input.
 type lineScanner struct {
-	br   *bufio.Reader
-	line int
-	acc  []byte
+	lr   *textpos.LineReader
+	line int   // number of the line last yielded
 	err  error // first read error other than io.EOF
-	done bool
 }
 
 func newLineScanner(r io.Reader) *lineScanner {
-	return &lineScanner{br: bufio.NewReader(r)}
+	return &lineScanner{lr: textpos.NewLineReader(r, 0)}
 }
 
-// next returns the next line, valid until the following call, and false at
-// the end of input or on a read error (see s.err).
-func (s *lineScanner) next() ([]byte, bool) {
-	if s.done {
-		return nil, false
-	}
-	s.acc = s.acc[:0]
-	var b []byte
-	for {
-		frag, err := s.br.ReadSlice('\n')
-		if err == nil {
-			if len(s.acc) > 0 {
-				s.acc = append(s.acc, frag...)
-				b = s.acc
-			} else {
-				b = frag
+// lines yields each line, valid during its step, and its 1-based number,
+// until the end of input or a read error (see readErr).
+func (s *lineScanner) lines() iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		for {
+			b, err := s.lr.Next()
+			if err != nil {
+				if err != io.EOF {
+					s.err = err
+				}
+				return
 			}
-			b = b[:len(b)-1]
-			break
+			s.line = s.lr.Line()
+			if !yield(s.line, b) {
+				return
+			}
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			s.acc = append(s.acc, frag...)
-			continue
-		}
-		s.done = true
-		if err != io.EOF {
-			s.err = err
-			return nil, false
-		}
-		s.acc = append(s.acc, frag...)
-		if len(s.acc) == 0 {
-			return nil, false
-		}
-		b = s.acc
-		break
 	}
-	s.line++
-	if s.line == 1 {
-		b = bytes.TrimPrefix(b, bom)
+}
+
+// readErr returns a *ParseError for the read error that ended lines, or
+// nil.
+func (s *lineScanner) readErr() error {
+	if s.err != nil {
+		return &ParseError{Line: s.line + 1, Err: s.err}
 	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b, true
+	return nil
 }
 
 // isSpace reports whether c separates tokens: space or tab, as Moses.
@@ -141,25 +124,32 @@ func badNameChar(c rune) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
+// checkName reports why s, a what ("feature name", "label"), cannot be
+// written in any text format: it is empty, not UTF-8, or starts with
+// first. Otherwise it returns nil.
+func checkName(what, s string, first byte) error {
+	switch {
+	case s == "":
+		return errors.New("empty " + what)
+	case !utf8.ValidString(s):
+		return errors.New(what + " is not valid UTF-8")
+	case s[0] == first:
+		return fmt.Errorf("%s starts with '%c'", what, first)
+	}
+	return nil
+}
+
 // checkSparseName reports why name cannot be a sparse feature name in the
 // Moses sparse format, or nil.
 func checkSparseName(name string) error {
-	if name == "" {
-		return errors.New("empty feature name")
-	}
-	if !utf8.ValidString(name) {
-		return errors.New("feature name is not valid UTF-8")
-	}
-	if name[0] == '#' {
-		return errors.New("feature name starts with '#'")
+	if err := checkName("feature name", name, '#'); err != nil {
+		return err
 	}
 	if name[len(name)-1] == '=' {
 		return errors.New("feature name ends with '='")
 	}
-	for _, c := range name {
-		if badNameChar(c) {
-			return errors.New("feature name contains white space")
-		}
+	if strings.ContainsFunc(name, badNameChar) {
+		return errors.New("feature name contains white space")
 	}
 	return nil
 }
@@ -167,22 +157,14 @@ func checkSparseName(name string) error {
 // checkLabel reports why label cannot be a dense label in the Moses dense
 // format, or nil.
 func checkLabel(label string) error {
-	if label == "" {
-		return errors.New("empty label")
+	if err := checkName("label", label, '['); err != nil {
+		return err
 	}
-	if !utf8.ValidString(label) {
-		return errors.New("label is not valid UTF-8")
+	switch i := strings.IndexFunc(label, func(c rune) bool { return badNameChar(c) || c == '#' }); {
+	case i < 0:
+		return nil
+	case label[i] == '#':
+		return errors.New("label contains '#'")
 	}
-	if label[0] == '[' {
-		return errors.New("label starts with '['")
-	}
-	for _, c := range label {
-		if badNameChar(c) {
-			return errors.New("label contains white space")
-		}
-		if c == '#' {
-			return errors.New("label contains '#'")
-		}
-	}
-	return nil
+	return errors.New("label contains white space")
 }

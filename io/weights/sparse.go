@@ -18,12 +18,7 @@ func ReadSparse(r io.Reader, idx *feature.Index) (*Set, error) {
 	s := NewSet(idx)
 	seen := make(map[feature.ID]int)
 	var toks []token
-	for {
-		line, ok := sc.next()
-		if !ok {
-			break
-		}
-		ln := sc.line
+	for ln, line := range sc.lines() {
 		t := trimSpace(line)
 		if len(t) == 0 || t[0] == '#' {
 			continue
@@ -51,8 +46,8 @@ func ReadSparse(r io.Reader, idx *feature.Index) (*Set, error) {
 		seen[id] = ln
 		s.Weights.Set(id, x)
 	}
-	if sc.err != nil {
-		return nil, &ParseError{Line: sc.line + 1, Err: sc.err}
+	if err := sc.readErr(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

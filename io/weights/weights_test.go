@@ -3,6 +3,7 @@ package weights
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -81,6 +82,24 @@ func g(label string, n int) feature.Group { return feature.Group{Label: label, L
 type wantErr struct {
 	kind      error
 	line, col int // 0: not checked
+}
+
+// errCase is a row of a table of inputs a reader rejects.
+type errCase struct {
+	name string
+	in   string
+	want wantErr
+}
+
+// checkErrs runs checkErr on what read makes of each case's input.
+func checkErrs(t *testing.T, cases []errCase, read func(io.Reader) (*Set, error)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := read(strings.NewReader(tc.in))
+			checkErr(t, err, tc.want)
+		})
+	}
 }
 
 func checkErr(t *testing.T, err error, w wantErr) {
@@ -182,11 +201,7 @@ func TestReadMoses(t *testing.T) {
 }
 
 func TestReadMosesErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want wantErr
-	}{
+	tests := []errCase{
 		{"empty", "", wantErr{kind: ErrEmpty}},
 		{"comments only", "# nothing\n\n", wantErr{kind: ErrEmpty}},
 		{"ini without weights", "[feature]\nDistortion\n", wantErr{kind: ErrEmpty}},
@@ -210,12 +225,7 @@ func TestReadMosesErrors(t *testing.T) {
 		{"two weight files", "[weight-file]\na\nb\n", wantErr{ErrSyntax, 3, 1}},
 		{"value in skipped section is fine, then bad weight", "[feature]\nx= y\n[weight]\nLM0=\n", wantErr{ErrNoValues, 4, 1}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadMoses(strings.NewReader(tc.in), nil)
-			checkErr(t, err, tc.want)
-		})
-	}
+	checkErrs(t, tests, func(r io.Reader) (*Set, error) { return ReadMoses(r, nil) })
 }
 
 func TestReadMosesReadError(t *testing.T) {
@@ -252,11 +262,7 @@ func TestReadSparse(t *testing.T) {
 }
 
 func TestReadSparseErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want wantErr
-	}{
+	tests := []errCase{
 		{"one field", "a 1\nb\n", wantErr{ErrSyntax, 2, 1}},
 		{"three fields", "a = 1\n", wantErr{ErrSyntax, 1, 1}},
 		{"duplicate", "a 1\nb 2\na= 3\n", wantErr{ErrDuplicate, 3, 1}},
@@ -266,12 +272,7 @@ func TestReadSparseErrors(t *testing.T) {
 		{"empty name", "= 1\n", wantErr{ErrSyntax, 1, 1}},
 		{"invalid UTF-8", "ok 1\n\xc3( 1\n", wantErr{ErrSyntax, 2, 1}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadSparse(strings.NewReader(tc.in), nil)
-			checkErr(t, err, tc.want)
-		})
-	}
+	checkErrs(t, tests, func(r io.Reader) (*Set, error) { return ReadSparse(r, nil) })
 }
 
 func TestReadList(t *testing.T) {
@@ -282,22 +283,13 @@ func TestReadList(t *testing.T) {
 	}
 	check(t, s, want{groups: []feature.Group{g("d", 2), g("lm", 1)}, dense: []float64{0.1, 0.2, 0.3}, sparse: map[string]float64{"extra": -4}})
 
-	errTests := []struct {
-		name string
-		in   string
-		want wantErr
-	}{
+	errTests := []errCase{
 		{"too few", "1 2 3\n", wantErr{kind: ErrCount}},
 		{"too many", "1 2 3 4\n5\n", wantErr{ErrCount, 2, 1}},
 		{"empty", "\n", wantErr{kind: ErrEmpty}},
 		{"NaN", "1 2 NaN 4\n", wantErr{ErrNumber, 1, 5}},
 	}
-	for _, tc := range errTests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadList(strings.NewReader(tc.in), names, nil)
-			checkErr(t, err, tc.want)
-		})
-	}
+	checkErrs(t, errTests, func(r io.Reader) (*Set, error) { return ReadList(r, names, nil) })
 	for _, bad := range [][]string{nil, {"a", "a"}, {""}, {"\xff"}} {
 		if _, err := ReadList(strings.NewReader("1 2\n"), bad, nil); err == nil {
 			t.Errorf("names %q: no error", bad)
@@ -348,11 +340,7 @@ func TestReadJSON(t *testing.T) {
 }
 
 func TestReadJSONErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want wantErr
-	}{
+	tests := []errCase{
 		{"empty", "  \n", wantErr{kind: ErrEmpty}},
 		{"no version", `{"dense": []}`, wantErr{kind: ErrVersion}},
 		{"version 2", `{"version": 2}`, wantErr{kind: ErrVersion}},
@@ -375,12 +363,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"invalid UTF-8", "{\"version\": 1, \"sparse\": {\"a\xff\": 1}}", wantErr{ErrSyntax, 1, 29}},
 		{"array", `[]`, wantErr{kind: ErrSyntax}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadJSON(strings.NewReader(tc.in), nil)
-			checkErr(t, err, tc.want)
-		})
-	}
+	checkErrs(t, tests, func(r io.Reader) (*Set, error) { return ReadJSON(r, nil) })
 }
 
 // testSet is a small Set with awkward values.
