@@ -45,9 +45,16 @@ func (m OrientationModel) orientations() int {
 }
 
 func (m OrientationModel) String() string {
-	return enumName([]string{MSD: "msd", MSLR: "mslr", Monotonicity: "monotonicity", LeftRight: "leftright"},
-		int(m), "OrientationModel")
+	return enumName(orientationNames, int(m), "OrientationModel")
 }
+
+// orientationNames, directionNames and conditionNames are the parts of a
+// reordering type that name the values, as String returns them.
+var (
+	orientationNames = []string{MSD: "msd", MSLR: "mslr", Monotonicity: "monotonicity", LeftRight: "leftright"}
+	directionNames   = []string{Backward: "backward", Forward: "forward", Bidirectional: "bidirectional"}
+	conditionNames   = []string{ConditionFE: "fe", ConditionF: "f"}
+)
 
 // enumName returns names[v], or typ(v) when v has no name.
 func enumName(names []string, v int, typ string) string {
@@ -72,7 +79,7 @@ const (
 )
 
 func (d Direction) String() string {
-	return enumName([]string{Backward: "backward", Forward: "forward", Bidirectional: "bidirectional"}, int(d), "Direction")
+	return enumName(directionNames, int(d), "Direction")
 }
 
 // Condition says what a reordering table's entries are keyed by.
@@ -87,7 +94,7 @@ const (
 )
 
 func (c Condition) String() string {
-	return enumName([]string{ConditionFE: "fe", ConditionF: "f"}, int(c), "Condition")
+	return enumName(conditionNames, int(c), "Condition")
 }
 
 // ReorderingType is the type= of a LexicalReordering feature, such as
@@ -117,28 +124,24 @@ func ParseReorderingType(s string) (ReorderingType, error) {
 	rt := ReorderingType{Text: s}
 	cond := false
 	for part := range strings.SplitSeq(s, "-") {
+		if m := slices.Index(orientationNames, part); m > 0 { // 0 is ""
+			rt.Model = OrientationModel(m)
+			continue
+		}
+		if d := slices.Index(directionNames, part); d >= 0 {
+			rt.Direction = Direction(d)
+			continue
+		}
+		if c := slices.Index(conditionNames, part); c >= 0 {
+			rt.Condition, cond = Condition(c), true
+			continue
+		}
 		switch part {
 		case "phrase":
 		case "wbe":
 			rt.WordBased = true
-		case "msd":
-			rt.Model = MSD
-		case "mslr":
-			rt.Model = MSLR
-		case "monotonicity":
-			rt.Model = Monotonicity
-		case "leftright":
-			rt.Model = LeftRight
-		case "unidirectional", "backward":
+		case "unidirectional":
 			rt.Direction = Backward
-		case "forward":
-			rt.Direction = Forward
-		case "bidirectional":
-			rt.Direction = Bidirectional
-		case "f":
-			rt.Condition, cond = ConditionF, true
-		case "fe":
-			rt.Condition, cond = ConditionFE, true
 		case "collapseff":
 			rt.Collapse = true
 		case "allff":
