@@ -3,7 +3,6 @@ package decoder
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -156,7 +155,7 @@ func TestEarlyDistortion(t *testing.T) {
 				continue
 			}
 			common++
-			label := fmt.Sprintf("%q [%s]", w.Target, w.Alignment)
+			label := strconv.Quote(w.Target) + " [" + w.Alignment + "]"
 			worst = max(worst, checkNBestEntry(t, m, i, h, w, label, 1e-3))
 		}
 	}
