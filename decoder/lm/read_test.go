@@ -292,10 +292,7 @@ func TestErrorsDoNotQuoteLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "corpus.en")
-			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := parsetest.WriteFile(t, "corpus.en", c.in)
 			_, err := Load(context.Background(), path, nil)
 			if err == nil {
 				t.Fatal("no error")
