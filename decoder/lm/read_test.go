@@ -1,7 +1,6 @@
 package lm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -155,7 +154,7 @@ func TestReadTolerates(t *testing.T) {
 // sameModel reports whether two models list the same n-grams with the same
 // values.
 func sameModel(a, b *Model) bool {
-	var x, y bytes.Buffer
+	var x, y strings.Builder
 	if WriteARPA(&x, a.ARPA()) != nil || WriteARPA(&y, b.ARPA()) != nil {
 		return false
 	}
