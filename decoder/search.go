@@ -381,14 +381,8 @@ func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, 
 	if len(tgt) > x.order-1 {
 		st = o.end
 	}
-	return x.lmEnd(st, sum, complete)
-}
-
-// lmEnd adds the score of </s> to sum when the translation is complete and
-// returns sum in ln, and the state after.
-func (x *searcher) lmEnd(st lm.State, sum float32, complete bool) (float32, lm.State) {
 	if complete {
-		p, next := x.m.lm.Score(st, x.eos)
+		p, next := l.Score(st, x.eos)
 		sum += p
 		st = next
 	}
@@ -425,7 +419,12 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 	if len(tgt) > K {
 		st = o.end
 	}
-	return x.lmEnd(st, sum, complete)
+	if complete {
+		p, next := l.Score(st, x.eos)
+		sum += p
+		st = next
+	}
+	return sum * ln10, st
 }
 
 func (x *searcher) keyOf(k *recKey, h *hyp) {
