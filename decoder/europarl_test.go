@@ -193,15 +193,8 @@ func TestEuroparl8kNBest(t *testing.T) {
 				continue
 			}
 			common++
-			e := m.NBestEntry(i, h)
-			diff, where := maxDenseDiff(m.Groups(), m.Index(), e.Features, w.Features)
-			worst = max(worst, diff)
-			if diff > 1e-3 {
-				t.Errorf("sentence %d %q: %s differs by %g", i, w.Target, where, diff)
-			}
-			if d := math.Abs(h.Score - w.Score); d > 1e-4+5e-6*math.Abs(w.Score) {
-				t.Errorf("sentence %d %q: score %.4f, Moses %.4f", i, w.Target, h.Score, w.Score)
-			}
+			label := fmt.Sprintf("%q", w.Target)
+			worst = max(worst, checkNBestEntry(t, m, i, h, w, label, 1e-4+5e-6*math.Abs(w.Score)))
 		}
 	}
 	t.Logf("%d of Moses' %d hypotheses are in mtune's lists (%d of 20 lists have Moses' length); largest dense difference %.2g",

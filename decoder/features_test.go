@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/io/nbest"
 )
 
@@ -46,11 +46,7 @@ func TestParseTemplates(t *testing.T) {
 
 func writeFile(t testing.TB, text string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return parsetest.WriteFile(t, "file", text)
 }
 
 // TestSparseTemplates decodes with every template on: the features fire

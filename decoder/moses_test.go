@@ -73,6 +73,23 @@ func readLines(t testing.TB, path string) []string {
 	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 }
 
+// checkNBestEntry checks mtune's hypothesis h of sentence i against
+// Moses' n-best entry w: the dense features within 1e-3 and the score
+// within scoreTol. label names the entry in the errors. It returns the
+// largest feature difference.
+func checkNBestEntry(t *testing.T, m *Model, i int, h *Hypothesis, w nbest.Hypothesis, label string, scoreTol float64) float64 {
+	t.Helper()
+	e := m.NBestEntry(i, h)
+	diff, where := maxDenseDiff(m.Groups(), m.Index(), e.Features, w.Features)
+	if diff > 1e-3 {
+		t.Errorf("sentence %d %s: %s differs by %g", i, label, where, diff)
+	}
+	if d := math.Abs(h.Score - w.Score); d > scoreTol {
+		t.Errorf("sentence %d %s: score %.4f, Moses %.4f", i, label, h.Score, w.Score)
+	}
+	return diff
+}
+
 // maxDenseDiff returns the largest difference between the dense features
 // (groups) of a and b, and the feature where it is.
 func maxDenseDiff(groups []feature.Group, idx *feature.Index, a, b feature.Vector) (float64, string) {
@@ -138,15 +155,8 @@ func TestEarlyDistortion(t *testing.T) {
 				continue
 			}
 			common++
-			e := m.NBestEntry(i, h)
-			diff, where := maxDenseDiff(m.Groups(), m.Index(), e.Features, w.Features)
-			worst = max(worst, diff)
-			if diff > 1e-3 {
-				t.Errorf("sentence %d %q [%s]: %s differs by %g", i, w.Target, w.Alignment, where, diff)
-			}
-			if d := math.Abs(h.Score - w.Score); d > 1e-3 {
-				t.Errorf("sentence %d %q [%s]: score %.4f, Moses %.4f", i, w.Target, w.Alignment, h.Score, w.Score)
-			}
+			label := strconv.Quote(w.Target) + " [" + w.Alignment + "]"
+			worst = max(worst, checkNBestEntry(t, m, i, h, w, label, 1e-3))
 		}
 	}
 	t.Logf("%d of Moses' %d n-best hypotheses are in mtune's lists; largest dense feature difference %.2g", common, total, worst)

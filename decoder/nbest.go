@@ -251,16 +251,19 @@ func (h *Hypothesis) SegmentationString() string {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = strconv.AppendInt(b, int64(s.SrcStart), 10)
-		if s.SrcEnd > s.SrcStart {
-			b = strconv.AppendInt(append(b, '-'), int64(s.SrcEnd), 10)
-		}
-		b = strconv.AppendInt(append(b, '='), int64(s.TgtStart), 10)
-		if s.TgtEnd > s.TgtStart {
-			b = strconv.AppendInt(append(b, '-'), int64(s.TgtEnd), 10)
-		}
+		b = appendRange(b, s.SrcStart, s.SrcEnd)
+		b = appendRange(append(b, '='), s.TgtStart, s.TgtEnd)
 	}
 	return string(b)
+}
+
+// appendRange appends "start" or, when end > start, "start-end".
+func appendRange(b []byte, start, end int) []byte {
+	b = strconv.AppendInt(b, int64(start), 10)
+	if end > start {
+		b = strconv.AppendInt(append(b, '-'), int64(end), 10)
+	}
+	return b
 }
 
 // AlignmentString formats the word alignment as Moses'

@@ -239,16 +239,19 @@ func (x *searcher) run(ctx context.Context) ([]int32, error) {
 
 // sortStack orders a stack's hypotheses best first (ties: older first).
 func (x *searcher) sortStack(st *stack) {
-	slices.SortFunc(st.ids, func(a, b int32) int {
-		ta, tb := x.hyps[a].total, x.hyps[b].total
-		switch {
-		case ta > tb:
-			return -1
-		case ta < tb:
-			return 1
-		}
-		return int(a - b)
-	})
+	slices.SortFunc(st.ids, x.byTotal)
+}
+
+// byTotal orders hypotheses a and b best first (ties: older first).
+func (x *searcher) byTotal(a, b int32) int {
+	ta, tb := x.hyps[a].total, x.hyps[b].total
+	switch {
+	case ta > tb:
+		return -1
+	case ta < tb:
+		return 1
+	}
+	return int(a - b)
 }
 
 // processOne is SearchNormal::ProcessOneHypothesis: every span that the
@@ -572,16 +575,7 @@ func (x *searcher) cleanupArcs(id int32) {
 	for a := x.hyps[id].arcHead; a >= 0; a = x.hyps[a].arcNext {
 		arcs = append(arcs, a)
 	}
-	slices.SortFunc(arcs, func(a, b int32) int {
-		ta, tb := x.hyps[a].total, x.hyps[b].total
-		switch {
-		case ta > tb:
-			return -1
-		case ta < tb:
-			return 1
-		}
-		return int(a - b)
-	})
+	slices.SortFunc(arcs, x.byTotal)
 	for _, a := range arcs[x.arcLimit:] {
 		x.free = append(x.free, a)
 	}

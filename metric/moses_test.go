@@ -2,6 +2,7 @@ package metric
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func TestMosesLayout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slicesEqual(back, tc.fields) {
+			if !slices.Equal(back, tc.fields) {
 				t.Errorf("ToMoses(FromMoses(%v)) = %v", tc.fields, back)
 			}
 			p, err := ParseMoses(s.String() + " ")
@@ -145,18 +146,6 @@ func TestMosesLayout(t *testing.T) {
 	if _, err := frac.ToMoses(); err == nil {
 		t.Error("ToMoses of fractional statistics: no error")
 	}
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseMoses(t *testing.T) {

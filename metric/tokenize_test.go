@@ -41,8 +41,29 @@ func regexpTokenize13a(line string) string {
 	return strings.Join(pyFields(line), " ")
 }
 
+// tokenizeCase is a case of a tokenizer test: in tokenizes to want.
+type tokenizeCase struct{ name, in, want string }
+
+// checkTokenizer runs tok, named fn in the errors, on the cases, and ref,
+// a reference implementation, if not nil.
+func checkTokenizer(t *testing.T, fn string, tok, ref func(string) string, tests []tokenizeCase) {
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tok(tc.in); got != tc.want {
+				t.Errorf("%s(%q) = %q, want %q", fn, tc.in, got, tc.want)
+			}
+			if ref == nil {
+				return
+			}
+			if got := ref(tc.in); got != tc.want {
+				t.Errorf("regexp reference(%q) = %q, want %q (bad test case?)", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestTokenize13a(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkTokenizer(t, "Tokenize13a", Tokenize13a, regexpTokenize13a, []tokenizeCase{
 		{"sentence", "The dog bit the man.", "The dog bit the man ."},
 		{"apostrophe kept", "It wasn't surprising.", "It wasn't surprising ."},
 		{"numbers", "3.14, 1,000 and 5-6 or a-b.", "3.14 , 1,000 and 5 - 6 or a-b ."},
@@ -58,33 +79,16 @@ func TestTokenize13a(t *testing.T) {
 		{"unicode space", "a\u00a0b\u3000c\x1fd", "a b c d"},
 		{"empty", "", ""},
 		{"blank", " \t ", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Tokenize13a(tc.in); got != tc.want {
-				t.Errorf("Tokenize13a(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-			if got := regexpTokenize13a(tc.in); got != tc.want {
-				t.Errorf("regexp reference(%q) = %q, want %q (bad test case?)", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestTokenizeChar(t *testing.T) {
-	tests := []struct{ name, in, want string }{
+	checkTokenizer(t, "TokenizeChar", TokenizeChar, nil, []tokenizeCase{
 		{"ascii", "ab c", "a b c"},
 		{"unicode", "zahăr\u00a0ţ", "z a h ă r ţ"},
 		{"invalid utf-8", "a\xffb", "a \xff b"},
 		{"blank", " \u3000 ", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := TokenizeChar(tc.in); got != tc.want {
-				t.Errorf("TokenizeChar(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestNewTokenizer(t *testing.T) {

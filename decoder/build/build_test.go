@@ -22,14 +22,28 @@ import (
 func writeBitext(t testing.TB, src, tgt, align []string) Options {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name string, lines []string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, lines []string) string { return writeIn(t, dir, name, strings.Join(lines, "\n")+"\n") }
 	return Options{Src: write("f", src), Tgt: write("e", tgt), Align: write("a", align), Out: filepath.Join(dir, "model"), SkipLM: true}
+}
+
+// mustRun runs Run on o and fails t on an error.
+func mustRun(t testing.TB, o Options) Result {
+	t.Helper()
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// writeIn writes content to the file name in dir and returns its path.
+func writeIn(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func readText(t testing.TB, path string) string {
@@ -63,10 +77,7 @@ func TestRunSmall(t *testing.T) {
 		[]string{"a b", "a", "a c"},
 		[]string{"x y", "x w", "v"},
 		[]string{"0-0 1-1", "0-0", "0-0"})
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	// Lexical tables: c(a,x)=2 c(b,y)=1 c(NULL,w)=1 c(a,v)=1 c(c,NULL)=1,
 	// c(a)=3: w(x|a)=2/3, w(v|a)=1/3, every other w is 1.
 	// Pairs: "a b|x y" (S1), "a|x" (S1, S2), "a|x w" (S2), "a|v" and
@@ -117,10 +128,7 @@ func TestRunBestAlignment(t *testing.T) {
 		[]string{"a b", "a b", "a b"},
 		[]string{"x", "x", "x"},
 		[]string{"0-0 1-0", "1-0", "1-0 0-0"})
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	want := `a b ||| x ||| 0.75 0.24 1 1 ||| 1-0 ||| 4 3 3 ||| |||
 b ||| x ||| 0.25 0.6 1 1 ||| 0-0 ||| 4 1 1 ||| |||`
 	if got := readText(t, res.PhraseTable); got != want {
@@ -139,10 +147,7 @@ func TestRunINI(t *testing.T) {
 	})
 	for _, rel := range []bool{false, true} {
 		o.RelativePaths = rel
-		res, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustRun(t, o)
 		ini, err := os.ReadFile(res.Config)
 		if err != nil {
 			t.Fatal(err)
@@ -189,10 +194,7 @@ func TestRunDefaultLM(t *testing.T) {
 	}
 	o := f.BuildOptions(filepath.Join(t.TempDir(), "model"))
 	o.LMOrder = 3
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	got, err := arpaCounts(res.LM)
 	if err != nil {
 		t.Fatal(err)
@@ -279,13 +281,7 @@ func TestReadBitext(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w := func(name, s string) string {
-				p := filepath.Join(dir, name)
-				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return p
-			}
+			w := func(name, s string) string { return writeIn(t, dir, name, s) }
 			b, err := readBitext(context.Background(), w("f", tc.src), w("e", tc.tgt), w("a", tc.align), tc.lines)
 			if tc.want == nil {
 				if err != nil {
@@ -313,11 +309,7 @@ func TestReadBitext(t *testing.T) {
 
 func TestReadBitextAlignmentOrder(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(s), 0o644)
-		return p
-	}
+	w := func(name, s string) string { return writeIn(t, dir, name, s) }
 	b, err := readBitext(context.Background(), w("f", "a b c\n"), w("e", "x y\n"), w("a", "2-1 0-0 1-1 0-1 1-1\n"), LineRange{})
 	if err != nil {
 		t.Fatal(err)

@@ -194,10 +194,7 @@ func TestDemoBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := f.BuildOptions(filepath.Join(t.TempDir(), "model"))
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	t.Logf("demo model: %d phrase pairs from %d sentence pairs, LM n-grams %v, %.2f s", res.PhrasePairs, res.Sentences, res.NGrams, res.Seconds)
 	pEF := map[[2]string]float64{}
 	sources := map[string]bool{}

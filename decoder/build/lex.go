@@ -79,18 +79,17 @@ func round7(x float64) float64 {
 	return v
 }
 
-// wEF returns w(e|f), 1 for a pair never seen (as Moses' permissiveLookup).
-func (t *lexTable) wEF(f, e int32) float64 {
-	if i, ok := t.idx[pairKey(f, e)]; ok {
-		return t.ef[i]
+// w returns probs' entry (t.ef: w(e|f), t.fe: w(f|e)) for the pair of x
+// and y, 1 for a pair never seen (as Moses' permissiveLookup). x is the
+// target word and y the source word when ef is set, the other way round
+// when not.
+func (t *lexTable) w(probs []float64, x, y int32, ef bool) float64 {
+	k := pairKey(x, y)
+	if ef {
+		k = pairKey(y, x)
 	}
-	return 1
-}
-
-// wFE returns w(f|e), 1 for a pair never seen.
-func (t *lexTable) wFE(f, e int32) float64 {
-	if i, ok := t.idx[pairKey(f, e)]; ok {
-		return t.fe[i]
+	if i, ok := t.idx[k]; ok {
+		return probs[i]
 	}
 	return 1
 }

@@ -96,10 +96,7 @@ func TestMosesEuroparl8k(t *testing.T) {
 	o := europarlOptions(t, t.TempDir())
 	o.SkipLM = true // TestMosesEuroparl8kLM checks the language model
 	cpu0, t0 := shared.CPUTime(), time.Now()
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	t.Logf("built in %.2f s wall, %.2f s CPU (stages %+v); heap obtained from the OS %.0f MiB, peak RSS of the test %.0f MiB",
@@ -135,10 +132,7 @@ func TestMosesEuroparl8kLM(t *testing.T) {
 	}
 	mdir := shared.Path(t, "moses-models", "europarl-fr-en-8k")
 	o := europarlOptions(t, t.TempDir())
-	res, err := Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustRun(t, o)
 	t.Logf("built in %.2f s (stages %+v), peak RSS of the test %.0f MiB", res.Seconds, res.Stages, peakRSS())
 	want, err := arpaCounts(filepath.Join(mdir, "lm.en.5.arpa.gz"))
 	if err != nil {

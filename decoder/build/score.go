@@ -277,41 +277,32 @@ func (m *model) bestAlignment(grp []int32, inverse bool, sc *scoreScratch) []uin
 // lexEF is Moses' lexical weight lex(e|f) of occurrence o's phrases under
 // the (target-indexed) alignment a: the product over target words of the
 // average w(e|f) over their aligned source words, w(e|NULL) if unaligned.
-func (m *model) lexEF(o occ, a []uint16) float64 {
-	f := m.b.srcSent(int(o.sent))[o.fs:]
-	e := m.b.tgtSent(int(o.sent))[o.es:]
-	score, k := 1.0, 0
-	for j := range int(o.el) {
-		if k >= len(a) || int(a[k]) != j {
-			score *= m.lex.wEF(0, e[j])
-			continue
-		}
-		sum, n := 0.0, 0
-		for ; k < len(a) && int(a[k]) == j; k += 2 {
-			sum += m.lex.wEF(f[a[k+1]], e[j])
-			n++
-		}
-		score *= sum / float64(n)
-	}
-	return score
-}
+func (m *model) lexEF(o occ, a []uint16) float64 { return m.lexWeight(o, a, true) }
 
 // lexFE is lex(f|e) under the source-indexed alignment a.
-func (m *model) lexFE(o occ, a []uint16) float64 {
-	f := m.b.srcSent(int(o.sent))[o.fs:]
-	e := m.b.tgtSent(int(o.sent))[o.es:]
+func (m *model) lexFE(o occ, a []uint16) float64 { return m.lexWeight(o, a, false) }
+
+// lexWeight is lexEF when ef is set, lexFE when not.
+func (m *model) lexWeight(o occ, a []uint16, ef bool) float64 {
+	this := m.b.srcSent(int(o.sent))[o.fs:]
+	other := m.b.tgtSent(int(o.sent))[o.es:]
+	probs, n := m.lex.fe, int(o.fl)
+	if ef {
+		this, other = other, this
+		probs, n = m.lex.ef, int(o.el)
+	}
 	score, k := 1.0, 0
-	for i := range int(o.fl) {
+	for i := range n {
 		if k >= len(a) || int(a[k]) != i {
-			score *= m.lex.wFE(f[i], 0)
+			score *= m.lex.w(probs, this[i], 0, ef)
 			continue
 		}
-		sum, n := 0.0, 0
+		sum, c := 0.0, 0
 		for ; k < len(a) && int(a[k]) == i; k += 2 {
-			sum += m.lex.wFE(f[i], e[a[k+1]])
-			n++
+			sum += m.lex.w(probs, this[i], other[a[k+1]], ef)
+			c++
 		}
-		score *= sum / float64(n)
+		score *= sum / float64(c)
 	}
 	return score
 }

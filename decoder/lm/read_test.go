@@ -1,8 +1,6 @@
 package lm
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/mtune/mtune/internal/parsetest"
 )
 
 // small is a valid trigram model; the cases below break it.
@@ -154,7 +154,7 @@ func TestReadTolerates(t *testing.T) {
 // sameModel reports whether two models list the same n-grams with the same
 // values.
 func sameModel(a, b *Model) bool {
-	var x, y bytes.Buffer
+	var x, y strings.Builder
 	if WriteARPA(&x, a.ARPA()) != nil || WriteARPA(&y, b.ARPA()) != nil {
 		return false
 	}
@@ -185,19 +185,9 @@ func TestReadOneByte(t *testing.T) {
 // path and line, wrapping io.ErrUnexpectedEOF.
 func TestLoadTruncatedGzip(t *testing.T) {
 	text := readShared(t, "lm", "test.arpa")
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write([]byte(strings.Repeat("# padding so the cut falls in the n-grams\n", 50) + text))
-	zw.Close()
-	dir := t.TempDir()
-	whole := filepath.Join(dir, "whole.arpa.gz")
-	cut := filepath.Join(dir, "cut.arpa.gz")
-	if err := os.WriteFile(whole, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cut, buf.Bytes()[:buf.Len()*3/4], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	whole, cut := parsetest.GzipWholeAndCut(t, strings.Repeat("# padding so the cut falls in the n-grams\n", 50)+text,
+		"whole.arpa.gz", "cut.arpa.gz", 3, 4)
+	dir := filepath.Dir(whole)
 	m, err := Load(context.Background(), whole, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -301,10 +291,7 @@ func TestErrorsDoNotQuoteLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "corpus.en")
-			if err := os.WriteFile(path, []byte(c.in), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := parsetest.WriteFile(t, "corpus.en", c.in)
 			_, err := Load(context.Background(), path, nil)
 			if err == nil {
 				t.Fatal("no error")

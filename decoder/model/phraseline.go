@@ -202,19 +202,7 @@ func wordStrings(ws [][]byte, cols []int32) ([]string, *ParseError) {
 // invalid UTF-8, no scores, a score that is not finite and ≥ 0, an
 // alignment of odd length or outside the phrases.
 func AppendPhraseLine(dst []byte, p PhrasePair) ([]byte, error) {
-	if len(p.Source) == 0 {
-		return dst, errAt("", 0, 0, ErrSyntax, "empty source phrase")
-	}
-	if err := checkWords(p.Source); err != nil {
-		return dst, err
-	}
-	if err := checkWords(p.Target); err != nil {
-		return dst, err
-	}
-	if len(p.Scores) == 0 {
-		return dst, errAt("", 0, 0, ErrCount, "no scores")
-	}
-	if err := checkProbs(p.Scores); err != nil {
+	if err := checkEntry(p.Source, p.Target, p.Scores); err != nil {
 		return dst, err
 	}
 	if err := checkProbs(p.Counts); err != nil {
@@ -268,6 +256,24 @@ func checkWords(ws []string) error {
 		}
 	}
 	return nil
+}
+
+// checkEntry checks what every table line written needs: a source
+// phrase, words that read back and at least one score, each finite and ≥ 0.
+func checkEntry(src, tgt []string, scores []float32) error {
+	if len(src) == 0 {
+		return errAt("", 0, 0, ErrSyntax, "empty source phrase")
+	}
+	if err := checkWords(src); err != nil {
+		return err
+	}
+	if err := checkWords(tgt); err != nil {
+		return err
+	}
+	if len(scores) == 0 {
+		return errAt("", 0, 0, ErrCount, "no scores")
+	}
+	return checkProbs(scores)
 }
 
 func checkProbs(xs []float32) error {

@@ -403,6 +403,19 @@ func (v *localVocab) id(w []byte) (int32, bool) {
 	return id, true
 }
 
+// appendIDs appends the ids of ws to dst. bad is the index of the first
+// word that is not valid UTF-8 (dst then holds the ids before it), or -1.
+func (v *localVocab) appendIDs(dst []int32, ws [][]byte) (_ []int32, bad int) {
+	for i, w := range ws {
+		id, ok := v.id(w)
+		if !ok {
+			return dst, i
+		}
+		dst = append(dst, id)
+	}
+	return dst, -1
+}
+
 func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptChunk, error) {
 	// Size the arrays for the block's lines; typical phrase pairs have a
 	// few words a side and a few alignment points.
@@ -454,22 +467,16 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptCh
 			return errAt(name, num, col, ErrCount, "%d counts, the lines before have %d", len(p.counts), c.numCounts)
 		}
 		if p.newSrc || len(c.srcOff) == 1 {
-			for i, w := range p.src {
-				id, ok := c.srcVoc.id(w)
-				if !ok {
-					return errAt(name, num, int(p.srcCol[i]), ErrUTF8, "word %s", textpos.Quote(w))
-				}
-				c.srcWords = append(c.srcWords, id)
+			var bad int
+			if c.srcWords, bad = c.srcVoc.appendIDs(c.srcWords, p.src); bad >= 0 {
+				return errAt(name, num, int(p.srcCol[bad]), ErrUTF8, "word %s", textpos.Quote(p.src[bad]))
 			}
 			c.srcOff = append(c.srcOff, int32(len(c.srcWords)))
 		}
 		c.optSrc = append(c.optSrc, int32(len(c.srcOff)-2))
-		for i, w := range p.tgt {
-			id, ok := c.tgtVoc.id(w)
-			if !ok {
-				return errAt(name, num, int(p.tgtCol[i]), ErrUTF8, "word %s", textpos.Quote(w))
-			}
-			c.tgtWords = append(c.tgtWords, id)
+		var bad int
+		if c.tgtWords, bad = c.tgtVoc.appendIDs(c.tgtWords, p.tgt); bad >= 0 {
+			return errAt(name, num, int(p.tgtCol[bad]), ErrUTF8, "word %s", textpos.Quote(p.tgt[bad]))
 		}
 		c.tgtOff = append(c.tgtOff, int32(len(c.tgtWords)))
 		c.scores = append(c.scores, p.scores...)

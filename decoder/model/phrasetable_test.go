@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -220,21 +218,12 @@ func TestReadPhraseTableSkipsEmptySource(t *testing.T) {
 }
 
 func TestReadPhraseTableReadErrors(t *testing.T) {
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
+	var b strings.Builder
 	for i := range 5000 {
-		io.WriteString(zw, "w"+strconv.Itoa(i)+" ||| v ||| 0.5 0.25\n")
+		b.WriteString("w" + strconv.Itoa(i) + " ||| v ||| 0.5 0.25\n")
 	}
-	zw.Close()
-	dir := t.TempDir()
-	full := filepath.Join(dir, "pt.gz")
-	cut := filepath.Join(dir, "cut.gz")
-	if err := os.WriteFile(full, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cut, gz.Bytes()[:gz.Len()/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	full, cut := parsetest.GzipWholeAndCut(t, b.String(), "pt.gz", "cut.gz", 1, 2)
+	dir := filepath.Dir(full)
 	ctx := context.Background()
 	pt, err := LoadPhraseTable(ctx, full, PhraseTableOptions{NumScores: 2})
 	if err != nil || pt.NumOptions() != 5000 {

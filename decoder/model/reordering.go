@@ -45,17 +45,23 @@ func (m OrientationModel) orientations() int {
 }
 
 func (m OrientationModel) String() string {
-	switch m {
-	case MSD:
-		return "msd"
-	case MSLR:
-		return "mslr"
-	case Monotonicity:
-		return "monotonicity"
-	case LeftRight:
-		return "leftright"
+	return enumName(orientationNames, int(m), "OrientationModel")
+}
+
+// orientationNames, directionNames and conditionNames are the parts of a
+// reordering type that name the values, as String returns them.
+var (
+	orientationNames = []string{MSD: "msd", MSLR: "mslr", Monotonicity: "monotonicity", LeftRight: "leftright"}
+	directionNames   = []string{Backward: "backward", Forward: "forward", Bidirectional: "bidirectional"}
+	conditionNames   = []string{ConditionFE: "fe", ConditionF: "f"}
+)
+
+// enumName returns names[v], or typ(v) when v has no name.
+func enumName(names []string, v int, typ string) string {
+	if v >= 0 && v < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return "OrientationModel(" + strconv.Itoa(int(m)) + ")"
+	return typ + "(" + strconv.Itoa(v) + ")"
 }
 
 // Direction says which neighbours a reordering model scores the
@@ -73,15 +79,7 @@ const (
 )
 
 func (d Direction) String() string {
-	switch d {
-	case Backward:
-		return "backward"
-	case Forward:
-		return "forward"
-	case Bidirectional:
-		return "bidirectional"
-	}
-	return "Direction(" + strconv.Itoa(int(d)) + ")"
+	return enumName(directionNames, int(d), "Direction")
 }
 
 // Condition says what a reordering table's entries are keyed by.
@@ -96,13 +94,7 @@ const (
 )
 
 func (c Condition) String() string {
-	switch c {
-	case ConditionFE:
-		return "fe"
-	case ConditionF:
-		return "f"
-	}
-	return "Condition(" + strconv.Itoa(int(c)) + ")"
+	return enumName(conditionNames, int(c), "Condition")
 }
 
 // ReorderingType is the type= of a LexicalReordering feature, such as
@@ -132,28 +124,24 @@ func ParseReorderingType(s string) (ReorderingType, error) {
 	rt := ReorderingType{Text: s}
 	cond := false
 	for part := range strings.SplitSeq(s, "-") {
+		if m := slices.Index(orientationNames, part); m > 0 { // 0 is ""
+			rt.Model = OrientationModel(m)
+			continue
+		}
+		if d := slices.Index(directionNames, part); d >= 0 {
+			rt.Direction = Direction(d)
+			continue
+		}
+		if c := slices.Index(conditionNames, part); c >= 0 {
+			rt.Condition, cond = Condition(c), true
+			continue
+		}
 		switch part {
 		case "phrase":
 		case "wbe":
 			rt.WordBased = true
-		case "msd":
-			rt.Model = MSD
-		case "mslr":
-			rt.Model = MSLR
-		case "monotonicity":
-			rt.Model = Monotonicity
-		case "leftright":
-			rt.Model = LeftRight
-		case "unidirectional", "backward":
+		case "unidirectional":
 			rt.Direction = Backward
-		case "forward":
-			rt.Direction = Forward
-		case "bidirectional":
-			rt.Direction = Bidirectional
-		case "f":
-			rt.Condition, cond = ConditionF, true
-		case "fe":
-			rt.Condition, cond = ConditionFE, true
 		case "collapseff":
 			rt.Collapse = true
 		case "allff":
@@ -590,19 +578,7 @@ func ParseReorderingLine(line string, cond Condition) (ReorderingEntry, error) {
 // its newline, "src ||| tgt ||| scores", or "src ||| scores" when cond is
 // ConditionF. It refuses entries ParseReorderingLine could not read back.
 func AppendReorderingLine(dst []byte, e ReorderingEntry, cond Condition) ([]byte, error) {
-	if len(e.Source) == 0 {
-		return dst, errAt("", 0, 0, ErrSyntax, "empty source phrase")
-	}
-	if err := checkWords(e.Source); err != nil {
-		return dst, err
-	}
-	if err := checkWords(e.Target); err != nil {
-		return dst, err
-	}
-	if len(e.Scores) == 0 {
-		return dst, errAt("", 0, 0, ErrCount, "no scores")
-	}
-	if err := checkProbs(e.Scores); err != nil {
+	if err := checkEntry(e.Source, e.Target, e.Scores); err != nil {
 		return dst, err
 	}
 	dst = appendWords(dst, e.Source)

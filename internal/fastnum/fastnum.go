@@ -102,6 +102,31 @@ func fast(mant uint64, exp int) (float64, bool) {
 	return f * pow10[exp], true
 }
 
+// exactValue returns ±mant·10^exp correctly rounded to float64 (-0 for a
+// negative zero) when fast gives it.
+func exactValue(mant uint64, exp int, neg bool) (float64, bool) {
+	if mant == 0 {
+		if neg {
+			return math.Copysign(0, -1), true
+		}
+		return 0, true
+	}
+	f, ok := fast(mant, exp)
+	if neg {
+		f = -f
+	}
+	return f, ok
+}
+
+// slow is strconv.ParseFloat(string(b), bitSize) when that is finite.
+func slow(b []byte, bitSize int) (float64, bool) {
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), bitSize)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
 // ParseFloat64 parses b as a finite decimal number (see the package
 // documentation) and returns strconv.ParseFloat(string(b), 64); ok is
 // false when b is not such a number or overflows a float64.
@@ -111,24 +136,11 @@ func ParseFloat64(b []byte) (float64, bool) {
 		return 0, false
 	}
 	if exact {
-		if mant == 0 {
-			if neg {
-				return math.Copysign(0, -1), true
-			}
-			return 0, true
-		}
-		if f, ok := fast(mant, exp); ok {
-			if neg {
-				f = -f
-			}
+		if f, ok := exactValue(mant, exp, neg); ok {
 			return f, true
 		}
 	}
-	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
+	return slow(b, 64)
 }
 
 // ParseFloat32 parses b as a finite decimal number (see the package
@@ -141,28 +153,16 @@ func ParseFloat32(b []byte) (float32, bool) {
 		return 0, false
 	}
 	if exact {
-		if mant == 0 {
-			if neg {
-				return float32(math.Copysign(0, -1)), true
-			}
-			return 0, true
-		}
 		// Rounding the correctly rounded float64 to float32 is correct
 		// unless the float64 lies exactly halfway between two float32s
 		// (then the true value may not) or float32 is subnormal or
-		// overflows there.
-		if f, ok := fast(mant, exp); ok && math.Float64bits(f)&(1<<29-1) != 1<<28 &&
-			f >= 0x1p-126 && f <= math.MaxFloat32 {
-			v := float32(f)
-			if neg {
-				v = -v
-			}
-			return v, true
+		// overflows there. Zero is exact (and keeps its sign).
+		if f, ok := exactValue(mant, exp, neg); ok && (mant == 0 ||
+			math.Float64bits(f)&(1<<29-1) != 1<<28 &&
+				math.Abs(f) >= 0x1p-126 && math.Abs(f) <= math.MaxFloat32) {
+			return float32(f), true
 		}
 	}
-	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 32)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false
-	}
-	return float32(f), true
+	f, ok := slow(b, 32)
+	return float32(f), ok
 }

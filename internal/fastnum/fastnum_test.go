@@ -18,12 +18,28 @@ var seeds = []string{
 	"1.2.3", "2e+", "2e-", "1e5.0", " 1", "1 ", "1,5", "--1", "1e+-2", "１",
 }
 
+// parseCase is a case of a parser test: in parses to want, or fails (ok
+// false, want 0).
+type parseCase[F float32 | float64] struct {
+	name, in string
+	ok       bool
+	want     F
+}
+
+// checkParse runs parse, named fn in the errors, on the cases and compares
+// the bits of the results.
+func checkParse[F float32 | float64](t *testing.T, fn string, parse func([]byte) (F, bool), tests []parseCase[F]) {
+	t.Helper()
+	for _, tc := range tests {
+		got, ok := parse([]byte(tc.in))
+		if ok != tc.ok || math.Float64bits(float64(got)) != math.Float64bits(float64(tc.want)) {
+			t.Errorf("%s: %s(%q) = %v, %v; want %v, %v", tc.name, fn, tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
-	tests := []struct {
-		name, in string
-		ok       bool
-		want     float64
-	}{
+	checkParse(t, "ParseFloat64", ParseFloat64, []parseCase[float64]{
 		{"integer", "12", true, 12},
 		{"negative", "-7.66174", true, -7.66174},
 		{"plus and point first", "+.5", true, 0.5},
@@ -48,21 +64,11 @@ func TestParse(t *testing.T) {
 		{"underscore", "1_0", false, 0},
 		{"blank", " 1", false, 0},
 		{"comma", "1,5", false, 0},
-	}
-	for _, tc := range tests {
-		got, ok := ParseFloat64([]byte(tc.in))
-		if ok != tc.ok || math.Float64bits(got) != math.Float64bits(tc.want) {
-			t.Errorf("%s: ParseFloat64(%q) = %v, %v; want %v, %v", tc.name, tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
+	})
 }
 
 func TestParseFloat32(t *testing.T) {
-	tests := []struct {
-		name, in string
-		ok       bool
-		want     float32
-	}{
+	checkParse(t, "ParseFloat32", ParseFloat32, []parseCase[float32]{
 		{"simple", "-2.5", true, -2.5},
 		{"negative zero", "-0.0", true, float32(math.Copysign(0, -1))},
 		// 16777217 = 2^24+1 lies halfway between two float32s: ties to even.
@@ -74,13 +80,7 @@ func TestParseFloat32(t *testing.T) {
 		{"overflow", "3.5e38", false, 0},
 		{"fits float64 only", "1e300", false, 0},
 		{"nan", "NaN", false, 0},
-	}
-	for _, tc := range tests {
-		got, ok := ParseFloat32([]byte(tc.in))
-		if ok != tc.ok || math.Float32bits(got) != math.Float32bits(tc.want) {
-			t.Errorf("%s: ParseFloat32(%q) = %v, %v; want %v, %v", tc.name, tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
+	})
 }
 
 // TestSeedsMatchStrconv runs the fuzz checks on the seeds, so that they
@@ -100,34 +100,30 @@ func rejectedByDesign(s string) bool {
 
 func check64(t *testing.T, s string) {
 	t.Helper()
-	got, ok := ParseFloat64([]byte(s))
-	want, err := strconv.ParseFloat(s, 64)
-	finite := err == nil && !math.IsInf(want, 0) && !math.IsNaN(want)
-	if ok {
-		if !finite || math.Float64bits(got) != math.Float64bits(want) {
-			t.Fatalf("ParseFloat64(%q) = %v, strconv: %v, %v", clip(s), got, want, err)
-		}
-		return
-	}
-	if finite && !rejectedByDesign(s) {
-		t.Fatalf("ParseFloat64(%q) failed, strconv gives %v", clip(s), want)
-	}
+	checkStrconv(t, "ParseFloat64", ParseFloat64, 64, s)
 }
 
 func check32(t *testing.T, s string) {
 	t.Helper()
-	got, ok := ParseFloat32([]byte(s))
-	w, err := strconv.ParseFloat(s, 32)
-	want := float32(w)
+	checkStrconv(t, "ParseFloat32", ParseFloat32, 32, s)
+}
+
+// checkStrconv checks parse, named fn in the errors, against
+// strconv.ParseFloat(s, bitSize).
+func checkStrconv[F float32 | float64](t *testing.T, fn string, parse func([]byte) (F, bool), bitSize int, s string) {
+	t.Helper()
+	got, ok := parse([]byte(s))
+	w, err := strconv.ParseFloat(s, bitSize)
+	want := F(w)
 	finite := err == nil && !math.IsInf(w, 0) && !math.IsNaN(w)
 	if ok {
-		if !finite || math.Float32bits(got) != math.Float32bits(want) {
-			t.Fatalf("ParseFloat32(%q) = %v, strconv: %v, %v", clip(s), got, want, err)
+		if !finite || math.Float64bits(float64(got)) != math.Float64bits(float64(want)) {
+			t.Fatalf("%s(%q) = %v, strconv: %v, %v", fn, clip(s), got, want, err)
 		}
 		return
 	}
 	if finite && !rejectedByDesign(s) {
-		t.Fatalf("ParseFloat32(%q) failed, strconv gives %v", clip(s), want)
+		t.Fatalf("%s(%q) failed, strconv gives %v", fn, clip(s), want)
 	}
 }
 

@@ -98,3 +98,28 @@ func MustReadAll[T any](tb testing.TB, read func() (T, error)) []T {
 	}
 	return out
 }
+
+// GzipWholeAndCut gzips content and writes it, in a new temporary
+// directory of t, to the file named whole and, cut to the first num/den of
+// its compressed bytes, to the file named cut. It returns their paths.
+func GzipWholeAndCut(t testing.TB, content, whole, cut string, num, den int) (wholePath, cutPath string) {
+	t.Helper()
+	var buf strings.Builder
+	zw := gzip.NewWriter(&buf)
+	if _, err := io.WriteString(zw, content); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gz := buf.String()
+	dir := t.TempDir()
+	wholePath, cutPath = filepath.Join(dir, whole), filepath.Join(dir, cut)
+	if err := os.WriteFile(wholePath, []byte(gz), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cutPath, []byte(gz[:len(gz)*num/den]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return wholePath, cutPath
+}
