@@ -16,9 +16,9 @@ import (
 	"github.com/mtune/mtune/metric"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // europarlLines returns lines [from, to] (1-based) of a europarl-fr-en file.

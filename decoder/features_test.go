@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/parsetest"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 func TestParseTemplates(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // mosesOutput is an expected-moses-output.txt of Moses' regression tests.

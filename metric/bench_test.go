@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // europarl100 loads the Europarl n-best lists (100 sentences × 100

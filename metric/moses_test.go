@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // TestMosesExtractor checks the statistics of every hypothesis of the first

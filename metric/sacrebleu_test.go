@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // sacreVectors is data/bleu/sacrebleu-unit-vectors.json: sacreBLEU's own unit

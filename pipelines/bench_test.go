@@ -15,11 +15,11 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers the runners
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )

@@ -13,11 +13,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/transforms/decodertest"
 )

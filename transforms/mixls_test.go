@@ -9,10 +9,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
-	data "github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	data "github.com/mtune/mtune/testsupport/europarl100"
 	"github.com/mtune/mtune/testsupport/randpool"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/gcstest"
 )
 
 // folders returns a fresh local folder and a fresh gs:// prefix on an

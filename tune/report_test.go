@@ -17,9 +17,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/gcstest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/testsupport/gcstest"
 )
 
 const scriptName = `<script>alert("x")</script>&amp;`

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // TestProgress drives the decode progress printer with a fake clock: no

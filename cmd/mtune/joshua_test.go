@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
 

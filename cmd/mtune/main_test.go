@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/decoder/model"
-	"github.com/mtune/mtune/internal/gcstest"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // TestTypedZeroRefused: a zero or negative count typed on the command line

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // writeBitext writes a small bitext into dir and returns Options for it

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // The key check: the model built from lines 1–8000 of europarl-fr-en must

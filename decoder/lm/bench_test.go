@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // BenchmarkLoad loads Moses' 5-gram model of europarl-fr-en-8k (6.7 MB

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // trainLines returns lines 1–n of europarl-fr-en's English side.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func addSeeds(f *testing.F, seeds []string, files ...string) {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/mtune/mtune/internal/parsetest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 // small is a valid trigram model; the cases below break it.

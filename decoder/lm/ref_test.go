@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // refModel is an independent, deliberately naive back-off scorer for the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // BenchmarkLoad8k loads the phrase table and the reordering table of

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func TestLoadConfigMosesModels(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/mtune/mtune/internal/parsetest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/parsetest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 const smallTable = `das Haus ||| the house ||| 0.8 0.5 0.7 0.4 ||| 0-0 1-1 ||| 10 8 6

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/parsetest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 // TestErrorsDoNotQuoteLines reads files that are not what they are named

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func TestParseReorderingType(t *testing.T) {

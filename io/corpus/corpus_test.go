@@ -13,8 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/mtune/mtune/internal/parsetest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/parsetest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func TestReadLines(t *testing.T) {

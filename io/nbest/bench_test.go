@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func benchRead(b *testing.B, data []byte) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/parsetest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 // checkParseError fails unless err is io.EOF or a *ParseError naming file

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/parsetest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 // TestErrorsDoNotQuoteLines reads files that are not n-best lists (a

@@ -14,8 +14,8 @@ import (
 	"testing/iotest"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/parsetest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/parsetest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // readGz returns the decompressed content of a shared data file.

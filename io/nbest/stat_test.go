@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/parsetest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/parsetest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // TestAppendNum checks the default precision against C's printf("%g"),

@@ -21,8 +21,8 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
-	"github.com/mtune/mtune/internal/gcstest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
 

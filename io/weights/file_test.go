@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/parsetest"
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/parsetest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // nbestLayout returns the dense layout of the first line of a Moses n-best

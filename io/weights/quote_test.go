@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mtune/mtune/internal/parsetest"
+	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
 // TestErrorsDoNotQuoteLines reads files that are not weights (a corpus

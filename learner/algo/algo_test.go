@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/batch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/europarl100"
 )
 
 // train runs name for the given epochs (one Learn for a batch learner) and

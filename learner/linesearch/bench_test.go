@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/learner/internal/learntest"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 func benchLines(b *testing.B, copies int) (*Searcher, []float64, [][]float64) {

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/europarl100"
 )
 
 // randomStats returns plausible BLEU-4 statistics of a hypothesis.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // BenchmarkLearn runs MERT with Moses' defaults (20 random restarts) on

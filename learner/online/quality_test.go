@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	data "github.com/mtune/mtune/internal/europarl100"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/pool"
+	data "github.com/mtune/mtune/testsupport/europarl100"
 )
 
 // europarl100 returns the europarl100 n-best lists scored against their

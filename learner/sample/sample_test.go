@@ -12,11 +12,11 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // randLists returns nl lists of up to maxHyps hypotheses with random sparse

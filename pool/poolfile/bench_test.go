@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mtune/mtune/internal/shared"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 var (

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
 

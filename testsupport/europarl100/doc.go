@@ -1,7 +1,7 @@
 // Package europarl100 loads Moses' europarl100 n-best lists for tests and
 // benchmarks.
 //
-// The data lives in the shared data folder (see internal/shared), never in
+// The data lives in the shared data folder (see testsupport/shared), never in
 // the repository:
 //
 //	nbest/europarl100/init.weights   start weights, kbmira --dense-init style

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/shared"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/testsupport/shared"
 )
 
 // Hyps is the number of hypotheses in the pool: 100 sentences × 100-best,

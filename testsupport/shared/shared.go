@@ -25,7 +25,7 @@ func Dir() string {
 	if !ok {
 		return ""
 	}
-	// file is <repo>/internal/shared/shared.go; the data is <repo>/../shared/data.
+	// file is <repo>/testsupport/shared/shared.go; the data is <repo>/../shared/data.
 	d := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data")
 	if st, err := os.Stat(d); err == nil && st.IsDir() {
 		return d
