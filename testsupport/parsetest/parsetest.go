@@ -118,3 +118,26 @@ func GzipWholeAndCut(t testing.TB, content, whole, cut string, num, den int) (wh
 	}
 	return wholePath, cutPath
 }
+
+// QuoteCase is a case of NoQuoteCases: Parse reads a file that holds In
+// and must fail with an error that names the file and Line.
+type QuoteCase struct {
+	Name  string
+	Parse func(path string) error
+	In    string
+	Line  int
+}
+
+// NoQuoteCases runs each case as a subtest of t: it writes c.In to a file
+// named corpus.en in a new temporary directory, calls c.Parse on its path
+// and checks the error with NoContent(t, err, path, c.Line).
+func NoQuoteCases(t *testing.T, cases []QuoteCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			path := WriteFile(t, "corpus.en", c.In)
+			err := c.Parse(path)
+			NoContent(t, err, path, c.Line)
+		})
+	}
+}
