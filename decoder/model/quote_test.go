@@ -14,29 +14,17 @@ import (
 // line and does not print the line: at most a short token.
 func TestErrorsDoNotQuoteLines(t *testing.T) {
 	secret, long := parsetest.Secret, parsetest.Long
-	cases := []struct {
-		name string
-		read func(path string) error
-		in   string
-		line int
-	}{
-		{"corpus file as moses.ini", readConfigFile, secret + "\n", 1},
-		{"section header", readConfigFile, "[feature " + secret + "\n", 1},
-		{"distortion limit", readConfigFile, "[distortion-limit]\n" + long + "\n[feature]\nWordPenalty\n[weight]\nWordPenalty0= 1\n", 2},
-		{"corpus file as phrase table", readPhraseTableFile, secret + "\n", 1},
-		{"phrase table score", readPhraseTableFile, "a ||| b ||| " + long + "\n", 1},
-		{"phrase table alignment", readPhraseTableFile, "a ||| b ||| 0.5 ||| " + long + "\n", 1},
-		{"phrase table sparse features", readPhraseTableFile, "a ||| b ||| 0.5 ||| 0-0 ||| 1 1 1 ||| " + secret + " |||\n", 1},
-		{"corpus file as reordering table", readReorderingFile, secret + "\n", 1},
-		{"reordering score", readReorderingFile, "a ||| b ||| " + long + " 0.5 0.5\n", 1},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := parsetest.WriteFile(t, "corpus.en", c.in)
-			err := c.read(path)
-			parsetest.NoContent(t, err, path, c.line)
-		})
-	}
+	parsetest.NoQuoteCases(t, []parsetest.QuoteCase{
+		{Name: "corpus file as moses.ini", Parse: readConfigFile, In: secret + "\n", Line: 1},
+		{Name: "section header", Parse: readConfigFile, In: "[feature " + secret + "\n", Line: 1},
+		{Name: "distortion limit", Parse: readConfigFile, In: "[distortion-limit]\n" + long + "\n[feature]\nWordPenalty\n[weight]\nWordPenalty0= 1\n", Line: 2},
+		{Name: "corpus file as phrase table", Parse: readPhraseTableFile, In: secret + "\n", Line: 1},
+		{Name: "phrase table score", Parse: readPhraseTableFile, In: "a ||| b ||| " + long + "\n", Line: 1},
+		{Name: "phrase table alignment", Parse: readPhraseTableFile, In: "a ||| b ||| 0.5 ||| " + long + "\n", Line: 1},
+		{Name: "phrase table sparse features", Parse: readPhraseTableFile, In: "a ||| b ||| 0.5 ||| 0-0 ||| 1 1 1 ||| " + secret + " |||\n", Line: 1},
+		{Name: "corpus file as reordering table", Parse: readReorderingFile, In: secret + "\n", Line: 1},
+		{Name: "reordering score", Parse: readReorderingFile, In: "a ||| b ||| " + long + " 0.5 0.5\n", Line: 1},
+	})
 }
 
 func readConfigFile(path string) error {

@@ -1,7 +1,7 @@
 package nbest
 
 import (
-	"strings"
+	"os"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
@@ -13,25 +13,25 @@ import (
 // the file and line and does not print the line: at most a short token.
 func TestErrorsDoNotQuoteLines(t *testing.T) {
 	secret, long := parsetest.Secret, parsetest.Long
-	cases := []struct {
-		name string
-		in   string
-		line int
-	}{
-		{"corpus file", secret + " ||| a ||| b\n", 1},
-		{"bad total score", "0 ||| a ||| LM0= -1 ||| " + long + "\n", 1},
-		{"bad feature value", "0 ||| a ||| LM0= " + long + "\n", 1},
-		{"value without a name", "0 ||| a ||| " + long + "\n", 1},
-		{"empty feature name", "0 ||| a ||| =" + long + "\n", 1},
+	parsetest.NoQuoteCases(t, []parsetest.QuoteCase{
+		{Name: "corpus file", Parse: readNbestFile, In: secret + " ||| a ||| b\n", Line: 1},
+		{Name: "bad total score", Parse: readNbestFile, In: "0 ||| a ||| LM0= -1 ||| " + long + "\n", Line: 1},
+		{Name: "bad feature value", Parse: readNbestFile, In: "0 ||| a ||| LM0= " + long + "\n", Line: 1},
+		{Name: "value without a name", Parse: readNbestFile, In: "0 ||| a ||| " + long + "\n", Line: 1},
+		{Name: "empty feature name", Parse: readNbestFile, In: "0 ||| a ||| =" + long + "\n", Line: 1},
+	})
+}
+
+// readNbestFile reads the n-best list at path to its end.
+func readNbestFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(c.in), "corpus.en", feature.NewIndex())
-			var err error
-			for err == nil {
-				_, err = r.Read()
-			}
-			parsetest.NoContent(t, err, "corpus.en", c.line)
-		})
+	defer f.Close()
+	r := NewReader(f, path, feature.NewIndex())
+	for err == nil {
+		_, err = r.Read()
 	}
+	return err
 }

@@ -12,26 +12,22 @@ import (
 // file and line and does not print the line: at most a short token.
 func TestErrorsDoNotQuoteLines(t *testing.T) {
 	secret, long := parsetest.Secret, parsetest.Long
-	cases := []struct {
-		name   string
-		format Format
-		in     string
-		line   int
-	}{
-		{"corpus file", Auto, secret + "\n", 1},
-		{"section header", Moses, "[weight " + secret + "\n", 1},
-		{"value before any label", Moses, "[weight]\n" + long + "\n", 2},
-		{"bad number", Moses, "[weight]\nLM0= " + long + "\n", 2},
-		{"bad sparse name", Sparse, long + "== 1\n", 1},
-		{"bad sparse number", Sparse, "pt_a_b " + long + "\n", 1},
-		{"JSON string", JSON, "{\"version\": \"" + secret + "\"}\n", 1},
-		{"JSON key", JSON, "{\"" + secret + "\": 1}\n", 1},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := parsetest.WriteFile(t, "corpus.en", c.in)
-			_, err := ReadFormat(context.Background(), path, c.format, nil)
-			parsetest.NoContent(t, err, path, c.line)
-		})
+	parsetest.NoQuoteCases(t, []parsetest.QuoteCase{
+		{Name: "corpus file", Parse: readAs(Auto), In: secret + "\n", Line: 1},
+		{Name: "section header", Parse: readAs(Moses), In: "[weight " + secret + "\n", Line: 1},
+		{Name: "value before any label", Parse: readAs(Moses), In: "[weight]\n" + long + "\n", Line: 2},
+		{Name: "bad number", Parse: readAs(Moses), In: "[weight]\nLM0= " + long + "\n", Line: 2},
+		{Name: "bad sparse name", Parse: readAs(Sparse), In: long + "== 1\n", Line: 1},
+		{Name: "bad sparse number", Parse: readAs(Sparse), In: "pt_a_b " + long + "\n", Line: 1},
+		{Name: "JSON string", Parse: readAs(JSON), In: "{\"version\": \"" + secret + "\"}\n", Line: 1},
+		{Name: "JSON key", Parse: readAs(JSON), In: "{\"" + secret + "\": 1}\n", Line: 1},
+	})
+}
+
+// readAs returns a function that reads the weights file at path in format.
+func readAs(format Format) func(path string) error {
+	return func(path string) error {
+		_, err := ReadFormat(context.Background(), path, format, nil)
+		return err
 	}
 }

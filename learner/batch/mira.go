@@ -168,20 +168,10 @@ func (m *MIRA) LastRun() MIRARun {
 // averaged weights it selects. On error (bad input, ctx cancelled) the
 // learner is unchanged.
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
-	if m.rng == nil {
-		return errUninit
-	}
-	if err := checkCtx(ctx); err != nil {
-		return err
-	}
-	if err := validWeights(m.w); err != nil {
-		return err
-	}
-	c, err := compile(lists)
+	c, saved, err := m.begin(ctx, lists)
 	if err != nil {
 		return err
 	}
-	saved := *m.rng
 	w, run, err := m.learn(ctx, c)
 	if err != nil {
 		*m.rng = saved

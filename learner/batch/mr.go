@@ -158,20 +158,10 @@ func (m *MR) LastRun() MRRun {
 // Learn minimises the objective on lists from the current weights. On
 // error (bad input, ctx cancelled) the learner is unchanged.
 func (m *MR) Learn(ctx context.Context, lists []pool.List) error {
-	if m.rng == nil {
-		return errUninit
-	}
-	if err := checkCtx(ctx); err != nil {
-		return err
-	}
-	if err := validWeights(m.w); err != nil {
-		return err
-	}
-	c, err := compile(lists)
+	c, saved, err := m.begin(ctx, lists)
 	if err != nil {
 		return err
 	}
-	saved := *m.rng
 	w, run, err := m.learn(ctx, c)
 	if err != nil {
 		*m.rng = saved

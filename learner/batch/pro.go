@@ -153,20 +153,10 @@ func (p *PRO) LastRun() PRORun { return p.run }
 // stay as they are. On error (bad input, ctx cancelled) the learner is
 // unchanged.
 func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
-	if p.rng == nil {
-		return errUninit
-	}
-	if err := checkCtx(ctx); err != nil {
-		return err
-	}
-	if err := validWeights(p.w); err != nil {
-		return err
-	}
-	c, err := compile(lists)
+	c, saved, err := p.begin(ctx, lists)
 	if err != nil {
 		return err
 	}
-	saved := *p.rng
 	w, run, err := p.learn(ctx, c, lists)
 	if err != nil {
 		*p.rng = saved

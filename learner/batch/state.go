@@ -1,12 +1,14 @@
 package batch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/internal/statecodec"
+	"github.com/mtune/mtune/pool"
 )
 
 // ErrState is wrapped by the errors UnmarshalBinary returns for data that is
@@ -43,6 +45,27 @@ func newState[O options[O], R any](w feature.Weights, opts O) (state[O, R], erro
 		return state[O, R]{}, err
 	}
 	return state[O, R]{opts: o, w: w.Clone(), rng: rand.NewPCG(o.seed(), seedStream)}, nil
+}
+
+// begin is the start every Learn shares: it checks that s was made or
+// restored, that ctx is live and that the weights are valid, compiles
+// lists, and returns them with a copy of the random state, which Learn
+// puts back on error.
+func (s *state[O, R]) begin(ctx context.Context, lists []pool.List) (*compiled, rand.PCG, error) {
+	if s.rng == nil {
+		return nil, rand.PCG{}, errUninit
+	}
+	if err := checkCtx(ctx); err != nil {
+		return nil, rand.PCG{}, err
+	}
+	if err := validWeights(s.w); err != nil {
+		return nil, rand.PCG{}, err
+	}
+	c, err := compile(lists)
+	if err != nil {
+		return nil, rand.PCG{}, err
+	}
+	return c, *s.rng, nil
 }
 
 // stateFields lists a learner's saved fields through c: its options, then

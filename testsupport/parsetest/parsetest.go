@@ -1,8 +1,9 @@
 // Package parsetest holds helpers for the tests of mtune's parsers
 // (io/weights, io/nbest, io/corpus, decoder/model, decoder/lm,
 // decoder/build). It is test-support code only: no non-test package
-// imports it. It imports only the standard library, so that the tests
-// inside any of those packages can use it.
+// imports it. It imports only the standard library and
+// testsupport/testfile, so that the tests inside any of those packages can
+// use it.
 package parsetest
 
 import (
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // Secret is a line of a corpus. The tests that feed a parser a file that
@@ -52,19 +55,11 @@ func WriteFile(t testing.TB, name, content string) string {
 }
 
 // OpenGzip opens the gzip file at path with the standard library only and
-// returns its decompressed content; the file is closed when t ends.
+// returns its decompressed content; the file is closed when t ends. It is
+// testfile.OpenGzip.
 func OpenGzip(t testing.TB, path string) io.Reader {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return zr
+	return testfile.OpenGzip(t, path)
 }
 
 // GzipScanner returns a line scanner of the gzip file at path (see
@@ -122,4 +117,27 @@ func GzipWholeAndCut(t testing.TB, content, whole, cut string, num, den int) (wh
 		t.Fatal(err)
 	}
 	return wholePath, cutPath
+}
+
+// QuoteCase is a case of NoQuoteCases: Parse reads a file that holds In
+// and must fail with an error that names the file and Line.
+type QuoteCase struct {
+	Name  string
+	Parse func(path string) error
+	In    string
+	Line  int
+}
+
+// NoQuoteCases runs each case as a subtest of t: it writes c.In to a file
+// named corpus.en in a new temporary directory, calls c.Parse on its path
+// and checks the error with NoContent(t, err, path, c.Line).
+func NoQuoteCases(t *testing.T, cases []QuoteCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			path := WriteFile(t, "corpus.en", c.In)
+			err := c.Parse(path)
+			NoContent(t, err, path, c.Line)
+		})
+	}
 }
