@@ -170,9 +170,6 @@ func NewSession(dec Decoder, shard int, sents []Sentence, w weights.ByName, stat
 		before: on.Updates(), emit: emit, tr: newTranslator(dec.Features(), idx)}, nil
 }
 
-// Batches returns the number of mini-batches.
-func (s *Session) Batches() int { return len(s.batches) }
-
 // Prepare decodes mini-batch i with the weights w (over the shard's
 // index), scores each n-best list against its references and returns them
 // as the learner's pool lists; each list also goes to the session's emit.
