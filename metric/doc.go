@@ -46,6 +46,15 @@
 //   - Smoothing: sacreBLEU 2's BLEU with smoothing none, floor, add-k or exp
 //     and effective order, for sentences or corpora.
 //
+// # Significance
+//
+// PairedBootstrap (Koehn 2004) and PairedApproxRandomization (Riezler &
+// Maxwell 2005; Clark et al. 2011) compare two systems' translations of one
+// test set from their per-sentence Stats, as sacreBLEU's --paired-bs and
+// --paired-ar do: corpus BLEU of each, the gain, a 95% interval of the gain
+// (bootstrap), and one- and two-sided p-values. The one-sided P, for "the
+// candidate is not better", is the one to gate a promotion on.
+//
 // # Tokenisation
 //
 // Tuning data is usually tokenised already and needs nothing more ("none").

@@ -1,0 +1,668 @@
+package metric
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/testsupport/shared"
+)
+
+// st1 returns order-1 statistics: m of t unigrams match, reference length r.
+// Its BLEU is m/t times the brevity penalty, easy to follow by hand.
+func st1(m, t, r float64) Stats {
+	return Stats{Order: 1, Matches: [MaxOrder]float64{m}, Totals: [MaxOrder]float64{t}, RefLen: r}
+}
+
+// st2 returns order-2 statistics.
+func st2(m1, t1, m2, t2, r float64) Stats {
+	return Stats{Order: 2, Matches: [MaxOrder]float64{m1, m2}, Totals: [MaxOrder]float64{t1, t2}, RefLen: r}
+}
+
+// randomStats returns n plausible order-4 statistics: hypotheses of 5 to 44
+// tokens whose n-gram precisions fall with the order.
+func randomStats(rng *rand.Rand, n int) []Stats {
+	out := make([]Stats, n)
+	for i := range out {
+		c := 5 + rng.IntN(40)
+		p := 0.3 + 0.5*rng.Float64()
+		s := Stats{Order: 4, RefLen: float64(max(1, c+rng.IntN(11)-5))}
+		for k := range 4 {
+			t := max(c-k, 0)
+			s.Totals[k] = float64(t)
+			s.Matches[k] = math.Floor(float64(t) * math.Pow(p, float64(k+1)) * (0.5 + rng.Float64()))
+			s.Matches[k] = min(s.Matches[k], s.Totals[k])
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// perturb returns a copy of s whose match counts moved by -1, 0 or +1 at
+// random: a system close to s.
+func perturb(rng *rand.Rand, s []Stats) []Stats {
+	out := slices.Clone(s)
+	for i := range out {
+		for k := range out[i].Order {
+			m := out[i].Matches[k] + float64(rng.IntN(3)-1)
+			out[i].Matches[k] = max(0, min(m, out[i].Totals[k]))
+		}
+	}
+	return out
+}
+
+// atom is one value of an exactly enumerated distribution.
+type atom struct{ gain, prob float64 }
+
+// exact is the distribution of a resampling test's statistic when every
+// resample or shuffle is enumerated: what the Monte Carlo estimates converge
+// to as the samples grow.
+type exact struct {
+	gain, mean float64
+	pOne, pTwo float64
+	low, high  float64
+	// sd is the standard deviation of the gains; margin is the distance of
+	// the nearest atom from a threshold of the bootstrap's counts, which
+	// move with the sampled mean; cdfMargin is the distance of the nearest
+	// value of the cumulative distribution from 0.025 and 0.975, near which
+	// the sampled percentiles could jump to the next atom.
+	sd, margin, cdfMargin float64
+}
+
+// pick returns the sum of the statistics at idx.
+func pick(stats []Stats, idx []int) Stats {
+	sel := make([]Stats, len(idx))
+	for j, i := range idx {
+		sel[j] = stats[i]
+	}
+	return Sum(sel)
+}
+
+// exactBootstrap enumerates all n^n resamples, each of probability n^-n.
+func exactBootstrap(base, cand []Stats) exact {
+	n := len(base)
+	var atoms []atom
+	idx := make([]int, n)
+	prob := math.Pow(float64(n), -float64(n))
+	for {
+		atoms = append(atoms, atom{pick(cand, idx).BLEU() - pick(base, idx).BLEU(), prob})
+		j := 0
+		for j < n && idx[j] == n-1 {
+			idx[j] = 0
+			j++
+		}
+		if j == n {
+			break
+		}
+		idx[j]++
+	}
+	e := exact{gain: Sum(cand).BLEU() - Sum(base).BLEU(), margin: math.Inf(1), cdfMargin: math.Inf(1)}
+	for _, a := range atoms {
+		e.mean += a.prob * a.gain
+	}
+	for _, a := range atoms {
+		e.sd += a.prob * (a.gain - e.mean) * (a.gain - e.mean)
+	}
+	e.sd = math.Sqrt(e.sd)
+	for _, a := range atoms {
+		d := a.gain - e.mean
+		if d >= e.gain {
+			e.pOne += a.prob
+		}
+		if math.Abs(d) >= math.Abs(e.gain) {
+			e.pTwo += a.prob
+		}
+		e.margin = min(e.margin, math.Abs(d-e.gain), math.Abs(math.Abs(d)-math.Abs(e.gain)))
+	}
+	slices.SortFunc(atoms, func(a, b atom) int { return cmpFloat(a.gain, b.gain) })
+	// The quantiles, and the distance of the cumulative probabilities from
+	// the 2.5% and 97.5% levels, which must not be close to a jump.
+	var cdf float64
+	e.low, e.high = math.NaN(), math.NaN()
+	for _, a := range atoms {
+		cdf += a.prob
+		if math.IsNaN(e.low) && cdf >= 0.025 {
+			e.low = a.gain
+		}
+		if math.IsNaN(e.high) && cdf >= 0.975 {
+			e.high = a.gain
+		}
+		e.cdfMargin = min(e.cdfMargin, math.Abs(cdf-0.025), math.Abs(cdf-0.975))
+	}
+	return e
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// exactRandomization enumerates all 2^n swaps, each of probability 2^-n.
+func exactRandomization(base, cand []Stats) exact {
+	n := len(base)
+	e := exact{gain: Sum(cand).BLEU() - Sum(base).BLEU()}
+	prob := math.Pow(2, -float64(n))
+	for mask := 0; mask < 1<<n; mask++ {
+		var x, y Stats
+		for i := range n {
+			if mask&(1<<i) == 0 {
+				x.Add(base[i])
+				y.Add(cand[i])
+			} else {
+				x.Add(cand[i])
+				y.Add(base[i])
+			}
+		}
+		d := y.BLEU() - x.BLEU()
+		if d >= e.gain {
+			e.pOne += prob
+		}
+		if math.Abs(d) >= math.Abs(e.gain) {
+			e.pTwo += prob
+		}
+	}
+	return e
+}
+
+// within reports whether a Monte Carlo p-value from n draws is within five
+// standard errors (plus the +1's bias) of its limit p.
+func within(got, p float64, n int) bool {
+	return math.Abs(got-p) <= 5*math.Sqrt(p*(1-p)/float64(n))+2/float64(n+1)
+}
+
+// TestPairedExact checks both tests on test sets small enough to enumerate
+// every resample (n^n) and every shuffle (2^n): with many samples the p-values
+// must approach the enumerated ones, and the bootstrap's interval and mean
+// must too.
+func TestPairedExact(t *testing.T) {
+	const samples = 200_000
+	tests := []struct {
+		name       string
+		base, cand []Stats
+		// hand holds values computed by hand (NaN: not given).
+		hand exact
+	}{
+		{
+			// Base 2/4 and 2/4, candidate 4/4 and 1/4: BLEU 0.5 and 0.625,
+			// gain 1/8. Resamples (0,0) gain 1/2, (0,1) and (1,0) 1/8, (1,1)
+			// -1/4: mean 1/8; centred -3/8, 0, 0, 3/8, so one resample in
+			// four is at least 1/8 and two in four at least 1/8 in absolute
+			// value. Shuffles: none 1/8, both -1/8; swapping the first only
+			// gives Y = {2/4, 1/4}, X = {4/4, 2/4}, (2+1)/8 - (4+2)/8 = -3/8,
+			// the second only 3/8. So P = 2/4 and PTwoSided = 4/4.
+			name: "hand two sentences",
+			base: []Stats{st1(2, 4, 4), st1(2, 4, 4)},
+			cand: []Stats{st1(4, 4, 4), st1(1, 4, 4)},
+			hand: exact{gain: 0.125, mean: 0.125, pOne: 0.25, pTwo: 0.5, low: -0.25, high: 0.5},
+		},
+		{
+			// Candidate better on both sentences: every resample favours it.
+			// Gains 1/2, 3/8, 3/8, 1/4; mean 3/8; centred ±1/8 or 0, never
+			// 3/8.
+			name: "hand clearly better",
+			base: []Stats{st1(1, 4, 4), st1(3, 4, 4)},
+			cand: []Stats{st1(3, 4, 4), st1(4, 4, 4)},
+			hand: exact{gain: 0.375, mean: 0.375, pOne: 0, pTwo: 0, low: 0.25, high: 0.5},
+		},
+		{
+			name: "three sentences order 2 brevity",
+			base: []Stats{st2(5, 8, 3, 7, 9), st2(2, 6, 1, 5, 6), st2(7, 10, 4, 9, 10)},
+			cand: []Stats{st2(6, 7, 3, 6, 9), st2(4, 6, 2, 5, 6), st2(5, 10, 3, 9, 10)},
+			hand: exact{gain: math.NaN()},
+		},
+		{
+			name: "three sentences candidate worse",
+			base: []Stats{st2(6, 7, 3, 6, 9), st2(4, 6, 2, 5, 6), st2(5, 10, 3, 9, 10)},
+			cand: []Stats{st2(5, 8, 2, 7, 9), st2(2, 6, 1, 5, 6), st2(7, 10, 4, 9, 10)},
+			hand: exact{gain: math.NaN()},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := exactBootstrap(tc.base, tc.cand)
+			if !math.IsNaN(tc.hand.gain) {
+				const tol = 1e-12
+				h := tc.hand
+				if math.Abs(e.gain-h.gain) > tol || math.Abs(e.mean-h.mean) > tol || math.Abs(e.pOne-h.pOne) > tol ||
+					math.Abs(e.pTwo-h.pTwo) > tol || math.Abs(e.low-h.low) > tol || math.Abs(e.high-h.high) > tol {
+					t.Fatalf("enumeration %+v disagrees with the hand computation %+v", e, h)
+				}
+			}
+			// The sampled mean has a standard error of sd/sqrt(samples); a
+			// count may flip only for an atom about that close to a
+			// threshold. Likewise the sampled percentiles are those of the
+			// distribution unless it has a jump near 2.5% or 97.5%.
+			if se := e.sd / math.Sqrt(samples); e.margin < 10*se {
+				t.Fatalf("test data: an atom lies %g from a threshold, too close for the standard error %g", e.margin, se)
+			}
+			if se := math.Sqrt(0.025 * 0.975 / samples); e.cdfMargin < 10*se {
+				t.Fatalf("test data: the distribution function passes %g from 2.5%% or 97.5%%, too close for the standard error %g", e.cdfMargin, se)
+			}
+			got, err := PairedBootstrap(context.Background(), tc.base, tc.cand, samples, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("bootstrap: exact %+v\n got %+v", e, got)
+			if got.Gain != e.gain {
+				t.Errorf("Gain %g, want %g", got.Gain, e.gain)
+			}
+			if math.Abs(got.MeanGain-e.mean) > 5*e.sd/math.Sqrt(samples) {
+				t.Errorf("MeanGain %g, want about %g", got.MeanGain, e.mean)
+			}
+			if !within(got.P, e.pOne, samples) {
+				t.Errorf("P %g, want about %g", got.P, e.pOne)
+			}
+			if !within(got.PTwoSided, e.pTwo, samples) {
+				t.Errorf("PTwoSided %g, want about %g", got.PTwoSided, e.pTwo)
+			}
+			if got.Low != e.low || got.High != e.high {
+				t.Errorf("interval [%g, %g], want [%g, %g]", got.Low, got.High, e.low, e.high)
+			}
+
+			ea := exactRandomization(tc.base, tc.cand)
+			ar, err := PairedApproxRandomization(context.Background(), tc.base, tc.cand, samples, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("randomization: exact %+v\n got %+v", ea, ar)
+			if !within(ar.P, ea.pOne, samples) {
+				t.Errorf("AR P %g, want about %g", ar.P, ea.pOne)
+			}
+			if !within(ar.PTwoSided, ea.pTwo, samples) {
+				t.Errorf("AR PTwoSided %g, want about %g", ar.PTwoSided, ea.pTwo)
+			}
+		})
+	}
+	// The shuffles of the first case, by hand (see its comment).
+	ea := exactRandomization(tests[0].base, tests[0].cand)
+	if ea.pOne != 0.5 || ea.pTwo != 1 {
+		t.Errorf("hand two sentences: AR enumeration p %g and %g, want 0.5 and 1", ea.pOne, ea.pTwo)
+	}
+}
+
+// bruteBootstrap is PairedBootstrap written the slow, obvious way, drawing
+// the same random numbers: each resample is a slice of statistics, summed.
+func bruteBootstrap(base, cand []Stats, samples int, seed uint64) PairedResult {
+	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	n := len(base)
+	res := PairedResult{BaseBLEU: Sum(base).BLEU(), CandBLEU: Sum(cand).BLEU(), Samples: samples}
+	res.Gain = res.CandBLEU - res.BaseBLEU
+	var gains []float64
+	for range samples {
+		idx := make([]int, n)
+		for j := range idx {
+			idx[j] = rng.IntN(n)
+		}
+		gains = append(gains, pick(cand, idx).BLEU()-pick(base, idx).BLEU())
+	}
+	var sum float64
+	for _, g := range gains {
+		sum += g
+	}
+	res.MeanGain = sum / float64(samples)
+	var one, two int
+	for _, g := range gains {
+		if g-res.MeanGain >= res.Gain {
+			one++
+		}
+		if math.Abs(g-res.MeanGain) >= math.Abs(res.Gain) {
+			two++
+		}
+	}
+	res.P = float64(one+1) / float64(samples+1)
+	res.PTwoSided = float64(two+1) / float64(samples+1)
+	slices.Sort(gains)
+	res.Low, res.High = gains[samples/40], gains[samples-1-samples/40]
+	return res
+}
+
+// bruteRandomization is PairedApproxRandomization the slow way, with the same
+// random numbers: the swaps of a shuffle are drawn as a []bool first.
+func bruteRandomization(base, cand []Stats, trials int, seed uint64) RandomizationResult {
+	rng := rand.New(rand.NewPCG(seed, pcgStream))
+	n := len(base)
+	res := RandomizationResult{BaseBLEU: Sum(base).BLEU(), CandBLEU: Sum(cand).BLEU(), Trials: trials}
+	res.Gain = res.CandBLEU - res.BaseBLEU
+	var one, two int
+	for range trials {
+		swap := make([]bool, n)
+		for k := 0; k < n; k += 64 {
+			w := rng.Uint64()
+			for j := 0; j < 64 && k+j < n; j++ {
+				swap[k+j] = w>>j&1 == 1
+			}
+		}
+		var x, y []Stats
+		for i := range n {
+			if swap[i] {
+				x, y = append(x, cand[i]), append(y, base[i])
+			} else {
+				x, y = append(x, base[i]), append(y, cand[i])
+			}
+		}
+		d := Sum(y).BLEU() - Sum(x).BLEU()
+		if d >= res.Gain {
+			one++
+		}
+		if math.Abs(d) >= math.Abs(res.Gain) {
+			two++
+		}
+	}
+	res.P = float64(one+1) / float64(trials+1)
+	res.PTwoSided = float64(two+1) / float64(trials+1)
+	return res
+}
+
+// TestPairedBrute compares both tests with the slow implementations, exactly:
+// same random numbers, same sums, same results to the last bit.
+func TestPairedBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	tests := []struct {
+		name    string
+		n       int
+		samples int
+		seed    uint64
+	}{
+		{"one sentence", 1, 5, 1},
+		{"few samples", 7, 3, 2},
+		{"under 40 samples", 20, 39, 3},
+		{"40 samples", 20, 40, 4},
+		{"64 sentences", 64, 101, 5},
+		{"several words of swaps", 130, 250, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := randomStats(rng, tc.n)
+			cand := perturb(rng, base)
+			got, err := PairedBootstrap(context.Background(), base, cand, tc.samples, tc.seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := bruteBootstrap(base, cand, tc.samples, tc.seed); got != want {
+				t.Errorf("PairedBootstrap:\n got %+v\nwant %+v", got, want)
+			}
+			ar, err := PairedApproxRandomization(context.Background(), base, cand, tc.samples, tc.seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := bruteRandomization(base, cand, tc.samples, tc.seed); ar != want {
+				t.Errorf("PairedApproxRandomization:\n got %+v\nwant %+v", ar, want)
+			}
+		})
+	}
+}
+
+// wmt15 returns the statistics of Google's translation of wmt15-en-ru-100 and
+// of a clearly worse system, the first half of the tokens of each of its
+// lines.
+func wmt15(tb testing.TB) (google, truncated []Stats) {
+	tb.Helper()
+	refs := readReferences(tb, 4, nil, shared.Path(tb, "bleu", "wmt15-en-ru-100", "ref.ru"))
+	hyps := readLines(tb, shared.Path(tb, "bleu", "wmt15-en-ru-100", "google.ru"))
+	if len(hyps) != len(refs) {
+		tb.Fatalf("%d hypotheses, %d references", len(hyps), len(refs))
+	}
+	for i, h := range hyps {
+		f := strings.Fields(h)
+		google = append(google, refs[i].StatsString(h))
+		truncated = append(truncated, refs[i].StatsString(strings.Join(f[:len(f)/2], " ")))
+	}
+	return google, truncated
+}
+
+// TestPairedWMT15 runs both tests on real data: a system against itself, and
+// Google's translation against its truncation, each way round.
+func TestPairedWMT15(t *testing.T) {
+	google, truncated := wmt15(t)
+	const samples, trials = 1000, 10000
+	tests := []struct {
+		name       string
+		base, cand []Stats
+		// gain is the sign of the gain; the p-values must be above pMin
+		// and below pMax.
+		gain           float64
+		pMin, pMax     float64
+		twoMin, twoMax float64
+		interval0      bool
+	}{
+		{name: "google vs itself", base: google, cand: google, gain: 0, pMin: 1, pMax: 1, twoMin: 1, twoMax: 1, interval0: true},
+		{name: "google over truncated", base: truncated, cand: google, gain: 1, pMin: 0, pMax: 0.01, twoMin: 0, twoMax: 0.01},
+		{name: "truncated over google", base: google, cand: truncated, gain: -1, pMin: 0.99, pMax: 1, twoMin: 0, twoMax: 0.01},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bs, err := PairedBootstrap(context.Background(), tc.base, tc.cand, samples, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar, err := PairedApproxRandomization(context.Background(), tc.base, tc.cand, trials, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("bootstrap %d: base %.4f cand %.4f gain %+.4f mean %+.4f 95%% [%+.4f, %+.4f] p %.4g (two-sided %.4g)",
+				samples, bs.BaseBLEU, bs.CandBLEU, bs.Gain, bs.MeanGain, bs.Low, bs.High, bs.P, bs.PTwoSided)
+			t.Logf("randomization %d: gain %+.4f p %.4g (two-sided %.4g)", trials, ar.Gain, ar.P, ar.PTwoSided)
+			if math.Abs(Sum(google).BLEU()-0.2317) > 5e-5 {
+				t.Errorf("google BLEU %g, multi-bleu.perl says 23.17", Sum(google).BLEU())
+			}
+			if ar.Gain != bs.Gain || ar.BaseBLEU != bs.BaseBLEU || ar.CandBLEU != bs.CandBLEU {
+				t.Errorf("the tests disagree on the BLEU scores: %+v, %+v", bs, ar)
+			}
+			if sign := math.Copysign(1, bs.Gain); (tc.gain == 0 && bs.Gain != 0) || (tc.gain != 0 && sign != tc.gain) {
+				t.Errorf("gain %g, want sign %g", bs.Gain, tc.gain)
+			}
+			if tc.interval0 && (bs.Low != 0 || bs.High != 0 || bs.MeanGain != 0) {
+				t.Errorf("interval [%g, %g], mean %g, want all 0", bs.Low, bs.High, bs.MeanGain)
+			}
+			if !tc.interval0 && (bs.Low > bs.Gain || bs.High < bs.Gain || bs.Low*bs.High <= 0) {
+				t.Errorf("interval [%g, %g] should hold the gain %g and exclude 0", bs.Low, bs.High, bs.Gain)
+			}
+			for _, p := range []struct {
+				name     string
+				got      float64
+				min, max float64
+			}{
+				{"bootstrap P", bs.P, tc.pMin, tc.pMax},
+				{"bootstrap PTwoSided", bs.PTwoSided, tc.twoMin, tc.twoMax},
+				{"randomization P", ar.P, tc.pMin, tc.pMax},
+				{"randomization PTwoSided", ar.PTwoSided, tc.twoMin, tc.twoMax},
+			} {
+				if p.got < p.min || p.got > p.max {
+					t.Errorf("%s %g, want in [%g, %g]", p.name, p.got, p.min, p.max)
+				}
+			}
+		})
+	}
+}
+
+// countdownCtx is a context that is cancelled after its Err has been asked n
+// times: a cancellation in the middle of a test, deterministically.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+func TestPairedErrors(t *testing.T) {
+	ok := []Stats{st1(1, 2, 2), st1(2, 3, 3)}
+	nan := []Stats{st1(1, 2, 2), st1(math.NaN(), 3, 3)}
+	inf := []Stats{st1(1, math.Inf(1), 2), st1(2, 3, 3)}
+	tooMany := []Stats{st1(3, 2, 2), st1(2, 3, 3)}
+	mixed := []Stats{st1(1, 2, 2), st2(2, 3, 1, 2, 3)}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	var nilCtx context.Context
+	// Big enough that the context is asked more than once.
+	big := make([]Stats, 1<<17)
+	for i := range big {
+		big[i] = st1(1, 2, 2)
+	}
+	tests := []struct {
+		name       string
+		ctx        context.Context
+		base, cand []Stats
+		samples    int
+		want       error
+		bootOnly   bool
+		nilCtx     bool
+	}{
+		{name: "length mismatch", base: ok, cand: ok[:1], samples: 10, want: ErrPaired},
+		{name: "empty", base: nil, cand: []Stats{}, samples: 10, want: ErrPaired},
+		{name: "zero samples", base: ok, cand: ok, samples: 0, want: ErrPaired},
+		{name: "negative samples", base: ok, cand: ok, samples: -3, want: ErrPaired},
+		{name: "too many samples", base: ok, cand: ok, samples: maxPairedSamples + 1, want: ErrPaired, bootOnly: true},
+		{name: "NaN in base", base: nan, cand: ok, samples: 10, want: ErrStats},
+		{name: "NaN in candidate", base: ok, cand: nan, samples: 10, want: ErrStats},
+		{name: "infinite", base: ok, cand: inf, samples: 10, want: ErrStats},
+		{name: "more matches than n-grams", base: tooMany, cand: ok, samples: 10, want: ErrStats},
+		{name: "zero Stats", base: []Stats{{}}, cand: []Stats{{}}, samples: 10, want: ErrStats},
+		{name: "mixed orders", base: mixed, cand: mixed, samples: 10, want: ErrPaired},
+		{name: "orders differ between systems", base: ok, cand: []Stats{st2(1, 2, 0, 1, 2), st2(2, 3, 1, 2, 3)}, samples: 10, want: ErrPaired},
+		{name: "cancelled", ctx: cancelled, base: ok, cand: ok, samples: 10, want: context.Canceled},
+		{name: "cancelled while running", ctx: &countdownCtx{context.Background(), 2}, base: big, cand: big, samples: 10, want: context.Canceled},
+		{name: "nil context", nilCtx: true, base: ok, cand: ok, samples: 10, want: ErrPaired},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx
+			switch {
+			case tc.nilCtx:
+				ctx = nilCtx
+			case ctx == nil:
+				ctx = context.Background()
+			}
+			if c, ok := ctx.(*countdownCtx); ok {
+				c.n = 2
+			}
+			res, err := PairedBootstrap(ctx, tc.base, tc.cand, tc.samples, 1)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("PairedBootstrap: error %v, want one wrapping %v", err, tc.want)
+			}
+			if res != (PairedResult{}) {
+				t.Errorf("PairedBootstrap: result %+v with an error", res)
+			}
+			if tc.bootOnly {
+				return
+			}
+			if c, ok := ctx.(*countdownCtx); ok {
+				c.n = 2
+			}
+			ar, err := PairedApproxRandomization(ctx, tc.base, tc.cand, tc.samples, 1)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("PairedApproxRandomization: error %v, want one wrapping %v", err, tc.want)
+			}
+			if ar != (RandomizationResult{}) {
+				t.Errorf("PairedApproxRandomization: result %+v with an error", ar)
+			}
+		})
+	}
+}
+
+// TestPairedDeterminism checks that a seed fixes the results, and that
+// another seed moves them a little.
+func TestPairedDeterminism(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := randomStats(rng, 300)
+	cand := perturb(rng, base)
+	ctx := context.Background()
+	run := func(seed uint64) (PairedResult, RandomizationResult) {
+		bs, err := PairedBootstrap(ctx, base, cand, 2000, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar, err := PairedApproxRandomization(ctx, base, cand, 2000, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bs, ar
+	}
+	bs1, ar1 := run(42)
+	bs2, ar2 := run(42)
+	if bs1 != bs2 || ar1 != ar2 {
+		t.Errorf("same seed, different results:\n%+v\n%+v\n%+v\n%+v", bs1, bs2, ar1, ar2)
+	}
+	bs3, ar3 := run(43)
+	t.Logf("seed 42: %+v %+v", bs1, ar1)
+	t.Logf("seed 43: %+v %+v", bs3, ar3)
+	if bs3 == bs1 || bs3.MeanGain == bs1.MeanGain {
+		t.Errorf("seeds 42 and 43 give the same bootstrap: %+v", bs1)
+	}
+	if ar3 == ar1 {
+		t.Errorf("seeds 42 and 43 give the same randomization: %+v", ar1)
+	}
+	if bs3.Gain != bs1.Gain || ar3.Gain != ar1.Gain {
+		t.Errorf("the observed gain depends on the seed")
+	}
+	// Monte Carlo error with 2000 samples: a few hundredths at most.
+	if math.Abs(bs3.P-bs1.P) > 0.05 || math.Abs(bs3.PTwoSided-bs1.PTwoSided) > 0.05 ||
+		math.Abs(ar3.P-ar1.P) > 0.05 || math.Abs(ar3.PTwoSided-ar1.PTwoSided) > 0.05 {
+		t.Errorf("seeds 42 and 43 differ by more than Monte Carlo error")
+	}
+	if d := bs1.High - bs1.Low; math.Abs(bs3.Low-bs1.Low) > 0.2*d || math.Abs(bs3.High-bs1.High) > 0.2*d {
+		t.Errorf("intervals [%g, %g] and [%g, %g] differ by more than Monte Carlo error", bs1.Low, bs1.High, bs3.Low, bs3.High)
+	}
+}
+
+// TestPairedAllocations checks that the work per resample or shuffle
+// allocates nothing: the allocations do not grow with the samples.
+func TestPairedAllocations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	base := randomStats(rng, 50)
+	cand := perturb(rng, base)
+	ctx := context.Background()
+	allocs := func(f func(samples int)) (few, many float64) {
+		return testing.AllocsPerRun(5, func() { f(10) }), testing.AllocsPerRun(5, func() { f(1000) })
+	}
+	few, many := allocs(func(s int) { PairedBootstrap(ctx, base, cand, s, 1) })
+	if many != few {
+		t.Errorf("PairedBootstrap: %v allocations for 10 samples, %v for 1000", few, many)
+	}
+	few, many = allocs(func(s int) { PairedApproxRandomization(ctx, base, cand, s, 1) })
+	if many != few {
+		t.Errorf("PairedApproxRandomization: %v allocations for 10 trials, %v for 1000", few, many)
+	}
+}
+
+// BenchmarkPairedBootstrap resamples 2,000 sentences 1,000 times, sacreBLEU's
+// default, the size of a large dev set.
+func BenchmarkPairedBootstrap(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := randomStats(rng, 2000)
+	cand := perturb(rng, base)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := PairedBootstrap(ctx, base, cand, 1000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPairedApproxRandomization shuffles 2,000 sentences 10,000 times,
+// sacreBLEU's default.
+func BenchmarkPairedApproxRandomization(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	base := randomStats(rng, 2000)
+	cand := perturb(rng, base)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := PairedApproxRandomization(ctx, base, cand, 10000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
