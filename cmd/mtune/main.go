@@ -60,6 +60,16 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// exitError is an error with an exit status of its own (retrain's 75,
+// "busy").
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
 func commands() []command {
 	return []command{
 		scoreCommand(),
@@ -69,6 +79,8 @@ func commands() []command {
 		buildCommand(),
 		decodeCommand(),
 		tuneCommand(),
+		retrainCommand(),
+		registryCommand(),
 	}
 }
 
@@ -165,6 +177,10 @@ func run(ctx context.Context, args []string, a *app) int {
 			return 2
 		}
 		fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
 		return 1
 	}
 	return 0

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mtune/mtune/registry"
+	"github.com/mtune/mtune/tune"
+)
+
+// registryCommand is "mtune registry status|history|rollback": what
+// nightly retraining promoted, night after night, and putting earlier
+// weights back.
+func registryCommand() command {
+	return command{
+		name:    "registry",
+		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back)",
+		usage:   "status|history|rollback --registry R [--to ID]",
+		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
+			root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
+			to := fs.String("to", "", "rollback: the night whose weights to promote again (default: the night promoted before the current one)")
+			return func(ctx context.Context, a *app, args []string) error {
+				if len(args) != 1 {
+					return usagef("give one action: status, history or rollback")
+				}
+				if *root == "" {
+					return usagef("--registry is required")
+				}
+				if flagSet(fs, "to") && args[0] != "rollback" {
+					return usagef("--to applies to rollback only")
+				}
+				reg := registry.Registry{Root: *root}
+				switch args[0] {
+				case "status":
+					return registryStatus(ctx, a, reg)
+				case "history":
+					return registryHistory(ctx, a, reg)
+				case "rollback":
+					e, err := reg.Rollback(ctx, *to, tune.LeaseOptions{})
+					if errors.Is(err, tune.ErrBusy) {
+						return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
+					}
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stdout, "promoted %s again (%s); dev BLEU when it ran %.2f\n", e.Run, e.Note, *e.CandidateBLEU)
+					return nil
+				}
+				return usagef("unknown action %q (status, history, rollback)", args[0])
+			}
+		},
+	}
+}
+
+func registryStatus(ctx context.Context, a *app, reg registry.Registry) error {
+	ptr, _, err := reg.ReadPointer(ctx)
+	if err != nil {
+		return err
+	}
+	hist, _, err := reg.ReadHistory(ctx)
+	if err != nil {
+		return err
+	}
+	if ptr == nil {
+		fmt.Fprintf(a.stdout, "nothing promoted in %s yet (%d history lines)\n", reg.Root, len(hist))
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "promoted: run %s since %s (%s ago)\nweights:  %s\ndev BLEU: %.2f\n",
+		ptr.Run, ptr.Since.Format(time.RFC3339), time.Since(ptr.Since).Round(time.Second), ptr.Weights, ptr.DevBLEU)
+	if len(hist) > 0 {
+		e := hist[len(hist)-1]
+		fmt.Fprintf(a.stdout, "last:     run %s, %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
+	}
+	return nil
+}
+
+func registryHistory(ctx context.Context, a *app, reg registry.Registry) error {
+	hist, _, err := reg.ReadHistory(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "run\tdecision\tcandidate\tpromoted\tgain 95% CI\tp\tend\tnote")
+	opt := func(x *float64) string {
+		if x == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", *x)
+	}
+	for _, e := range hist {
+		ci, p := "–", "–"
+		if e.CI != nil {
+			ci = fmt.Sprintf("[%.2f, %.2f]", e.CI[0], e.CI[1])
+		}
+		if e.PValue != nil {
+			p = fmt.Sprintf("%.4g", *e.PValue)
+		}
+		note := e.Note
+		if e.Error != "" {
+			note = e.Error
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Run, e.Decision, opt(e.CandidateBLEU), opt(e.PromotedBLEU),
+			ci, p, e.End.Format(time.RFC3339), note)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,100 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/mtune/mtune/metric"
+)
+
+// GateOptions say when a candidate replaces the promoted weights.
+type GateOptions struct {
+	// MinGain is the least dev BLEU gain (candidate - promoted, BLEU
+	// points) that promotes; 0 means any gain.
+	MinGain float64
+	// MaxP is the largest p-value of paired bootstrap resampling that
+	// promotes; 0 means 0.05.
+	MaxP float64
+	// Samples is the number of bootstrap resamples; 0 means 1,000.
+	Samples int
+	// Seed seeds the resampling.
+	Seed uint64
+}
+
+func (g GateOptions) withDefaults() GateOptions {
+	if g.MaxP == 0 {
+		g.MaxP = 0.05
+	}
+	if g.Samples == 0 {
+		g.Samples = 1000
+	}
+	return g
+}
+
+// Validate checks the options.
+func (g GateOptions) Validate() error {
+	g = g.withDefaults()
+	switch {
+	case math.IsNaN(g.MinGain) || math.IsInf(g.MinGain, 0):
+		return fmt.Errorf("registry: minimum gain %v is not a number", g.MinGain)
+	case !(g.MaxP > 0 && g.MaxP <= 1):
+		return fmt.Errorf("registry: maximum p-value %v is not in (0, 1]", g.MaxP)
+	case g.Samples < 1:
+		return fmt.Errorf("registry: %d bootstrap samples: must be positive", g.Samples)
+	}
+	return nil
+}
+
+// Decision is the gate's verdict on a candidate: R/runs/ID/gate.json.
+type Decision struct {
+	// Promote is the verdict: the candidate's gain is at least MinGain and
+	// its p-value below MaxP.
+	Promote bool `json:"promote"`
+	// Weights is the candidate's weights file; PromotedRun the run whose
+	// weights it was compared with ("" for the model's own weights).
+	Weights     string `json:"weights"`
+	PromotedRun string `json:"promoted_run,omitempty"`
+	// CandidateBLEU and PromotedBLEU are the dev BLEU of both (0-100),
+	// Gain their difference and CI its 95% bootstrap interval; PValue is
+	// the paired bootstrap's p-value of "the candidate is not better".
+	CandidateBLEU float64    `json:"candidate_bleu"`
+	PromotedBLEU  float64    `json:"promoted_bleu"`
+	Gain          float64    `json:"gain"`
+	CI            [2]float64 `json:"ci"`
+	PValue        float64    `json:"p_value"`
+	// Sentences is the dev set's size; the rest are the options used.
+	Sentences int     `json:"sentences"`
+	Samples   int     `json:"samples"`
+	Seed      uint64  `json:"seed"`
+	MinGain   float64 `json:"min_gain"`
+	MaxP      float64 `json:"max_p"`
+}
+
+// Decide compares the candidate's per-sentence dev statistics cand with
+// the promoted weights' base (the same sentences, in the same order) by
+// paired bootstrap resampling (Koehn 2004; metric.PairedBootstrap) and
+// returns the verdict, with the weights fields left for the caller.
+func (g GateOptions) Decide(ctx context.Context, base, cand []metric.Stats) (Decision, error) {
+	if err := g.Validate(); err != nil {
+		return Decision{}, err
+	}
+	g = g.withDefaults()
+	if len(base) == 0 {
+		return Decision{}, errors.New("registry: the gate has no dev sentence")
+	}
+	res, err := metric.PairedBootstrap(ctx, base, cand, g.Samples, g.Seed)
+	if err != nil {
+		return Decision{}, fmt.Errorf("registry: gate: %w", err)
+	}
+	// metric's BLEU is a fraction; the registry's, as every report of
+	// mtune's, is in points.
+	d := Decision{
+		CandidateBLEU: 100 * res.CandBLEU, PromotedBLEU: 100 * res.BaseBLEU, Gain: 100 * res.Gain,
+		CI: [2]float64{100 * res.Low, 100 * res.High}, PValue: res.P,
+		Sentences: len(base), Samples: g.Samples, Seed: g.Seed, MinGain: g.MinGain, MaxP: g.MaxP,
+	}
+	d.Promote = d.Gain >= g.MinGain && d.PValue < g.MaxP
+	return d, nil
+}

@@ -1,0 +1,248 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/tune"
+)
+
+// Night is one call of nightly retraining: tune, gate, promote.
+type Night struct {
+	Registry Registry
+	// RunID names the night's run folder R/runs/ID.
+	RunID string
+	// Tune tunes into dir (held by the night, opened for resuming: it may
+	// hold epochs of a killed call), starting from the weights file init
+	// ("" for the model's own weights), and leaves the run's best weights
+	// in dir.Best().
+	Tune func(ctx context.Context, dir *tune.RunDir, init string) error
+	// Score decodes the dev set with the weights file at path ("" for the
+	// model's own weights) and returns each sentence's BLEU statistics.
+	Score func(ctx context.Context, weights string) ([]metric.Stats, error)
+	// Gate says when the candidate is promoted.
+	Gate GateOptions
+	// Lease configures the registry's lease; its Owner defaults to
+	// "mtune retrain".
+	Lease tune.LeaseOptions
+	// Log receives a line per step; nil means none.
+	Log io.Writer
+}
+
+// Outcome is what a night did.
+type Outcome struct {
+	// Entry is the night's history line (the earlier one when Done).
+	Entry Entry
+	// Done says the night had already finished: nothing was done.
+	Done bool
+}
+
+// Run plays the night (DESIGN.md §9): take the registry's lease (a
+// *tune.BusyError matching tune.ErrBusy if another process holds it),
+// warm-start from the promoted weights (the model's own on the first
+// night), tune into R/runs/ID (resuming what a killed call left there),
+// decide by the gate on the dev set, write the decision to the run folder,
+// promote by replacing promoted.json in one conditional write, append the
+// history line and redraw the report.
+//
+// A night already in the history as promoted or kept does nothing. A
+// failure (bad input, a failed write) appends a "failed" line and leaves
+// promoted.json as it was; a stop (ctx cancelled, the lease lost) writes
+// nothing, and the next call with the same id resumes the night.
+func (n Night) Run(ctx context.Context) (Outcome, error) {
+	if err := CheckRunID(n.RunID); err != nil {
+		return Outcome{}, err
+	}
+	if err := n.Gate.Validate(); err != nil {
+		return Outcome{}, err
+	}
+	if n.Tune == nil || n.Score == nil {
+		return Outcome{}, errors.New("registry: a night needs its Tune and Score functions")
+	}
+	if n.Lease.Owner == "" {
+		n.Lease.Owner = "mtune retrain"
+	}
+	lease, err := n.Registry.Lock(ctx, n.Lease)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+	ctx = lease.Hold(ctx)
+
+	hist, _, err := n.Registry.ReadHistory(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if e, ok := finished(hist, n.RunID); ok {
+		n.logf("night %s finished already (%s at %s): nothing to do", n.RunID, e.Decision, e.End.Format(time.RFC3339))
+		return Outcome{Entry: e, Done: true}, nil
+	}
+	start := time.Now().UTC()
+	e, err := n.play(ctx)
+	if e.Start.IsZero() {
+		e.Start = start
+	}
+	e.Run, e.End = n.RunID, time.Now().UTC()
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped, not failed: the next call resumes the night.
+			return Outcome{}, fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
+		}
+		e.Decision, e.Error = Failed, err.Error()
+	}
+	if herr := n.Registry.appendHistory(ctx, e); herr != nil {
+		return Outcome{Entry: e}, errors.Join(err, herr)
+	}
+	if rerr := WriteReport(ctx, n.Registry); rerr != nil {
+		n.logf("could not redraw %s: %v", n.Registry.Report(), rerr)
+	}
+	return Outcome{Entry: e}, err
+}
+
+// play tunes, decides and promotes; it returns the history line to append
+// (its Decision set on success).
+func (n Night) play(ctx context.Context) (Entry, error) {
+	r := n.Registry
+	var e Entry
+	dir, err := tune.OpenRunDir(ctx, r.Run(n.RunID).Root, tune.OpenOptions{Resume: true, Lease: n.Lease})
+	if err != nil {
+		return e, err
+	}
+	defer dir.Close(context.WithoutCancel(ctx))
+
+	d, err := n.decision(ctx, dir)
+	if err != nil {
+		return e, err
+	}
+	var man tune.Manifest
+	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err != nil {
+		return e, err
+	}
+	e.Start, e.Inputs, e.PromotedRun = man.Start, man.Inputs, d.PromotedRun
+	cand, prom, p, ci := d.CandidateBLEU, d.PromotedBLEU, d.PValue, d.CI
+	e.CandidateBLEU, e.PromotedBLEU, e.PValue, e.CI = &cand, &prom, &p, &ci
+	e.Decision = Kept
+	if d.Promote {
+		if err := n.promote(ctx, d); err != nil {
+			return e, err
+		}
+		e.Decision = Promoted
+	}
+	n.logf("night %s: %s (dev BLEU %.2f, promoted %.2f, gain %.2f [%.2f, %.2f], p = %.4g)",
+		n.RunID, e.Decision, cand, prom, d.Gain, ci[0], ci[1], p)
+	return e, nil
+}
+
+// decision returns the night's gate decision: the one a killed call wrote
+// to the run folder, or a new one after tuning.
+func (n Night) decision(ctx context.Context, dir *tune.RunDir) (Decision, error) {
+	r := n.Registry
+	var d Decision
+	if err := tune.ReadJSON(ctx, r.Gate(n.RunID), &d); err == nil {
+		n.logf("night %s: decided already (promote: %v): going on from there", n.RunID, d.Promote)
+		return d, nil
+	} else if !notExist(err) {
+		return d, err
+	}
+	ptr, _, err := r.ReadPointer(ctx)
+	if err != nil {
+		return d, err
+	}
+	// A resumed night starts from the weights it started from, even if
+	// another night promoted others meanwhile.
+	init := ""
+	if ptr != nil {
+		init = ptr.Weights
+	}
+	var man tune.Manifest
+	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
+		init = man.Init
+	} else if !notExist(err) {
+		return d, err
+	}
+	n.logf("night %s: tuning into %s, starting from %s", n.RunID, dir.Root, describeWeights(init))
+	if err := n.Tune(ctx, dir, init); err != nil {
+		return d, err
+	}
+	cand := dir.Best().JSON()
+	if ok, err := storage.Exists(ctx, cand); err != nil || !ok {
+		return d, fmt.Errorf("registry: the run left no best weights (%s): %v", cand, err)
+	}
+	// The gate compares with the weights in use now.
+	base := ""
+	if ptr != nil {
+		base = ptr.Weights
+	}
+	n.logf("night %s: gate: decoding the dev set with the candidate and with %s", n.RunID, describeWeights(base))
+	candStats, err := n.Score(ctx, cand)
+	if err != nil {
+		return d, err
+	}
+	baseStats, err := n.Score(ctx, base)
+	if err != nil {
+		return d, err
+	}
+	if d, err = n.Gate.Decide(ctx, baseStats, candStats); err != nil {
+		return d, err
+	}
+	d.Weights = cand
+	if ptr != nil {
+		d.PromotedRun = ptr.Run
+	}
+	if err := tune.WriteJSON(ctx, r.Gate(n.RunID), d); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// promote points promoted.json at the candidate of decision d, unless it
+// points there already (a call killed after promoting).
+func (n Night) promote(ctx context.Context, d Decision) error {
+	r := n.Registry
+	ptr, v, err := r.ReadPointer(ctx)
+	if err != nil {
+		return err
+	}
+	if ptr != nil && ptr.Run == n.RunID && ptr.Weights == d.Weights {
+		return nil
+	}
+	if cur := runOf(ptr); cur != d.PromotedRun {
+		return fmt.Errorf("%w: %s points at run %q, the gate compared with %q", ErrChanged, r.Promoted(), cur, d.PromotedRun)
+	}
+	next := Pointer{Run: n.RunID, Weights: d.Weights, DevBLEU: d.CandidateBLEU, Since: time.Now().UTC()}
+	werr := r.replacePointer(ctx, next, v)
+	if werr == nil {
+		return nil
+	}
+	// An answer lost after the write was done looks like a failure (and a
+	// retried conditional write like a conflict): read what is there.
+	if now, _, err := r.ReadPointer(context.WithoutCancel(ctx)); err == nil && now != nil && now.same(next) {
+		return nil
+	}
+	return werr
+}
+
+func runOf(p *Pointer) string {
+	if p == nil {
+		return ""
+	}
+	return p.Run
+}
+
+func describeWeights(path string) string {
+	if path == "" {
+		return "the model's own weights"
+	}
+	return path
+}
+
+func (n Night) logf(format string, args ...any) {
+	if n.Log != nil {
+		fmt.Fprintf(n.Log, "retrain: "+format+"\n", args...)
+	}
+}
