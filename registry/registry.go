@@ -34,7 +34,9 @@ func (r Registry) LeaseFile() string { return storage.Join(r.Root, tune.LeaseNam
 func (r Registry) Report() string { return storage.Join(r.Root, tune.ReportName) }
 
 // Run is the run folder of night id, R/runs/ID.
-func (r Registry) Run(id string) tune.Layout { return tune.Layout{Root: storage.Join(r.Root, "runs", id)} }
+func (r Registry) Run(id string) tune.Layout {
+	return tune.Layout{Root: storage.Join(r.Root, "runs", id)}
+}
 
 // Gate is R/runs/ID/gate.json: the night's decision, written before the
 // promotion so that a night killed between the two promotes on its next
