@@ -1,0 +1,441 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/tune"
+)
+
+// registries returns a fresh local registry folder and a fresh gs://
+// prefix on an in-process GCS emulator, by name.
+func registries(t *testing.T) map[string]Registry {
+	t.Helper()
+	c, _ := gcstest.Fake(t, "reg")
+	storage.SetGCSClient(c)
+	t.Cleanup(func() { storage.SetGCSClient(nil) })
+	return map[string]Registry{
+		"local": {Root: filepath.Join(t.TempDir(), "reg")},
+		"gcs":   {Root: "gs://reg/" + strings.ReplaceAll(t.Name(), "/", "-")},
+	}
+}
+
+// world is a fake system: a tuning run writes weights whose "quality"
+// says how good their translations of the dev set are.
+type world struct {
+	t       *testing.T
+	quality float64 // the quality tonight's tuning reaches
+	model   float64 // the quality of the model's own weights
+	fail    error   // Tune returns it (bad input)
+	// stopAfter, if set, is called by Tune after its first epoch; Tune
+	// then returns the context's error if it was cancelled.
+	stopAfter func()
+	tuned     []string // the init of every Tune call
+	epochs    int      // epochs written by Tune calls
+}
+
+type fakeWeights struct {
+	Quality float64 `json:"quality"`
+}
+
+// tuneFn writes a run folder the way a real run does: manifest.json
+// (with the init), two epochs, best/weights.json. A call that finds epoch
+// 1 complete goes on from epoch 2.
+func (w *world) tuneFn(ctx context.Context, dir *tune.RunDir, init string) error {
+	w.tuned = append(w.tuned, init)
+	if w.fail != nil {
+		return w.fail
+	}
+	man := tune.Manifest{Init: init, Start: time.Now().UTC(), Status: "running",
+		Inputs: []tune.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}}
+	var prev tune.Manifest
+	if err := tune.ReadJSON(ctx, dir.Manifest(), &prev); err == nil {
+		if prev.Init != init {
+			return fmt.Errorf("resumed with init %q, the run started from %q", init, prev.Init)
+		}
+		man.Start = prev.Start
+	}
+	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
+		return err
+	}
+	for n := 1; n <= 2; n++ {
+		if ok, _ := storage.Exists(ctx, dir.Epoch(n).Complete()); ok {
+			continue
+		}
+		if err := storage.WriteFile(ctx, dir.Epoch(n).Complete(), []byte("{}\n")); err != nil {
+			return err
+		}
+		w.epochs++
+		if n == 1 && w.stopAfter != nil {
+			w.stopAfter()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	return tune.WriteJSON(ctx, dir.Best().JSON(), fakeWeights{w.quality})
+}
+
+// scoreFn scores the dev set: 80 sentences whose matches grow with the
+// weights' quality, with sentence-level noise that does not depend on it.
+func (w *world) scoreFn(ctx context.Context, path string) ([]metric.Stats, error) {
+	q := w.model
+	if path != "" {
+		var fw fakeWeights
+		if err := tune.ReadJSON(ctx, path, &fw); err != nil {
+			return nil, err
+		}
+		q = fw.Quality
+	}
+	return devStats(q), nil
+}
+
+func devStats(q float64) []metric.Stats {
+	rng := rand.New(rand.NewPCG(7, 7))
+	out := make([]metric.Stats, 80)
+	for i := range out {
+		n := float64(15 + rng.IntN(10))
+		s := metric.Stats{Order: 4, RefLen: n}
+		p := q + 0.2*(rng.Float64()-0.5)
+		for k := range 4 {
+			s.Totals[k] = n - float64(k)
+			s.Matches[k] = min(s.Totals[k], max(0, float64(int(s.Totals[k]*p*pow(0.8, k)+0.5))))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func pow(x float64, k int) float64 {
+	y := 1.0
+	for range k {
+		y *= x
+	}
+	return y
+}
+
+func (w *world) night(r Registry, id string) Night {
+	return Night{Registry: r, RunID: id, Tune: w.tuneFn, Score: w.scoreFn, Gate: GateOptions{Seed: 1}}
+}
+
+func readBytes(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := storage.ReadFile(context.Background(), p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func history(t *testing.T, r Registry) []Entry {
+	t.Helper()
+	h, _, err := r.ReadHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func pointer(t *testing.T, r Registry) *Pointer {
+	t.Helper()
+	p, _, err := r.ReadPointer(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestNights plays nights in sequence on a local folder and on gs://: a
+// first night promotes, a night on the same data keeps, a night killed
+// after its first epoch finishes once when called again, a finished night
+// does nothing, bad input fails without touching promoted.json, rollback.
+func TestNights(t *testing.T) {
+	for name, r := range registries(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			w := &world{t: t, quality: 0.5, model: 0.2}
+
+			// Night 1: the model's own weights are the baseline.
+			out, err := w.night(r, "n1").Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Entry.Decision != Promoted || *out.Entry.PValue >= 0.05 || *out.Entry.CandidateBLEU <= *out.Entry.PromotedBLEU {
+				t.Fatalf("night 1: %+v, want promoted over the model's weights", out.Entry)
+			}
+			if w.tuned[0] != "" {
+				t.Errorf("night 1 started from %q, want the model's own weights", w.tuned[0])
+			}
+			p := pointer(t, r)
+			if p == nil || p.Run != "n1" || p.Weights != r.Run("n1").Best().JSON() {
+				t.Fatalf("promoted.json after night 1: %+v", p)
+			}
+			if p.DevBLEU != *out.Entry.CandidateBLEU {
+				t.Errorf("promoted dev BLEU %v, the gate's %v", p.DevBLEU, *out.Entry.CandidateBLEU)
+			}
+			if len(out.Entry.Inputs) != 1 || out.Entry.Inputs[0].SHA256 != "00ff" {
+				t.Errorf("night 1 inputs %+v, want the run manifest's", out.Entry.Inputs)
+			}
+
+			// Night 2, same data: warm start from night 1, no gain: kept.
+			before := readBytes(t, r.Promoted())
+			out, err = w.night(r, "n2").Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.tuned[1] != r.Run("n1").Best().JSON() {
+				t.Errorf("night 2 started from %q, want night 1's weights", w.tuned[1])
+			}
+			if out.Entry.Decision != Kept || *out.Entry.PValue != 1 || *out.Entry.CandidateBLEU != *out.Entry.PromotedBLEU || out.Entry.PromotedRun != "n1" {
+				t.Fatalf("night 2: %+v, want kept with p = 1 against n1", out.Entry)
+			}
+			if !bytes.Equal(readBytes(t, r.Promoted()), before) {
+				t.Error("a kept night changed promoted.json")
+			}
+
+			// Night 3 is killed after its first epoch, then called again.
+			w.quality = 0.8
+			kctx, kill := context.WithCancel(ctx)
+			w.stopAfter = kill
+			if _, err := w.night(r, "n3").Run(kctx); err == nil || !strings.Contains(err.Error(), "stopped") {
+				t.Fatalf("killed night: %v, want stopped", err)
+			}
+			if h := history(t, r); len(h) != 2 {
+				t.Fatalf("a killed night wrote history: %+v", h)
+			}
+			w.stopAfter = nil
+			epochs := w.epochs
+			out, err = w.night(r, "n3").Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.epochs != epochs+1 {
+				t.Errorf("the resumed night ran %d epochs, want 1 (epoch 1 was complete)", w.epochs-epochs)
+			}
+			if out.Entry.Decision != Promoted || pointer(t, r).Run != "n3" {
+				t.Fatalf("night 3: %+v, pointer %+v", out.Entry, pointer(t, r))
+			}
+
+			// A finished night called again does nothing.
+			calls := len(w.tuned)
+			out, err = w.night(r, "n3").Run(ctx)
+			if err != nil || !out.Done || len(w.tuned) != calls {
+				t.Fatalf("finished night again: %+v, %v (tuned %d times)", out, err, len(w.tuned)-calls)
+			}
+			if h := history(t, r); len(h) != 3 {
+				t.Fatalf("history after a repeated night: %d lines, want 3", len(h))
+			}
+
+			// Bad input: failed, promoted.json byte-identical.
+			before = readBytes(t, r.Promoted())
+			w.fail = errors.New("corpus: dev.ref has 199 lines, dev.src 200")
+			_, err = w.night(r, "n4").Run(ctx)
+			if err == nil {
+				t.Fatal("a night with bad input succeeded")
+			}
+			w.fail = nil
+			h := history(t, r)
+			if last := h[len(h)-1]; last.Run != "n4" || last.Decision != Failed || !strings.Contains(last.Error, "199 lines") {
+				t.Errorf("failed night's line: %+v", last)
+			}
+			if !bytes.Equal(readBytes(t, r.Promoted()), before) {
+				t.Error("a failed night changed promoted.json")
+			}
+
+			// Rollback: to the night promoted before n3, then to n3 by id.
+			e, err := r.Rollback(ctx, "", tune.LeaseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Run != "n1" || pointer(t, r).Run != "n1" || e.PromotedRun != "n3" {
+				t.Fatalf("rollback: %+v, pointer %+v", e, pointer(t, r))
+			}
+			if _, err := r.Rollback(ctx, "n4", tune.LeaseOptions{}); err == nil {
+				t.Error("rollback to a failed night succeeded")
+			}
+			if _, err := r.Rollback(ctx, "n3", tune.LeaseOptions{}); err != nil || pointer(t, r).Run != "n3" {
+				t.Fatalf("rollback to n3: %v", err)
+			}
+			h = history(t, r)
+			if len(h) != 6 || h[4].Decision != Rollback || h[5].Decision != Rollback {
+				t.Errorf("history after two rollbacks: %+v", h)
+			}
+			// The next night starts from the rolled-back weights.
+			if _, err := w.night(r, "n5").Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.tuned[len(w.tuned)-1]; got != r.Run("n3").Best().JSON() {
+				t.Errorf("night after rollback started from %q", got)
+			}
+		})
+	}
+}
+
+// TestNightBusy: two nights at once, exactly one runs, the other is
+// refused at once with tune.ErrBusy.
+func TestNightBusy(t *testing.T) {
+	for name, r := range registries(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			w := &world{t: t, quality: 0.5, model: 0.2}
+			started, release := make(chan struct{}), make(chan struct{})
+			first := w.night(r, "a")
+			first.Tune = func(ctx context.Context, dir *tune.RunDir, init string) error {
+				close(started)
+				<-release
+				return w.tuneFn(ctx, dir, init)
+			}
+			done := make(chan error, 1)
+			go func() { _, err := first.Run(ctx); done <- err }()
+			<-started
+			t0 := time.Now()
+			_, err := w.night(r, "b").Run(ctx)
+			if !errors.Is(err, tune.ErrBusy) {
+				t.Fatalf("second night: %v, want busy", err)
+			}
+			if d := time.Since(t0); d > 10*time.Second {
+				t.Errorf("the busy night took %v to give up", d)
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if h := history(t, r); len(h) != 1 || h[0].Run != "a" {
+				t.Fatalf("history: %+v, want night a only", h)
+			}
+		})
+	}
+}
+
+// TestNightStaleLease: a lease left by a killed holder (its process is
+// gone) is taken over, and the night it held resumes.
+func TestNightStaleLease(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no `true` to make a dead pid:", err)
+	}
+	host, _ := os.Hostname()
+	for name, r := range registries(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			w := &world{t: t, quality: 0.5, model: 0.2}
+			// The killed holder had finished epoch 1 of night k.
+			kctx, kill := context.WithCancel(ctx)
+			w.stopAfter = kill
+			w.night(r, "k").Run(kctx)
+			w.stopAfter = nil
+			info := tune.LeaseInfo{Owner: "mtune retrain", Host: host, PID: dead.Process.Pid, Token: "x",
+				Since: time.Now().UTC(), Expiry: time.Now().Add(time.Hour).UTC()}
+			b, _ := json.Marshal(info)
+			if err := storage.WriteFile(ctx, r.LeaseFile(), b); err != nil {
+				t.Fatal(err)
+			}
+			epochs := w.epochs
+			out, err := w.night(r, "k").Run(ctx)
+			if err != nil {
+				t.Fatalf("night after a killed holder: %v", err)
+			}
+			if out.Entry.Decision != Promoted || w.epochs != epochs+1 {
+				t.Errorf("resumed night: %+v after %d epochs, want promoted after 1", out.Entry, w.epochs-epochs)
+			}
+		})
+	}
+}
+
+// TestPromotionFault: the emulator fails the promotion write once, then
+// the night is called again. promoted.json is the old pointer or the new
+// one after each call, never anything else, and the night ends promoted
+// with one promoted line.
+func TestPromotionFault(t *testing.T) {
+	for name, fault := range map[string]gcstest.Fault{"rejected": gcstest.Reject, "answer lost": gcstest.LoseAnswer} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			armed := false
+			c := gcstest.FaultyFake(t, func(r *http.Request, body []byte) gcstest.Fault {
+				if armed && bytes.Contains(body, []byte("promoted.json")) {
+					armed = false
+					return fault
+				}
+				return gcstest.Pass
+			}, "reg")
+			storage.SetGCSClient(c)
+			t.Cleanup(func() { storage.SetGCSClient(nil) })
+			r := Registry{Root: "gs://reg/fault"}
+			w := &world{t: t, quality: 0.5, model: 0.2}
+			if _, err := w.night(r, "n1").Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			old := readBytes(t, r.Promoted())
+			w.quality = 0.8
+			armed = true
+			_, err := w.night(r, "n2").Run(ctx)
+			if armed {
+				t.Fatal("the promotion write was never made")
+			}
+			check := func(when string) {
+				p := pointer(t, r)
+				if !bytes.Equal(readBytes(t, r.Promoted()), old) && (p == nil || p.Run != "n2" || p.Weights != r.Run("n2").Best().JSON()) {
+					t.Fatalf("%s: promoted.json is neither the old pointer nor the new one: %+v", when, p)
+				}
+			}
+			check("after the fault")
+			if fault == gcstest.Reject && err == nil {
+				t.Error("a rejected promotion did not fail the night")
+			}
+			if fault == gcstest.LoseAnswer && err != nil {
+				// The write was done: the night reads back its own pointer.
+				t.Errorf("a promotion whose answer was lost failed the night: %v", err)
+			}
+			t.Logf("night with the fault: %v", err)
+			if _, err := w.night(r, "n2").Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			check("after the second call")
+			if p := pointer(t, r); p.Run != "n2" {
+				t.Fatalf("pointer after the second call: %+v", p)
+			}
+			promoted := 0
+			for _, e := range history(t, r) {
+				if e.Run == "n2" && e.Decision == Promoted {
+					promoted++
+				}
+			}
+			if promoted != 1 {
+				t.Errorf("%d promoted lines for n2, want 1: %+v", promoted, history(t, r))
+			}
+		})
+	}
+}
+
+func TestGateOptionsValidate(t *testing.T) {
+	for _, g := range []GateOptions{{MaxP: 2}, {MaxP: -1}, {Samples: -3}} {
+		if err := g.Validate(); err == nil {
+			t.Errorf("%+v: no error", g)
+		}
+	}
+	if err := (GateOptions{}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCheckRunID(t *testing.T) {
+	for id, ok := range map[string]bool{"20261124T030000Z": true, "night-1.a_b": true, "": false, "..": false, "a/b": false, "-x": false, " a": false} {
+		if err := CheckRunID(id); (err == nil) != ok {
+			t.Errorf("CheckRunID(%q) = %v", id, err)
+		}
+	}
+}
