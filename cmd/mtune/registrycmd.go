@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/registry"
 	"github.com/mtune/mtune/tune"
 )
@@ -33,7 +35,10 @@ func registryCommand() command {
 				if flagSet(fs, "to") && args[0] != "rollback" {
 					return usagef("--to applies to rollback only")
 				}
-				reg := registry.Registry{Root: *root}
+				reg, err := openRegistry(*root)
+				if err != nil {
+					return err
+				}
 				switch args[0] {
 				case "status":
 					return registryStatus(ctx, a, reg)
@@ -107,4 +112,18 @@ func registryHistory(ctx context.Context, a *app, reg registry.Registry) error {
 			ci, p, e.End.Format(time.RFC3339), note)
 	}
 	return w.Flush()
+}
+
+// openRegistry names the registry at root; a local one by its absolute
+// path, so that the weights paths it records hold from any folder (cron
+// and systemd start in another).
+func openRegistry(root string) (registry.Registry, error) {
+	if storage.IsGCS(root) {
+		return registry.Registry{Root: root}, nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return registry.Registry{}, fmt.Errorf("registry %s: %w", root, err)
+	}
+	return registry.Registry{Root: abs}, nil
 }

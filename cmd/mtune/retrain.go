@@ -60,7 +60,10 @@ func retrainCommand() command {
 				if err := gate.Validate(); err != nil {
 					return usagef("%v", err)
 				}
-				reg := registry.Registry{Root: *root}
+				reg, err := openRegistry(*root)
+				if err != nil {
+					return err
+				}
 				o.Out = reg.Root // the demo's model goes to R/demo-model
 				demo, err := t.prepare(fs, a, "retrain")
 				if err != nil {

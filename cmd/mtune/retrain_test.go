@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/registry"
+	"github.com/mtune/mtune/testsupport/gcstest"
+)
+
+// mtuneProcess starts the test binary as mtune in a process of its own.
+func mtuneProcess(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), asMTune+"=1"), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, &out
+}
+
+func waitFile(t *testing.T, p string, limit time.Duration) {
+	t.Helper()
+	for t0 := time.Now(); time.Since(t0) < limit; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%s did not appear within %v", p, limit)
+}
+
+func readHistory(t *testing.T, reg registry.Registry) []registry.Entry {
+	t.Helper()
+	h, _, err := reg.ReadHistory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestRetrainNights plays nights of `mtune retrain` on the demo system: a
+// first night promotes; a second night started while another holds the
+// registry exits 75; the holder, killed with SIGKILL after its first epoch,
+// is resumed by the next call, which finishes it once; a finished night
+// called again does nothing; nights with bad input exit 1 and leave
+// promoted.json byte-identical; rollback.
+func TestRetrainNights(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	root := filepath.Join(t.TempDir(), "reg")
+	reg := registry.Registry{Root: root}
+	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "n1", "--epochs", "1")
+	if code != 0 || !strings.Contains(stdout, "night n1: promoted") {
+		t.Fatalf("night 1: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+
+	holder, holderOut := mtuneProcess(t, nil, "retrain", "--registry", root, "--run-id", "n2", "--epochs", "3")
+	waitFile(t, filepath.Join(reg.Run("n2").Epoch(1).Complete()), 2*time.Minute)
+	code, _, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "n3", "--epochs", "1")
+	if code != exitBusy || !strings.Contains(errOut, "registry busy") || !strings.Contains(errOut, "mtune retrain") {
+		t.Fatalf("night while another runs: exit %d, stderr %q; want 75, busy", code, errOut)
+	}
+	if err := holder.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	holder.Wait()
+	t.Logf("killed holder said:\n%s", holderOut)
+	if h := readHistory(t, reg); len(h) != 1 {
+		t.Fatalf("history after the kill: %+v", h)
+	}
+	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "n2", "--epochs", "3")
+	if code != 0 || strings.Contains(errOut, "epoch 1/3") || !strings.Contains(errOut, "epoch 3/3") {
+		t.Fatalf("resumed night: exit %d, stdout %q, stderr %s; want epochs 2 and 3 only", code, stdout, errOut)
+	}
+	code, stdout, _ = mtune(t, "", "retrain", "--registry", root, "--run-id", "n2", "--epochs", "3")
+	if code != 0 || !strings.Contains(stdout, "finished already") {
+		t.Fatalf("finished night again: exit %d, %q", code, stdout)
+	}
+	h := readHistory(t, reg)
+	if len(h) != 2 || h[1].Run != "n2" || h[1].Decision == registry.Failed {
+		t.Fatalf("history: %+v, want n1 and n2 once each", h)
+	}
+
+	// Bad input: exit 1, nothing promoted.
+	demo := filepath.Join(root, "demo-model")
+	corpus := filepath.Join(demo, "corpus")
+	short := filepath.Join(t.TempDir(), "short.ref")
+	refs, err := os.ReadFile(filepath.Join(corpus, "tune.ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(short, refs[:bytes.LastIndexByte(refs[:len(refs)-1], '\n')+1], 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut")
+	if err := os.CopyFS(cut, os.DirFS(demo)); err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := os.ReadFile(filepath.Join(cut, "phrase-table.gz"))
+	os.WriteFile(filepath.Join(cut, "phrase-table.gz"), pt[:len(pt)/2], 0o666)
+	gone := filepath.Join(t.TempDir(), "gone")
+	os.CopyFS(gone, os.DirFS(demo))
+	if err := os.Remove(filepath.Join(gone, "lm.5.arpa.gz")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(reg.Promoted())
+	data := func(ini, ref string) []string {
+		return []string{"--config", ini, "--src", filepath.Join(corpus, "tune.src"), "--ref", ref,
+			"--dev-src", filepath.Join(corpus, "test.src"), "--dev-ref", filepath.Join(corpus, "test.ref")}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"reference count", data(filepath.Join(demo, "moses.ini"), short), "line counts differ"},
+		{"truncated gz", data(filepath.Join(cut, "moses.ini"), filepath.Join(corpus, "tune.ref")), "phrase-table.gz"},
+		{"missing model file", data(filepath.Join(gone, "moses.ini"), filepath.Join(corpus, "tune.ref")), "lm.5.arpa.gz"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := "bad-" + strings.ReplaceAll(tc.name, " ", "-")
+			code, _, errOut := mtune(t, "", append([]string{"retrain", "--registry", root, "--run-id", id, "--epochs", "1"}, tc.args...)...)
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, tc.want)
+			}
+			if after, _ := os.ReadFile(reg.Promoted()); !bytes.Equal(after, before) {
+				t.Error("promoted.json changed")
+			}
+			h := readHistory(t, reg)
+			if last := h[len(h)-1]; last.Run != id || last.Decision != registry.Failed || !strings.Contains(last.Error, tc.want) {
+				t.Errorf("last history line %+v", last)
+			}
+		})
+	}
+
+	// Rollback, status, history.
+	var ptr registry.Pointer
+	json.Unmarshal(before, &ptr)
+	if ptr.Run == "n2" {
+		code, stdout, errOut = mtune(t, "", "registry", "rollback", "--registry", root)
+		if code != 0 || !strings.Contains(stdout, "promoted n1 again") {
+			t.Fatalf("rollback: exit %d, %q, %s", code, stdout, errOut)
+		}
+	} else {
+		t.Logf("night 2 was kept: rolling back by id")
+		code, stdout, errOut = mtune(t, "", "registry", "rollback", "--registry", root, "--to", "n2")
+		if code != 0 || !strings.Contains(stdout, "promoted n2 again") {
+			t.Fatalf("rollback: exit %d, %q, %s", code, stdout, errOut)
+		}
+	}
+	code, stdout, _ = mtune(t, "", "registry", "status", "--registry", root)
+	if code != 0 || !strings.Contains(stdout, "promoted: run ") {
+		t.Errorf("status: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "history", "--registry", root)
+	if code != 0 || strings.Count(stdout, "\n") != 7 || !strings.Contains(stdout, "rollback") || !strings.Contains(stdout, "failed") {
+		t.Errorf("history: exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestRetrainGCS: a night on a gs:// registry, against the GCS emulator
+// in this process, run by mtune in a process of its own.
+func TestRetrainGCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	c, srv := gcstest.Fake(t, "nightly")
+	storage.SetGCSClient(c)
+	t.Cleanup(func() { storage.SetGCSClient(nil) })
+	env := []string{"STORAGE_EMULATOR_HOST=" + strings.TrimPrefix(srv.URL(), "http://")}
+	reg := registry.Registry{Root: "gs://nightly/mt"}
+	for _, id := range []string{"n1", "n2"} {
+		p, out := mtuneProcess(t, env, "retrain", "--registry", reg.Root, "--run-id", id, "--epochs", "1")
+		if err := p.Wait(); err != nil {
+			t.Fatalf("night %s: %v:\n%s", id, err, out)
+		}
+	}
+	h := readHistory(t, reg)
+	if len(h) != 2 || h[0].Decision != registry.Promoted {
+		t.Fatalf("history %+v", h)
+	}
+	ptr, _, err := reg.ReadPointer(context.Background())
+	if err != nil || ptr == nil || !strings.HasPrefix(ptr.Weights, "gs://nightly/mt/runs/") {
+		t.Fatalf("pointer %+v, %v", ptr, err)
+	}
+}
+
+// TestRetrainUsage: bad options are refused (exit 2) before anything is
+// written.
+func TestRetrainUsage(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "reg")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--registry is required"},
+		{[]string{"--registry", root, "--max-p", "0"}, "--max-p 0: must be positive"},
+		{[]string{"--registry", root, "--max-p", "1.5"}, "maximum p-value"},
+		{[]string{"--registry", root, "--bootstrap", "0"}, "--bootstrap 0"},
+		{[]string{"--registry", root, "--run-id", "a/b"}, "--run-id"},
+		{[]string{"--registry", root, "--init", "w"}, "-init"},
+		{[]string{"--registry", root, "--config", "m.ini", "--src", "s", "--ref", "r"}, "needs a dev set"},
+		{[]string{"--registry", root, "--epochs", "0"}, "--epochs 0"},
+	} {
+		code, _, errOut := mtune(t, "", append([]string{"retrain"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("retrain %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	if _, err := os.Stat(root); err == nil {
+		t.Error("a refused command line made the registry")
+	}
+	for _, args := range [][]string{{"registry"}, {"registry", "status"}, {"registry", "frob", "--registry", root}, {"registry", "status", "--registry", root, "--to", "x"}} {
+		if code, _, errOut := mtune(t, "", args...); code != 2 {
+			t.Errorf("%q: exit %d, %s", args, code, errOut)
+		}
+	}
+}
