@@ -208,6 +208,11 @@ write_results() {
       echo
       cat "$work/notes.md"
     fi
+    # The section scripts/bench-nightly.sh wrote stays.
+    if grep -q '^<!-- nightly -->$' "$f" 2> /dev/null; then
+      echo
+      sed -n '/^<!-- nightly -->$/,/^<!-- \/nightly -->$/p' "$f"
+    fi
   } > "$tmp"
   mv "$tmp" "$f"
 }
