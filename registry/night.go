@@ -93,6 +93,10 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 			// Stopped, not failed: the next call resumes the night.
 			return Outcome{}, fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
 		}
+		if errors.Is(err, tune.ErrBusy) {
+			// Its run folder is held by another process: busy, not failed.
+			return Outcome{}, err
+		}
 		e.Decision, e.Error = Failed, err.Error()
 	}
 	if herr := n.Registry.appendHistory(ctx, e); herr != nil {

@@ -317,6 +317,19 @@ func TestNightBusy(t *testing.T) {
 			if h := history(t, r); len(h) != 1 || h[0].Run != "a" {
 				t.Fatalf("history: %+v, want night a only", h)
 			}
+			// A run folder held by another process (a `tune --out` into
+			// it) makes the night busy too, not failed.
+			held, err := tune.OpenRunDir(ctx, r.Run("c").Root, tune.OpenOptions{Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer held.Close(ctx)
+			if _, err := w.night(r, "c").Run(ctx); !errors.Is(err, tune.ErrBusy) {
+				t.Fatalf("night into a held run folder: %v, want busy", err)
+			}
+			if h := history(t, r); len(h) != 1 {
+				t.Fatalf("a busy night wrote history: %+v", h)
+			}
 		})
 	}
 }
