@@ -51,7 +51,7 @@ func (pkgPrefix) Prefix() string { return "model" }
 
 // errAt returns a *ParseError wrapping kind with a formatted detail.
 func errAt(file string, line, col int, kind error, format string, args ...any) *ParseError {
-	return lineErr(col, kind, format, args...).at(file, line)
+	return textpos.At[pkgPrefix](file, line, col, kind, format, args...)
 }
 
 // lineError is a parse error inside one line, before the caller knows the
