@@ -389,7 +389,6 @@ func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, 
 	return sum * ln10, st
 }
 
-// keyOf sets k to the recombination key of h.
 // lmContextMemo is lmContext for option i of opts, reusing the scores of
 // the prefix it shares with an earlier option (transOpt.pre) and recording
 // its own. The sums are the same float32 sums lmContext makes.
@@ -427,6 +426,7 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 	return sum * ln10, st
 }
 
+// keyOf sets k to the recombination key of h.
 func (x *searcher) keyOf(k *recKey, h *hyp) {
 	*k = recKey{lm: h.lm, cov: h.cov, e: h.e}
 	if x.m.fLR >= 0 {

@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -13,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/testsupport/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // writeBitext writes a small bitext into dir and returns Options for it
@@ -22,7 +21,9 @@ import (
 func writeBitext(t testing.TB, src, tgt, align []string) Options {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name string, lines []string) string { return writeIn(t, dir, name, strings.Join(lines, "\n")+"\n") }
+	write := func(name string, lines []string) string {
+		return testfile.Write(t, dir, name, strings.Join(lines, "\n")+"\n")
+	}
 	return Options{Src: write("f", src), Tgt: write("e", tgt), Align: write("a", align), Out: filepath.Join(dir, "model"), SkipLM: true}
 }
 
@@ -36,38 +37,10 @@ func mustRun(t testing.TB, o Options) Result {
 	return res
 }
 
-// writeIn writes content to the file name in dir and returns its path.
-func writeIn(t testing.TB, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
+// readText returns the lines of the gzip file at path joined by "\n".
 func readText(t testing.TB, path string) string {
 	t.Helper()
-	lines := readLinesGz(t, path)
-	return strings.Join(lines, "\n")
-}
-
-func readLinesGz(t testing.TB, path string) []string {
-	t.Helper()
-	rc, err := storage.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	sc := bufio.NewScanner(rc)
-	var out []string
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return strings.Join(testfile.GunzipLines(t, path, -1), "\n")
 }
 
 // TestRunSmall checks every line of a small model against values worked
@@ -281,7 +254,7 @@ func TestReadBitext(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w := func(name, s string) string { return writeIn(t, dir, name, s) }
+			w := testfile.Writer(t, dir)
 			b, err := readBitext(context.Background(), w("f", tc.src), w("e", tc.tgt), w("a", tc.align), tc.lines)
 			if tc.want == nil {
 				if err != nil {
@@ -309,7 +282,7 @@ func TestReadBitext(t *testing.T) {
 
 func TestReadBitextAlignmentOrder(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, s string) string { return writeIn(t, dir, name, s) }
+	w := testfile.Writer(t, dir)
 	b, err := readBitext(context.Background(), w("f", "a b c\n"), w("e", "x y\n"), w("a", "2-1 0-0 1-1 0-1 1-1\n"), LineRange{})
 	if err != nil {
 		t.Fatal(err)

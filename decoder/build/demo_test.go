@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // demoPoints parses a pair's alignment.
@@ -198,7 +200,7 @@ func TestDemoBuild(t *testing.T) {
 	t.Logf("demo model: %d phrase pairs from %d sentence pairs, LM n-grams %v, %.2f s", res.PhrasePairs, res.Sentences, res.NGrams, res.Seconds)
 	pEF := map[[2]string]float64{}
 	sources := map[string]bool{}
-	for _, line := range readLinesGz(t, res.PhraseTable) {
+	for _, line := range testfile.GunzipLines(t, res.PhraseTable, -1) {
 		fs := strings.Split(line, " ||| ")
 		sc := strings.Fields(fs[2])
 		p, _ := strconv.ParseFloat(sc[2], 64)

@@ -7,6 +7,7 @@ import (
 )
 
 // Sentinel errors a *ParseError (or an error of Run) unwraps to.
+// ErrLineCount is the same error as corpus.ErrLineCount.
 var (
 	// ErrAlignment marks an alignment token that is not "i-j" with i and j
 	// non-negative decimal integers.
@@ -16,7 +17,7 @@ var (
 	ErrOutOfRange = errors.New("alignment point out of range")
 	// ErrLineCount marks source, target and alignment files with different
 	// numbers of lines, or fewer lines than the requested range.
-	ErrLineCount = errors.New("line counts differ")
+	ErrLineCount = textpos.ErrLineCount
 	// ErrToken marks a token "|||", the field separator of Moses' tables.
 	ErrToken = errors.New(`token "|||"`)
 	// ErrTooLong marks a sentence of more than 65535 tokens.

@@ -6,15 +6,17 @@ import (
 	"github.com/mtune/mtune/internal/textpos"
 )
 
-// Sentinel errors a *ParseError unwraps to.
+// Sentinel errors a *ParseError unwraps to. ErrSyntax, ErrNumber and
+// ErrInvalidUTF8 are the same errors as those of mtune's other parsers
+// (model.ErrSyntax, weights.ErrNumber, nbest.ErrInvalidUTF8, …).
 var (
 	// ErrSyntax marks a malformed line: a bad header, a missing or
 	// unexpected section, the wrong number of fields, trailing text after
 	// \end\.
-	ErrSyntax = errors.New("syntax error")
+	ErrSyntax = textpos.ErrSyntax
 	// ErrNumber marks a probability or back-off that is not a finite
 	// decimal number, or a positive log probability.
-	ErrNumber = errors.New("bad number")
+	ErrNumber = textpos.ErrNumber
 	// ErrCount marks a section whose number of n-grams differs from the
 	// count in the \data\ header.
 	ErrCount = errors.New("n-gram count does not match the header")
@@ -30,7 +32,7 @@ var (
 	// ErrOrder marks a model of order zero or above MaxOrder.
 	ErrOrder = errors.New("unsupported order")
 	// ErrInvalidUTF8 marks a line that is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	ErrInvalidUTF8 = textpos.ErrInvalidUTF8
 )
 
 // ParseError is the error of a reader for malformed input. File is the name

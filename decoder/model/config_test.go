@@ -274,6 +274,7 @@ func TestReadConfigErrors(t *testing.T) {
 		{"stray weights", head + "WordPenalty\n[weight]\nWordPenalty0= 1\nLM0= 0.5\n", ErrConfig, 3, "LM0"},
 		{"no weight section", head + "WordPenalty\n", ErrConfig, 0, "[weight]"},
 		{"bad weight", head + "WordPenalty\n[weight]\nWordPenalty0= nan\n", weights.ErrNumber, 4, "nan"},
+		{"bad weight is model's ErrNumber too", head + "WordPenalty\n[weight]\nWordPenalty0= nan\n", ErrNumber, 4, "nan"},
 		{"lr num-features mismatch", head + "LexicalReordering type=msd-bidirectional-fe path=/r num-features=3\n[weight]\nLexicalReordering0= 1 1 1\n", ErrConfig, 2, "num-features=3"},
 		{"lr hierarchical", head + "LexicalReordering type=hier-mslr-bidirectional-fe path=/r\n", ErrUnsupported, 2, "hier"},
 		{"lr no condition", head + "LexicalReordering type=msd-bidirectional path=/r\n", ErrConfig, 2, "condition"},

@@ -7,21 +7,24 @@ import (
 )
 
 // Errors a reader reports inside a *ParseError. Test for them with
-// errors.Is.
+// errors.Is. ErrSyntax, ErrNumber, ErrCount and ErrUTF8 are the same errors
+// as those of mtune's other parsers (weights.ErrSyntax, weights.ErrNumber,
+// weights.ErrCount, nbest.ErrInvalidUTF8, …): a bad number in the [weight]
+// section is both a model.ErrNumber and a weights.ErrNumber.
 var (
 	// ErrSyntax marks a malformed line: a missing "|||" field, a bad
 	// section header, a feature argument without '=', a bad alignment
 	// point.
-	ErrSyntax = errors.New("syntax error")
+	ErrSyntax = textpos.ErrSyntax
 	// ErrNumber marks a score or count that is not a finite non-negative
 	// number (garbage, NaN, ±Inf, a negative probability), or a setting
 	// that is not a valid number.
-	ErrNumber = errors.New("bad number")
+	ErrNumber = textpos.ErrNumber
 	// ErrCount marks a line whose number of scores or counts differs from
 	// what the table or the feature declares.
-	ErrCount = errors.New("wrong number of values")
+	ErrCount = textpos.ErrCount
 	// ErrUTF8 marks a word or value that is not valid UTF-8.
-	ErrUTF8 = errors.New("invalid UTF-8")
+	ErrUTF8 = textpos.ErrInvalidUTF8
 	// ErrUnsupported marks something Moses knows and this package does not
 	// implement: a feature type, a moses.ini section, a feature argument, a
 	// factor other than 0, a reordering model type.
@@ -48,7 +51,7 @@ func (pkgPrefix) Prefix() string { return "model" }
 
 // errAt returns a *ParseError wrapping kind with a formatted detail.
 func errAt(file string, line, col int, kind error, format string, args ...any) *ParseError {
-	return lineErr(col, kind, format, args...).at(file, line)
+	return textpos.At[pkgPrefix](file, line, col, kind, format, args...)
 }
 
 // lineError is a parse error inside one line, before the caller knows the

@@ -1,5 +1,6 @@
 // Package textpos formats positions in text files for the error messages
-// of mtune's parsers, so that every format reports them alike:
+// of mtune's parsers, and holds the sentinel errors they share (ErrSyntax,
+// ErrNumber, …), so that every format reports them alike:
 //
 //	nbest: run1.nbest.gz:12:16: bad feature value "1x"
 //	weights: line 3, column 5: bad number

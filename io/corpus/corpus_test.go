@@ -13,8 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/mtune/mtune/testsupport/parsetest"
 	"github.com/mtune/mtune/testsupport/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 func TestReadLines(t *testing.T) {
@@ -103,20 +103,6 @@ func TestReadLinesErrors(t *testing.T) {
 	}
 }
 
-// gunzipLines reads a gzip file with the standard library only.
-func gunzipLines(t *testing.T, p string) []string {
-	t.Helper()
-	var out []string
-	sc := parsetest.GzipScanner(t, p)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestLoadEuroparl(t *testing.T) {
 	fr := shared.Path(t, "europarl-fr-en", "fr.gz")
 	en := shared.Path(t, "europarl-fr-en", "en.gz")
@@ -127,7 +113,7 @@ func TestLoadEuroparl(t *testing.T) {
 	if c.Len() != 10000 || c.NumRefs() != 1 || len(c.Refs) != 10000 {
 		t.Fatalf("%d sentences, %d refs, want 10000 and 1", c.Len(), c.NumRefs())
 	}
-	wantFr, wantEn := gunzipLines(t, fr), gunzipLines(t, en)
+	wantFr, wantEn := testfile.GunzipLines(t, fr, -1), testfile.GunzipLines(t, en, -1)
 	if !slices.Equal(c.Source, wantFr) {
 		t.Error("source differs from the file read with compress/gzip")
 	}

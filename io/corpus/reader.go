@@ -8,13 +8,15 @@ import (
 	"github.com/mtune/mtune/internal/textpos"
 )
 
-// Sentinel errors.
+// Sentinel errors. ErrInvalidUTF8 and ErrLineCount are the same errors as
+// those of mtune's other parsers (nbest.ErrInvalidUTF8, build.ErrLineCount,
+// …).
 var (
 	// ErrInvalidUTF8 marks a line that is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	ErrInvalidUTF8 = textpos.ErrInvalidUTF8
 	// ErrLineCount marks files of a tuning set with different numbers of
 	// lines.
-	ErrLineCount = errors.New("line counts differ")
+	ErrLineCount = textpos.ErrLineCount
 	// ErrEmpty marks a tuning set with no sentences.
 	ErrEmpty = errors.New("no sentences")
 )

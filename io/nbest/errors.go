@@ -7,7 +7,9 @@ import (
 )
 
 // Errors a reader reports inside a *ParseError. Test for them with
-// errors.Is.
+// errors.Is. ErrBadNumber, ErrInvalidUTF8 and ErrColumnCount are the same
+// errors as those of mtune's other parsers (weights.ErrNumber,
+// corpus.ErrInvalidUTF8, weights.ErrCount, …).
 var (
 	// ErrFieldCount: a line has fewer than the three fields
 	// "id ||| target ||| features".
@@ -16,7 +18,7 @@ var (
 	ErrBadID = errors.New("bad sentence id")
 	// ErrBadNumber: a feature value, total score or statistic is not a
 	// finite decimal number (NaN and ±Inf are errors).
-	ErrBadNumber = errors.New("bad number")
+	ErrBadNumber = textpos.ErrNumber
 	// ErrNoValue: a feature name or dense label is not followed by a value.
 	ErrNoValue = errors.New("feature name without value")
 	// ErrBadFeature: a token of the feature field fits none of the
@@ -28,7 +30,7 @@ var (
 	// missing values were zero.
 	ErrDenseLayout = errors.New("dense features differ from the list's first line")
 	// ErrInvalidUTF8: a line is not valid UTF-8.
-	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	ErrInvalidUTF8 = textpos.ErrInvalidUTF8
 	// ErrNotGrouped: ReadSentence met a sentence id again after the lines
 	// of another sentence; an n-best list must keep each sentence's
 	// hypotheses together.
@@ -40,7 +42,7 @@ var (
 	ErrBadFooter = errors.New("bad block footer")
 	// ErrColumnCount: a FEATSTAT or SCORESTAT row has a number of dense
 	// values other than the header's.
-	ErrColumnCount = errors.New("wrong number of values")
+	ErrColumnCount = textpos.ErrCount
 	// ErrBadName: a writer was given a name, target or alignment it
 	// cannot write so that a reader gets it back.
 	ErrBadName = errors.New("nbest: name cannot be written")

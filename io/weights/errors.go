@@ -6,14 +6,16 @@ import (
 	"github.com/mtune/mtune/internal/textpos"
 )
 
-// Sentinel errors a *ParseError unwraps to.
+// Sentinel errors a *ParseError unwraps to. ErrSyntax, ErrNumber and
+// ErrCount are the same errors as those of mtune's other parsers
+// (model.ErrSyntax, nbest.ErrBadNumber, nbest.ErrColumnCount, …).
 var (
 	// ErrSyntax marks a malformed line: a value before any label, a
 	// malformed section header, a bad name.
-	ErrSyntax = errors.New("syntax error")
+	ErrSyntax = textpos.ErrSyntax
 	// ErrNumber marks a value that is not a finite float64 (garbage, NaN,
 	// ±Inf, out of range).
-	ErrNumber = errors.New("bad number")
+	ErrNumber = textpos.ErrNumber
 	// ErrNoValues marks a label with no values after it.
 	ErrNoValues = errors.New("label has no values")
 	// ErrDuplicate marks a name or label given twice where that is not
@@ -21,7 +23,7 @@ var (
 	ErrDuplicate = errors.New("duplicate name")
 	// ErrCount marks a list whose number of values differs from the number
 	// of names.
-	ErrCount = errors.New("wrong number of values")
+	ErrCount = textpos.ErrCount
 	// ErrEmpty marks input that holds no weights.
 	ErrEmpty = errors.New("no weights")
 	// ErrVersion marks a JSON document of an unknown version.
