@@ -15,7 +15,7 @@ import (
 // batchEpoch is the tune.Epocher of --mode batch (runBatchEpoch).
 type batchEpoch struct {
 	o     *Options
-	tune  []transforms.Sentence
+	tune  []tune.Sentence
 	start string // the run's starting weights (init/weights.json)
 	dense []string
 }
@@ -31,7 +31,7 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 // (poolfile.Load: distinct target and features per sentence) and runs the
 // batch optimizer o.Algo on the pool, starting from the previous weights. Tune BLEU is the 1-best
 // BLEU of the pool re-ranked by the new weights (no second decoding).
-func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
@@ -40,7 +40,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []transforms.
 	}
 	nbestPath := dir.NBests()
 	decodedPath := dir.DecodedStats()
-	decOpts := transforms.DecodeOptions{NBest: o.NBest}
+	decOpts := tune.DecodeOptions{NBest: o.NBest}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)

@@ -94,7 +94,7 @@ func BenchmarkEpochEuroparl8k(b *testing.B) {
 }
 
 // plainEpoch runs one epoch without Beam and returns the tune BLEU.
-func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shards int) float64 {
+func plainEpoch(b *testing.B, dec tune.Decoder, ini, src, ref string, shards int) float64 {
 	ctx := context.Background()
 	tuneSet, err := readTune(src, ref)
 	if err != nil {
@@ -106,20 +106,20 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 	}
 	seed := tune.EpochSeed(1, 0)
 	idx := feature.NewIndexOf(init.Names...)
-	results := make([]transforms.ShardResult, shards)
+	results := make([]tune.ShardResult, shards)
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
 	for k := range shards {
-		var mine []transforms.Sentence
+		var mine []tune.Sentence
 		for _, x := range tuneSet {
 			if tune.ShardOf(x.ID, seed, shards) == k {
 				mine = append(mine, x)
 			}
 		}
 		wg.Go(func() {
-			results[k], errs[k] = tune.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
+			results[k], errs[k] = tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
 				Algo: "adagrad", Seed: 1,
-				Decode: transforms.DecodeOptions{NBest: 100, Threads: max(1, runtime.NumCPU()/shards)}}, nil)
+				Decode: tune.DecodeOptions{NBest: 100, Threads: max(1, runtime.NumCPU()/shards)}}, nil)
 		})
 	}
 	wg.Wait()
@@ -148,7 +148,7 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 	for range runtime.NumCPU() {
 		wg.Go(func() {
 			for i := range next {
-				nb, err := tune.DecodeSentence(ctx, dec, tuneSet[i], dw, transforms.DecodeOptions{NBest: 1})
+				nb, err := tune.DecodeSentence(ctx, dec, tuneSet[i], dw, tune.DecodeOptions{NBest: 1})
 				if err != nil {
 					b.Error(err)
 					continue
@@ -165,14 +165,14 @@ func plainEpoch(b *testing.B, dec transforms.Decoder, ini, src, ref string, shar
 	return 100 * metric.Sum(stats).BLEU()
 }
 
-func readTune(src, ref string) ([]transforms.Sentence, error) {
+func readTune(src, ref string) ([]tune.Sentence, error) {
 	c, err := corpus.Load(context.Background(), src, []string{ref})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]transforms.Sentence, c.Len())
+	out := make([]tune.Sentence, c.Len())
 	for i := range out {
-		out[i] = transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
+		out[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
 	}
 	return out, nil
 }

@@ -109,7 +109,7 @@ type (
 	InputFile     = tune.InputFile
 )
 
-func newStaleness(st transforms.StaleStats) *Staleness {
+func newStaleness(st tune.StaleStats) *Staleness {
 	h := map[string]int{}
 	for k, c := range st.Histogram {
 		if c > 0 {
@@ -218,7 +218,7 @@ func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
 func (o *Options) Validate() error { return o.defaults() }
 
 // sentences loads a source and its references as transforms.Sentences.
-func sentences(ctx context.Context, src string, refs []string) ([]transforms.Sentence, []string, error) {
+func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence, []string, error) {
 	c, err := corpus.Load(ctx, src, refs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pipelines: %w", err)
@@ -229,9 +229,9 @@ func sentences(ctx context.Context, src string, refs []string) ([]transforms.Sen
 	if empty := c.EmptySource(); len(empty) > 0 {
 		return nil, nil, fmt.Errorf("pipelines: %s: line %d is empty", src, empty[0]+1)
 	}
-	out := make([]transforms.Sentence, c.Len())
+	out := make([]tune.Sentence, c.Len())
 	for i := range out {
-		out[i] = transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
+		out[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
 	}
 	return out, c.RefPaths, nil
 }
@@ -327,7 +327,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var dev []transforms.Sentence
+	var dev []tune.Sentence
 	var devRefPaths []string
 	if o.DevSrc != "" {
 		if dev, devRefPaths, err = sentences(ctx, o.DevSrc, o.DevRefs); err != nil {
@@ -412,7 +412,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // epoch's pipeline (runEpoch).
 type ipmEpoch struct {
 	o         *Options
-	tune, dev []transforms.Sentence
+	tune, dev []tune.Sentence
 	start     string // the run's starting weights (init/weights.json)
 	dense     []string
 }
@@ -422,7 +422,7 @@ func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 }
 
 // runEpoch launches epoch n's pipeline and writes its weights files.
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.Sentence, startPath string, dense []string) (Metrics, error) {
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
 	prevPath, stateDir := startPath, dir.State()
@@ -441,12 +441,12 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
-	lo := transforms.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: transforms.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: o.Seed, Epoch: n - 1}
+	lo := tune.LearnOptions{
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: o.Seed, Epoch: n - 1}
 	var results, lists beam.PCollection
 	if o.Mode == "stale" {
 		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch",
-			Stale: transforms.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
+			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
 		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
 	} else {
 		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch"}
@@ -460,7 +460,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.
 	}
 	transforms.WriteWeights(s, mixed, dir.Mixed())
 	transforms.WriteShardResults(s, results, stateDir)
-	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: transforms.DecodeOptions{NBest: 1}}
+	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1}}
 	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
 	if dev != nil {
 		devSents := transforms.ReadSentences(s.Scope("dev"), o.DevSrc, o.DevRefs, len(dev))
@@ -507,7 +507,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.
 	}
 	m.ProgressiveBLEU = 100 * prog.BLEU()
 	if o.Mode == "stale" {
-		var st transforms.StaleStats
+		var st tune.StaleStats
 		for k := 0; k < o.Shards; k++ {
 			r, err := transforms.ReadStaleReportFile(ctx, dir.StaleReport(k))
 			if err != nil {
@@ -527,7 +527,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []transforms.
 // finishMetrics completes an epoch's metrics m: it counts the non-zero
 // weights of ww, the epoch's new weights, writes them into dir as the
 // weights trio (writeTrio) and stamps m with the seconds since t0.
-func finishMetrics(ctx context.Context, m Metrics, dir string, ww transforms.WireWeights, dense []string, t0 time.Time) (Metrics, error) {
+func finishMetrics(ctx context.Context, m Metrics, dir string, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
 	for _, v := range ww.Vals {
 		if v != 0 {
 			m.NonZero++
@@ -543,7 +543,7 @@ func finishMetrics(ctx context.Context, m Metrics, dir string, ww transforms.Wir
 // writeTrio writes ww into dir as the weights trio (weights.WriteTrio):
 // its dense groups are those of the features dense (the starting
 // weights'), every other feature is sparse.
-func writeTrio(ctx context.Context, dir string, ww transforms.WireWeights, dense []string) error {
+func writeTrio(ctx context.Context, dir string, ww weights.ByName, dense []string) error {
 	idx := feature.NewIndexOf(dense...)
 	set := weights.NewSet(idx)
 	set.Groups = weights.GroupsOf(dense)

@@ -9,6 +9,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // DecoderName is the name the real decoder is registered under
@@ -71,7 +72,7 @@ func init() {
 // openMoses loads the model of the configuration string config
 // (ParseMosesConfig). transforms.OpenDecoder
 // calls it once per worker process and configuration.
-func openMoses(ctx context.Context, config string) (transforms.Decoder, error) {
+func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 	c, err := ParseMosesConfig(config)
 	if err != nil {
 		return nil, err
@@ -87,13 +88,13 @@ func openMoses(ctx context.Context, config string) (transforms.Decoder, error) {
 	return &Moses{m: m}, nil
 }
 
-// Moses is a transforms.Decoder backed by package decoder. It is safe for
+// Moses is a tune.Decoder backed by package decoder. It is safe for
 // concurrent use.
 type Moses struct {
 	m *decoder.Model
 }
 
-var _ transforms.Decoder = (*Moses)(nil)
+var _ tune.Decoder = (*Moses)(nil)
 
 // NewMoses wraps a loaded model.
 func NewMoses(m *decoder.Model) *Moses { return &Moses{m: m} }

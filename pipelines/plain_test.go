@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/transforms"
@@ -47,14 +48,14 @@ func TestFirstEpochByHand(t *testing.T) {
 	idx := feature.NewIndexOf(init.Names...)
 	var shards []mix.Shard
 	for k := 0; k < o.Shards; k++ {
-		var mine []transforms.Sentence
+		var mine []tune.Sentence
 		for i := range c.Len() {
 			if tune.ShardOf(i, seed, o.Shards) == k {
-				mine = append(mine, transforms.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
+				mine = append(mine, tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
 			}
 		}
-		r, err := tune.LearnShard(ctx, dec, k, mine, init, nil, transforms.LearnOptions{
-			Algo: o.Algo, Decode: transforms.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
+		r, err := tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
+			Algo: o.Algo, Decode: tune.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func TestFirstEpochByHand(t *testing.T) {
 		}
 		shards = append(shards, mix.Shard{Weights: w, Updates: r.Updates})
 	}
-	want := transforms.NewWireWeights(idx, mix.Average(shards, true)).Map()
+	want := weights.NewByName(idx, mix.Average(shards, true)).Map()
 	gotMap := got.Map()
 	for name, v := range want {
 		if math.Abs(gotMap[name]-v) > 1e-12 {

@@ -190,7 +190,7 @@ const failingDecoder = "failing-moses"
 var errDecoderTest = errors.New("decoder test: sentence 3 could not be decoded")
 
 func init() {
-	transforms.RegisterDecoder(failingDecoder, func(ctx context.Context, config string) (transforms.Decoder, error) {
+	transforms.RegisterDecoder(failingDecoder, func(ctx context.Context, config string) (tune.Decoder, error) {
 		m, err := decoder.Load(ctx, config, decoder.LoadOptions{})
 		if err != nil {
 			return nil, err
@@ -199,7 +199,7 @@ func init() {
 	})
 }
 
-type failing struct{ transforms.Decoder }
+type failing struct{ tune.Decoder }
 
 func (f failing) NBest(ctx context.Context, id int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
 	if id == 3 {

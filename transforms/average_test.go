@@ -10,60 +10,62 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
-func ww(names []string, vals ...float64) transforms.WireWeights {
-	return transforms.WireWeights{Names: names, Vals: vals}
+func ww(names []string, vals ...float64) weights.ByName {
+	return weights.ByName{Names: names, Vals: vals}
 }
 
-func result(shard, updates int, w transforms.WireWeights) transforms.ShardResult {
-	return transforms.ShardResult{Shard: shard, Updates: updates, TotalUpdates: updates, Weights: w}
+func result(shard, updates int, w weights.ByName) tune.ShardResult {
+	return tune.ShardResult{Shard: shard, Updates: updates, TotalUpdates: updates, Weights: w}
 }
 
 // averageCases have means worked out by hand (exact in binary).
 var averageCases = []struct {
 	name     string
-	results  []transforms.ShardResult
+	results  []tune.ShardResult
 	weighted bool
 	want     map[string]float64
 }{
-	{"one shard", []transforms.ShardResult{result(0, 3, ww([]string{"a", "b"}, 1, -2))}, false,
+	{"one shard", []tune.ShardResult{result(0, 3, ww([]string{"a", "b"}, 1, -2))}, false,
 		map[string]float64{"a": 1, "b": -2}},
 	// (1+3)/2 = 2, (2+0)/2 = 1, (3−1)/2 = 1; names in another order.
-	{"uniform", []transforms.ShardResult{
+	{"uniform", []tune.ShardResult{
 		result(0, 1, ww([]string{"a", "b", "c"}, 1, 2, 3)),
 		result(1, 3, ww([]string{"c", "a", "b"}, -1, 3, 0))}, false,
 		map[string]float64{"a": 2, "b": 1, "c": 1}},
 	// (1·1 + 3·3)/4 = 2.5, (1·2 + 3·0)/4 = 0.5, (1·3 − 3·1)/4 = 0.
-	{"weighted", []transforms.ShardResult{
+	{"weighted", []tune.ShardResult{
 		result(0, 1, ww([]string{"a", "b", "c"}, 1, 2, 3)),
 		result(1, 3, ww([]string{"c", "a", "b"}, -1, 3, 0))}, true,
 		map[string]float64{"a": 2.5, "b": 0.5, "c": 0}},
 	// A feature one shard lacks counts as zero there: (4+0+2)/3 = 2.
-	{"missing names", []transforms.ShardResult{
+	{"missing names", []tune.ShardResult{
 		result(0, 2, ww([]string{"a", "s"}, 4, 3)),
 		result(1, 2, ww([]string{"a"}, 0)),
 		result(2, 4, ww([]string{"s", "a", "t"}, 0, 2, -6))}, false,
 		map[string]float64{"a": 2, "s": 1, "t": -2}},
 	// (2·4 + 2·0 + 4·2)/8 = 2, 2·3/8 = 0.75, −6·4/8 = −3.
-	{"missing names weighted", []transforms.ShardResult{
+	{"missing names weighted", []tune.ShardResult{
 		result(0, 2, ww([]string{"a", "s"}, 4, 3)),
 		result(1, 2, ww([]string{"a"}, 0)),
 		result(2, 4, ww([]string{"s", "a", "t"}, 0, 2, -6))}, true,
 		map[string]float64{"a": 2, "s": 0.75, "t": -3}},
-	{"a shard without updates", []transforms.ShardResult{
+	{"a shard without updates", []tune.ShardResult{
 		result(0, 0, ww([]string{"a"}, 8)),
 		result(1, 5, ww([]string{"a"}, 2))}, true,
 		map[string]float64{"a": 2}},
-	{"no updates at all: uniform", []transforms.ShardResult{
+	{"no updates at all: uniform", []tune.ShardResult{
 		result(0, 0, ww([]string{"a"}, 8)),
 		result(1, 0, ww([]string{"a"}, 2))}, true,
 		map[string]float64{"a": 5}},
 }
 
-func combineAll(t *testing.T, f *transforms.AverageFn, rs []transforms.ShardResult, split int) transforms.WireWeights {
+func combineAll(t *testing.T, f *transforms.AverageFn, rs []tune.ShardResult, split int) weights.ByName {
 	t.Helper()
 	// Two accumulators merged, as a runner may do.
 	a, b := f.CreateAccumulator(), f.CreateAccumulator()
@@ -116,7 +118,7 @@ func TestAverageAgainstMix(t *testing.T) {
 			idx.ID(string(rune('a' + j)))
 		}
 		var shards []mix.Shard
-		var results []transforms.ShardResult
+		var results []tune.ShardResult
 		for s := 0; s < 1+r.IntN(6); s++ {
 			w := make(feature.Weights, 1+r.IntN(30))
 			for j := range w {
@@ -124,7 +126,7 @@ func TestAverageAgainstMix(t *testing.T) {
 			}
 			u := r.IntN(5)
 			shards = append(shards, mix.Shard{Weights: w, Updates: u})
-			results = append(results, result(s, u, transforms.NewWireWeights(feature.NewIndexOf(idx.Names()[:len(w)]...), w)))
+			results = append(results, result(s, u, weights.NewByName(feature.NewIndexOf(idx.Names()[:len(w)]...), w)))
 		}
 		for _, weighted := range []bool{false, true} {
 			want := mix.Average(shards, weighted)
@@ -143,7 +145,7 @@ func TestAverageErrors(t *testing.T) {
 	if _, err := f.ExtractOutput(f.CreateAccumulator()); err == nil {
 		t.Error("averaging nothing: no error")
 	}
-	for _, r := range []transforms.ShardResult{
+	for _, r := range []tune.ShardResult{
 		result(0, -1, ww([]string{"a"}, 1)),
 		result(0, 1, ww([]string{"a"}, math.NaN())),
 		result(0, 1, ww([]string{"a", "a"}, 1, 2)),

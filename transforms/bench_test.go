@@ -45,7 +45,7 @@ func BenchmarkLearnShard(b *testing.B) {
 	w := e.initWeights(b)
 	dec := e.decoder(b)
 	for b.Loop() {
-		if _, err := tune.LearnShard(context.Background(), dec, 0, e.sents, w, nil, transforms.LearnOptions{}, func(transforms.NBest) {}); err != nil {
+		if _, err := tune.LearnShard(context.Background(), dec, 0, e.sents, w, nil, tune.LearnOptions{}, func(tune.NBest) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func BenchmarkEpochPipeline(b *testing.B) {
 		p, s := beam.NewPipelineWithRoot()
 		w := transforms.ReadWeights(s, e.weights)
 		fn := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Shards: 2}
-		res, lists := transforms.Learn(s, fn, beam.CreateList(s, e.sents), w, beam.CreateList(s, []transforms.ShardState{}))
+		res, lists := transforms.Learn(s, fn, beam.CreateList(s, e.sents), w, beam.CreateList(s, []tune.ShardState{}))
 		avg := transforms.Average(s, res, true)
 		transforms.LineSearchMix(s, lists, w, avg)
 		if err := ptest.Run(p); err != nil {

@@ -6,8 +6,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/tune"
 )
 
 // SumStats sums BLEU statistics: it takes a PCollection<metric.Stats> and
@@ -43,7 +45,7 @@ func (f *SumStatsFn) MergeAccumulators(a, b metric.Stats) (metric.Stats, error) 
 }
 
 // OneBest sums the statistics of each list's 1-best under weights: it
-// takes a PCollection<NBest> and a singleton PCollection<WireWeights> and
+// takes a PCollection<tune.NBest> and a singleton PCollection<weights.ByName> and
 // returns a singleton PCollection<metric.Stats>, corpus BLEU of the lists
 // re-ranked with the weights (pool.OneBest).
 func OneBest(s beam.Scope, lists, weights beam.PCollection) beam.PCollection {
@@ -52,9 +54,9 @@ func OneBest(s beam.Scope, lists, weights beam.PCollection) beam.PCollection {
 	return SumStats(s, best)
 }
 
-// OneBestFn returns the statistics of an NBest's 1-best under the weights
+// OneBestFn returns the statistics of a tune.NBest's 1-best under the weights
 // of its side input (ties to the earlier hypothesis), the zero Stats for
-// an empty list: PCollection<NBest> to PCollection<metric.Stats>.
+// an empty list: PCollection<tune.NBest> to PCollection<metric.Stats>.
 type OneBestFn struct {
 	// Per bundle: the side input over idx.
 	idx *feature.Index
@@ -62,7 +64,7 @@ type OneBestFn struct {
 }
 
 // StartBundle maps the bundle's weights to an index.
-func (f *OneBestFn) StartBundle(w WireWeights) error {
+func (f *OneBestFn) StartBundle(w weights.ByName) error {
 	idx := feature.NewIndexOf(w.Names...)
 	ws, err := w.Over(idx)
 	if err != nil {
@@ -73,7 +75,7 @@ func (f *OneBestFn) StartBundle(w WireWeights) error {
 }
 
 // ProcessElement returns one list's 1-best statistics.
-func (f *OneBestFn) ProcessElement(n NBest, _ WireWeights) (metric.Stats, error) {
+func (f *OneBestFn) ProcessElement(n tune.NBest, _ weights.ByName) (metric.Stats, error) {
 	l, err := n.List(f.idx)
 	if err != nil {
 		return metric.Stats{}, err

@@ -54,7 +54,7 @@ func TestDecodeAndBLEU(t *testing.T) {
 	dec := e.decoder(t)
 	var first []metric.Stats
 	for _, x := range e.sents {
-		n, err := tune.DecodeSentence(ctx, dec, x, nil, transforms.DecodeOptions{NBest: 100})
+		n, err := tune.DecodeSentence(ctx, dec, x, nil, tune.DecodeOptions{NBest: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,13 +10,14 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/internal/par"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
 
 // Decode decodes and scores every sentence of sents, a
-// PCollection<Sentence>, under weights, a singleton
-// PCollection<WireWeights> (see ReadWeights). It returns a
-// PCollection<NBest>, one scored n-best list a sentence: batch mode's
+// PCollection<tune.Sentence>, under weights, a singleton
+// PCollection<weights.ByName> (see ReadWeights). It returns a
+// PCollection<tune.NBest>, one scored n-best list a sentence: batch mode's
 // decoding step and every epoch's 1-best decoding.
 //
 // The sentences are dealt into fn.Batches batches by id and joined with
@@ -49,7 +50,7 @@ type batchKeyFn struct {
 	Batches int
 }
 
-func (f *batchKeyFn) ProcessElement(x Sentence) (int, Sentence) {
+func (f *batchKeyFn) ProcessElement(x tune.Sentence) (int, tune.Sentence) {
 	return ((x.ID % f.Batches) + f.Batches) % f.Batches, x
 }
 
@@ -64,13 +65,13 @@ type DecodeFn struct {
 	// Options control decoding and scoring; Options.Threads is the
 	// number of a batch's sentences decoded at once, 0 meaning the
 	// worker's cores. Results do not depend on it.
-	Options DecodeOptions
+	Options tune.DecodeOptions
 	// Batches is the number of batches the sentences are dealt into (by
 	// id modulo Batches), each decoded by one worker on Options.Threads
 	// goroutines; 0 means DefaultDecodeBatches.
 	Batches int
 
-	dec Decoder
+	dec tune.Decoder
 }
 
 func (f *DecodeFn) batches() int {
@@ -88,22 +89,22 @@ func (f *DecodeFn) Setup(ctx context.Context) (err error) {
 
 // ProcessElement decodes one batch of sentences under the epoch's weights,
 // on Options.Threads goroutines, and emits their n-best lists in id order.
-func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*Sentence) bool, weights func(*WireWeights) bool, emit func(NBest)) error {
-	var w WireWeights
-	if !weights(&w) {
+func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*tune.Sentence) bool, weightsOf func(*weights.ByName) bool, emit func(tune.NBest)) error {
+	var w weights.ByName
+	if !weightsOf(&w) {
 		return fmt.Errorf("transforms: decoding batch %d: no weights", batch)
 	}
 	dw, err := w.Over(f.dec.Features())
 	if err != nil {
 		return err
 	}
-	var xs []Sentence
-	var x Sentence
+	var xs []tune.Sentence
+	var x tune.Sentence
 	for iter(&x) {
 		xs = append(xs, x)
 	}
-	slices.SortFunc(xs, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
-	out := make([]NBest, len(xs))
+	slices.SortFunc(xs, func(a, b tune.Sentence) int { return cmp.Compare(a.ID, b.ID) })
+	out := make([]tune.NBest, len(xs))
 	threads := f.Options.Threads
 	if threads <= 0 {
 		threads = runtime.NumCPU()

@@ -7,17 +7,19 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mtune/mtune/tune"
 )
 
 // DecoderFactory loads a decoder from a configuration string whose meaning
 // is the factory's (a moses.ini path for the real decoder, an n-best file
 // for decodertest's pool).
-type DecoderFactory func(ctx context.Context, config string) (Decoder, error)
+type DecoderFactory func(ctx context.Context, config string) (tune.Decoder, error)
 
 var (
 	decMu      sync.Mutex
 	factories  = map[string]DecoderFactory{}
-	decoders   = map[decoderKey]Decoder{}
+	decoders   = map[decoderKey]tune.Decoder{}
 	errUnknown = errors.New("transforms: unknown decoder")
 )
 
@@ -64,8 +66,8 @@ func checkDecoder(name string) error {
 
 // OpenDecoder returns the decoder the factory registered as name loads
 // from config. A decoder loads once per process: later calls with the same
-// name and config return the same Decoder (a failed load is retried).
-func OpenDecoder(ctx context.Context, name, config string) (Decoder, error) {
+// name and config return the same tune.Decoder (a failed load is retried).
+func OpenDecoder(ctx context.Context, name, config string) (tune.Decoder, error) {
 	decMu.Lock()
 	defer decMu.Unlock()
 	k := decoderKey{name, config}

@@ -11,22 +11,22 @@
 // Elements cross process boundaries, so they hold exported fields only and
 // no feature ids that outlive a process: a feature.Index is private to one.
 //
-//	Sentence     {ID, Src, Refs}                       the tuning set
-//	WireWeights  {Names, Vals}                         weight of Names[i] is Vals[i]
-//	NBest        {Sent, Names, Hyps []WireHyp}         a scored n-best list; a
-//	WireHyp      {Target, Features, Stats, Score, HasScore} hypothesis' feature ids index Names
-//	ShardState   {Shard, Names, State}                 learner.MarshalBinary, ids index Names
-//	ShardResult  {Shard, Epoch, Weights, State, Updates, TotalUpdates, Sentences, Stats}
-//	mix.Lines    {Envelopes, Prev, Avg}                 a list's share of line-search mixing
+//	tune.Sentence     {ID, Src, Refs}                             the tuning set
+//	weights.ByName    {Names, Vals}                               weight of Names[i] is Vals[i]
+//	tune.NBest        {Sent, Names, Hyps []tune.WireHyp}          a scored n-best list; a
+//	tune.WireHyp      {Target, Features, Stats, Score, HasScore}  hypothesis' feature ids index Names
+//	tune.ShardState   {Shard, Names, State}                       learner.MarshalBinary, ids index Names
+//	tune.ShardResult  {Shard, Epoch, Weights, State, Updates, TotalUpdates, Sentences, Stats}
+//	mix.Lines         {Envelopes, Prev, Avg}                      a list's share of line-search mixing
 //
 // For example, the weights LM0_0 = 0.5 and tm_2 = −0.2 are
 //
-//	WireWeights{Names: []string{"LM0_0", "tm_2"}, Vals: []float64{0.5, -0.2}}
+//	weights.ByName{Names: []string{"LM0_0", "tm_2"}, Vals: []float64{0.5, -0.2}}
 //
 // and an n-best list of sentence 7 whose hypotheses have LM0_0 = −41.3 and
 // {LM0_0 = −40, pp_we~nous = 1} is
 //
-//	NBest{Sent: 7, Names: []string{"LM0_0", "pp_we~nous"}, Hyps: []WireHyp{
+//	tune.NBest{Sent: 7, Names: []string{"LM0_0", "pp_we~nous"}, Hyps: []tune.WireHyp{
 //		{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{-41.3}}, …},
 //		{Features: feature.Vector{IDs: []int32{0, 1}, Vals: []float64{-40, 1}}, …}}}
 //
@@ -41,24 +41,24 @@
 //
 // # Transforms
 //
-//	Shard(s, PCollection<Sentence>, S, seed)                → PCollection<KV<int, Sentence>>
-//	Learn(s, *LearnFn, sentences, weights, states)          → PCollection<ShardResult>, PCollection<NBest>
-//	Decode(s, *DecodeFn, PCollection<Sentence>, weights)    → PCollection<NBest>
-//	Average(s, PCollection<ShardResult>, weighted)          → PCollection<WireWeights> (one)
-//	LineSearchMix(s, PCollection<NBest>, prev, avg)         → PCollection<WireWeights>, PCollection<LineSearchResult> (one each)
-//	SumStats(s, PCollection<metric.Stats>)                  → PCollection<metric.Stats> (one)
-//	OneBest(s, PCollection<NBest>, weights)                 → PCollection<metric.Stats> (one)
-//	DecodedStats(s, PCollection<NBest>)                     → PCollection<metric.Stats> (one): the 1-bests as decoded
-//	ReadSentences(s, src, refs, n)                          → PCollection<Sentence>
+//	Shard(s, PCollection<tune.Sentence>, S, seed)              → PCollection<KV<int, tune.Sentence>>
+//	Learn(s, *LearnFn, sentences, weights, states)             → PCollection<tune.ShardResult>, PCollection<tune.NBest>
+//	Decode(s, *DecodeFn, PCollection<tune.Sentence>, weights)  → PCollection<tune.NBest>
+//	Average(s, PCollection<tune.ShardResult>, weighted)        → PCollection<weights.ByName> (one)
+//	LineSearchMix(s, PCollection<tune.NBest>, prev, avg)       → PCollection<weights.ByName>, PCollection<LineSearchResult> (one each)
+//	SumStats(s, PCollection<metric.Stats>)                     → PCollection<metric.Stats> (one)
+//	OneBest(s, PCollection<tune.NBest>, weights)               → PCollection<metric.Stats> (one)
+//	DecodedStats(s, PCollection<tune.NBest>)                   → PCollection<metric.Stats> (one): the 1-bests as decoded
+//	ReadSentences(s, src, refs, n)                             → PCollection<tune.Sentence>
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
-//	WriteNBests(s, PCollection<NBest>, path, dense)         → PCollection<string> (one): a Moses n-best file
+//	WriteNBests(s, PCollection<tune.NBest>, path, dense)       → PCollection<string> (one): a Moses n-best file
 //
 // # Decoders
 //
-// The transforms reach the decoder through the Decoder interface. A
+// The transforms reach the decoder through the tune.Decoder interface. A
 // program registers factories by name (RegisterDecoder) in an init
-// function; the DoFns name one in their Decoder field with a configuration
+// function; the DoFns name one in their tune.Decoder field with a configuration
 // string, and load it once per worker process in Setup (OpenDecoder).
 // Package transforms/decodertest registers "nbest-pool", a fake that
 // re-ranks fixed n-best lists.

@@ -20,7 +20,7 @@ import (
 // ReadWeights reads the weights file at path (local or gs://, any format
 // io/weights detects) when the pipeline runs, not when it is built, so
 // that weights never sit in the job graph. It returns a singleton
-// PCollection<WireWeights>, for use as a side input.
+// PCollection<weights.ByName>, for use as a side input.
 func ReadWeights(s beam.Scope, path string) beam.PCollection {
 	s = s.Scope("transforms.ReadWeights")
 	if path == "" {
@@ -29,15 +29,15 @@ func ReadWeights(s beam.Scope, path string) beam.PCollection {
 	return beam.ParDo(s, &readWeightsFn{Path: path}, beam.Impulse(s))
 }
 
-// ReadWeightsFile reads the weights file at path as WireWeights.
-func ReadWeightsFile(ctx context.Context, path string) (WireWeights, error) {
+// ReadWeightsFile reads the weights file at path as weights.ByName.
+func ReadWeightsFile(ctx context.Context, path string) (weights.ByName, error) {
 	set, err := weights.Read(ctx, path, nil)
 	if err != nil {
-		return WireWeights{}, fmt.Errorf("transforms: %w", err)
+		return weights.ByName{}, fmt.Errorf("transforms: %w", err)
 	}
-	ww := NewWireWeights(set.Index, set.Weights)
+	ww := weights.NewByName(set.Index, set.Weights)
 	if err := ww.Validate(); err != nil {
-		return WireWeights{}, fmt.Errorf("%w (%s)", err, path)
+		return weights.ByName{}, fmt.Errorf("%w (%s)", err, path)
 	}
 	return ww, nil
 }
@@ -46,13 +46,13 @@ type readWeightsFn struct {
 	Path string
 }
 
-func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (WireWeights, error) {
+func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (weights.ByName, error) {
 	return ReadWeightsFile(ctx, f.Path)
 }
 
 // WriteWeightsFile writes ww to path (local or gs://) as io/weights JSON,
 // atomically.
-func WriteWeightsFile(ctx context.Context, path string, ww WireWeights) error {
+func WriteWeightsFile(ctx context.Context, path string, ww weights.ByName) error {
 	if err := ww.Validate(); err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func WriteWeightsFile(ctx context.Context, path string, ww WireWeights) error {
 	return nil
 }
 
-// WriteWeights writes the weights of a singleton PCollection<WireWeights>
+// WriteWeights writes the weights of a singleton PCollection<weights.ByName>
 // to path (see WriteWeightsFile) and returns a singleton
 // PCollection<string> holding path once it is written.
 func WriteWeights(s beam.Scope, ws beam.PCollection, path string) beam.PCollection {
@@ -81,7 +81,7 @@ type writeWeightsFn struct {
 	Path string
 }
 
-func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww WireWeights) (string, error) {
+func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
 	return f.Path, WriteWeightsFile(ctx, f.Path, ww)
 }
 
@@ -92,7 +92,7 @@ func ShardResultPath(dir string, shard int) string {
 }
 
 // WriteShardResultFile writes r to path as JSON, atomically.
-func WriteShardResultFile(ctx context.Context, path string, r ShardResult) error {
+func WriteShardResultFile(ctx context.Context, path string, r tune.ShardResult) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
@@ -107,14 +107,14 @@ func WriteShardResultFile(ctx context.Context, path string, r ShardResult) error
 }
 
 // ReadShardResultFile reads a shard result WriteShardResultFile wrote.
-func ReadShardResultFile(ctx context.Context, path string) (ShardResult, error) {
+func ReadShardResultFile(ctx context.Context, path string) (tune.ShardResult, error) {
 	data, err := storage.ReadFile(ctx, path)
 	if err != nil {
-		return ShardResult{}, fmt.Errorf("transforms: %w", err)
+		return tune.ShardResult{}, fmt.Errorf("transforms: %w", err)
 	}
 	r, err := DecodeShardResult(data)
 	if err != nil {
-		return ShardResult{}, fmt.Errorf("%w (%s)", err, path)
+		return tune.ShardResult{}, fmt.Errorf("%w (%s)", err, path)
 	}
 	return r, nil
 }
@@ -126,26 +126,26 @@ var ErrShardResult = errors.New("transforms: malformed shard result")
 // negative shard, epoch or count, invalid weights or statistics, unknown
 // fields, trailing data or truncated input are errors (wrapping
 // ErrShardResult).
-func DecodeShardResult(data []byte) (ShardResult, error) {
+func DecodeShardResult(data []byte) (tune.ShardResult, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var r ShardResult
+	var r tune.ShardResult
 	if err := dec.Decode(&r); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+		return tune.ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
+		return tune.ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
 	}
 	if err := r.Validate(); err != nil {
-		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+		return tune.ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
 	}
 	return r, nil
 }
 
-// WriteShardResults writes each result of a PCollection<ShardResult> to
+// WriteShardResults writes each result of a PCollection<tune.ShardResult> to
 // ShardResultPath(dir, shard) and returns a PCollection<string> of the
 // paths written.
 func WriteShardResults(s beam.Scope, results beam.PCollection, dir string) beam.PCollection {
@@ -160,14 +160,14 @@ type writeShardResultFn struct {
 	Dir string
 }
 
-func (f *writeShardResultFn) ProcessElement(ctx context.Context, r ShardResult) (string, error) {
+func (f *writeShardResultFn) ProcessElement(ctx context.Context, r tune.ShardResult) (string, error) {
 	path := ShardResultPath(f.Dir, r.Shard)
 	return path, WriteShardResultFile(ctx, path, r)
 }
 
 // ReadShardStates reads the shard results at paths (written by
 // WriteShardResults) when the pipeline runs and returns their states, a
-// PCollection<ShardState> for Learn.
+// PCollection<tune.ShardState> for Learn.
 func ReadShardStates(s beam.Scope, paths []string) beam.PCollection {
 	s = s.Scope("transforms.ReadShardStates")
 	return beam.ParDo(s, &readShardStatesFn{Paths: paths}, beam.Impulse(s))
@@ -177,7 +177,7 @@ type readShardStatesFn struct {
 	Paths []string
 }
 
-func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit func(ShardState)) error {
+func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit func(tune.ShardState)) error {
 	for _, p := range f.Paths {
 		r, err := ReadShardResultFile(ctx, p)
 		if err != nil {
@@ -191,7 +191,7 @@ func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit f
 // ReadSentences reads a tuning (or dev) set when the pipeline runs: the
 // source file src and its references refs (local or gs://, plain or
 // compressed, one sentence a line; refs as io/corpus.Load takes them). It
-// returns a PCollection<Sentence> whose IDs are the 0-based line numbers.
+// returns a PCollection<tune.Sentence> whose IDs are the 0-based line numbers.
 // Reading the files on a worker keeps the sentences out of the job graph,
 // which Dataflow limits in size. If want is positive, a set of another size
 // is an error (the files changed since the run was checked).
@@ -206,7 +206,7 @@ type readSentencesFn struct {
 	Want int
 }
 
-func (f *readSentencesFn) ProcessElement(ctx context.Context, _ []byte, emit func(Sentence)) error {
+func (f *readSentencesFn) ProcessElement(ctx context.Context, _ []byte, emit func(tune.Sentence)) error {
 	c, err := corpus.Load(ctx, f.Src, f.Refs)
 	if err != nil {
 		return fmt.Errorf("transforms: %w", err)
@@ -215,7 +215,7 @@ func (f *readSentencesFn) ProcessElement(ctx context.Context, _ []byte, emit fun
 		return fmt.Errorf("transforms: %s holds %d sentences, not the %d it held when the run started", f.Src, c.Len(), f.Want)
 	}
 	for i := range c.Len() {
-		emit(Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
+		emit(tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
 	}
 	return nil
 }

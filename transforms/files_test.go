@@ -13,11 +13,12 @@ import (
 
 	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 func init() { register.Function1x1(formatSentence) }
 
-func formatSentence(x transforms.Sentence) string {
+func formatSentence(x tune.Sentence) string {
 	return fmt.Sprintf("%d|%s|%s", x.ID, x.Src, strings.Join(x.Refs, "|"))
 }
 

@@ -7,19 +7,20 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
 
 // Learn runs each shard's online learning for an epoch (LearnFn) over
-// sents, a PCollection<Sentence>. weights is a singleton
-// PCollection<WireWeights>, the weights of the epoch; states is a
-// PCollection<ShardState> with at most one state per shard (empty in the
+// sents, a PCollection<tune.Sentence>. weights is a singleton
+// PCollection<weights.ByName>, the weights of the epoch; states is a
+// PCollection<tune.ShardState> with at most one state per shard (empty in the
 // first epoch; a shard without one starts a new learner). The sentences
 // are dealt out by Shard with tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch).
 //
-// It returns a PCollection<ShardResult> with one result for each of the
+// It returns a PCollection<tune.ShardResult> with one result for each of the
 // fn.Shards shards (a shard dealt no sentence passes its state and the
-// epoch's weights through) and a PCollection<NBest> with every sentence's
+// epoch's weights through) and a PCollection<tune.NBest> with every sentence's
 // scored n-best list.
 func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
 	s = s.Scope("transforms.Learn")
@@ -32,7 +33,7 @@ func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (
 // learnShards deals sents out to shards shards as Learn does, joins each
 // shard's sentences to its state and the epoch's weights and runs fn, a
 // LearnFn or StaleLearnFn, on every shard's group.
-func learnShards(s beam.Scope, fn any, shards int, o LearnOptions, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
+func learnShards(s beam.Scope, fn any, shards int, o tune.LearnOptions, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
 	keyed := Shard(s, sents, shards, tune.EpochSeed(o.Seed, o.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
 	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, shards))
@@ -40,7 +41,7 @@ func learnShards(s beam.Scope, fn any, shards int, o LearnOptions, sents, weight
 }
 
 // replicate keys a copy of every element of weights, a
-// PCollection<WireWeights>, by each of 0…n-1.
+// PCollection<weights.ByName>, by each of 0…n-1.
 //
 // The learning and decoding steps join the epoch's weights to their
 // groups this way rather than read them as a side input: Beam's prism
@@ -57,14 +58,14 @@ type replicateFn struct {
 	N int
 }
 
-func (f *replicateFn) ProcessElement(w WireWeights, emit func(int, WireWeights)) {
+func (f *replicateFn) ProcessElement(w weights.ByName, emit func(int, weights.ByName)) {
 	for k := 0; k < f.N; k++ {
 		emit(k, w)
 	}
 }
 
 // keyStateFn keys a state by its shard.
-func keyStateFn(st ShardState) (int, ShardState) { return st.Shard, st }
+func keyStateFn(st tune.ShardState) (int, tune.ShardState) { return st.Shard, st }
 
 // LearnFn is the DoFn of Learn: it runs tune.LearnShard on a shard's group of
 // sentences with the decoder in the loop. The decoder is loaded once per
@@ -80,14 +81,14 @@ type LearnFn struct {
 	// Options configure the learning. Options.Decode.Threads 0 means
 	// the worker's cores divided by Shards (at least 1): a shard decodes
 	// the sentences of a mini-batch at once on that many goroutines.
-	Options LearnOptions
+	Options tune.LearnOptions
 	// DropLists leaves the lists output empty instead of sending it
 	// every sentence's scored n-best list (line-search mixing needs them,
 	// averaging does not: dropping them saves encoding ~100 hypotheses a
 	// sentence).
 	DropLists bool
 
-	dec Decoder
+	dec tune.Decoder
 }
 
 // decodeThreads returns the goroutines a shard decodes a mini-batch on:
@@ -118,35 +119,35 @@ func (f *LearnFn) Setup(ctx context.Context) (err error) {
 // gatherShard reads the co-grouped inputs of one shard: its sentences, its
 // saved learner state (at most one) and the epoch's weights, which every
 // shard in range has once.
-func gatherShard(shard, shards int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool) ([]Sentence, *ShardState, WireWeights, error) {
-	var w WireWeights
-	if !weights(&w) {
-		return nil, nil, WireWeights{}, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
+func gatherShard(shard, shards int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool) ([]tune.Sentence, *tune.ShardState, weights.ByName, error) {
+	var w weights.ByName
+	if !weightsOf(&w) {
+		return nil, nil, weights.ByName{}, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
 	}
-	var extra WireWeights
-	if weights(&extra) {
-		return nil, nil, WireWeights{}, fmt.Errorf("transforms: shard %d given the weights twice", shard)
+	var extra weights.ByName
+	if weightsOf(&extra) {
+		return nil, nil, weights.ByName{}, fmt.Errorf("transforms: shard %d given the weights twice", shard)
 	}
-	var xs []Sentence
-	var x Sentence
+	var xs []tune.Sentence
+	var x tune.Sentence
 	for sents(&x) {
 		xs = append(xs, x)
 	}
-	var state *ShardState
-	var st ShardState
+	var state *tune.ShardState
+	var st tune.ShardState
 	for states(&st) {
 		if state != nil {
-			return nil, nil, WireWeights{}, fmt.Errorf("transforms: two states for shard %d", shard)
+			return nil, nil, weights.ByName{}, fmt.Errorf("transforms: two states for shard %d", shard)
 		}
-		state = &ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
+		state = &tune.ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
 	}
 	return xs, state, w, nil
 }
 
 // ProcessElement learns one shard's epoch.
-func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool,
-	emitResult func(ShardResult), emitList func(NBest)) error {
-	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weights)
+func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool,
+	emitResult func(tune.ShardResult), emitList func(tune.NBest)) error {
+	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weightsOf)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
@@ -23,7 +24,7 @@ import (
 )
 
 // rerankBLEU is corpus BLEU of the europarl100 pool re-ranked with w.
-func rerankBLEU(t *testing.T, e europarl100, w transforms.WireWeights) float64 {
+func rerankBLEU(t *testing.T, e europarl100, w weights.ByName) float64 {
 	t.Helper()
 	var sum metric.Stats
 	for _, x := range e.sents {
@@ -36,18 +37,18 @@ func rerankBLEU(t *testing.T, e europarl100, w transforms.WireWeights) float64 {
 	return sum.BLEU()
 }
 
-func decodeWith(dec transforms.Decoder, x transforms.Sentence, w transforms.WireWeights, n int) (transforms.NBest, error) {
+func decodeWith(dec tune.Decoder, x tune.Sentence, w weights.ByName, n int) (tune.NBest, error) {
 	dw, err := w.Over(dec.Features())
 	if err != nil {
-		return transforms.NBest{}, err
+		return tune.NBest{}, err
 	}
-	return tune.DecodeSentence(context.Background(), dec, x, dw, transforms.DecodeOptions{NBest: n})
+	return tune.DecodeSentence(context.Background(), dec, x, dw, tune.DecodeOptions{NBest: n})
 }
 
-func learn(t *testing.T, e europarl100, sents []transforms.Sentence, shard int, w transforms.WireWeights, st *transforms.ShardState, o transforms.LearnOptions) (transforms.ShardResult, []transforms.NBest) {
+func learn(t *testing.T, e europarl100, sents []tune.Sentence, shard int, w weights.ByName, st *tune.ShardState, o tune.LearnOptions) (tune.ShardResult, []tune.NBest) {
 	t.Helper()
-	var lists []transforms.NBest
-	r, err := tune.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n transforms.NBest) { lists = append(lists, n) })
+	var lists []tune.NBest
+	r, err := tune.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n tune.NBest) { lists = append(lists, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestLearnShard(t *testing.T) {
 		{"adagrad", 5}, {"sgd", 5}, {"mira", 100}, {"oro", 7},
 	}
 	for _, tc := range tests {
-		o := transforms.LearnOptions{Algo: tc.algo, Seed: 7}
+		o := tune.LearnOptions{Algo: tc.algo, Seed: 7}
 		r0, lists := learn(t, e, e.sents, 2, init, nil, o)
 		if r0.Shard != 2 || r0.Epoch != 0 || r0.Updates != tc.updates || r0.TotalUpdates != tc.updates || r0.Sentences != 100 {
 			t.Fatalf("%s: result %d/%d updates, %d sentences, shard %d", tc.algo, r0.Updates, r0.TotalUpdates, r0.Sentences, r0.Shard)
@@ -112,7 +113,7 @@ func TestLearnShard(t *testing.T) {
 			t.Errorf("%s: epoch 1 made %d/%d updates", tc.algo, r1.Updates, r1.TotalUpdates)
 		}
 		data, _ := st.MarshalBinary()
-		var st2 transforms.ShardState
+		var st2 tune.ShardState
 		if err := st2.UnmarshalBinary(data); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestLearnShard(t *testing.T) {
 			t.Fatal(err)
 		}
 		st3 := back.ShardState()
-		for _, s := range []*transforms.ShardState{&st2, &st3} {
+		for _, s := range []*tune.ShardState{&st2, &st3} {
 			if again, _ := learn(t, e, e.sents, 2, back.Weights, s, o1); formatResult(again) != formatResult(r1) {
 				t.Errorf("%s: epoch 1 from a saved state differs", tc.algo)
 			}
@@ -143,9 +144,9 @@ func TestLearnShard(t *testing.T) {
 	// MIRA learns: three epochs beat init.weights (Moses' kbmira reaches
 	// 14.28 on this data).
 	w := init
-	var st *transforms.ShardState
+	var st *tune.ShardState
 	for ep := 0; ep < 3; ep++ {
-		r, _ := learn(t, e, e.sents, 0, w, st, transforms.LearnOptions{Algo: "mira", Seed: 1, Epoch: ep})
+		r, _ := learn(t, e, e.sents, 0, w, st, tune.LearnOptions{Algo: "mira", Seed: 1, Epoch: ep})
 		s := r.ShardState()
 		st, w = &s, r.Weights
 	}
@@ -159,7 +160,7 @@ func TestLearnShard(t *testing.T) {
 func TestLearnShardErrors(t *testing.T) {
 	e := loadEuroparl100(t)
 	init := e.initWeights(t)
-	r0, _ := learn(t, e, e.sents[:10], 0, init, nil, transforms.LearnOptions{})
+	r0, _ := learn(t, e, e.sents[:10], 0, init, nil, tune.LearnOptions{})
 	good := r0.ShardState()
 	otherShard := good
 	otherShard.Shard = 1
@@ -167,35 +168,35 @@ func TestLearnShardErrors(t *testing.T) {
 	corrupt.State = good.State[:len(good.State)/2]
 	repeated := good
 	repeated.Names = append(slices.Clone(good.Names), good.Names[0])
-	mira, _ := learn(t, e, e.sents[:10], 0, init, nil, transforms.LearnOptions{Algo: "mira"})
+	mira, _ := learn(t, e, e.sents[:10], 0, init, nil, tune.LearnOptions{Algo: "mira"})
 	miraState := mira.ShardState()
 	noRef := slices.Clone(e.sents[:3])
 	noRef[1].Refs = nil
 	missing := slices.Clone(e.sents[:3])
 	missing[2].ID = 100 // not in the pool
-	nan := transforms.WireWeights{Names: []string{"a"}, Vals: []float64{0}}
+	nan := weights.ByName{Names: []string{"a"}, Vals: []float64{0}}
 	nan.Vals[0] = nan.Vals[0] / nan.Vals[0]
 
 	tests := []struct {
 		name  string
-		sents []transforms.Sentence
-		w     transforms.WireWeights
-		st    *transforms.ShardState
-		o     transforms.LearnOptions
+		sents []tune.Sentence
+		w     weights.ByName
+		st    *tune.ShardState
+		o     tune.LearnOptions
 		want  string
 	}{
-		{"unknown learner", e.sents[:3], init, nil, transforms.LearnOptions{Algo: "nope"}, "unknown learner"},
-		{"batch learner", e.sents[:3], init, nil, transforms.LearnOptions{Algo: "mert"}, "batch learner"},
-		{"bad tokenizer", e.sents[:3], init, nil, transforms.LearnOptions{Decode: transforms.DecodeOptions{Tokenize: "x"}}, "tokenizer"},
-		{"bad loss", e.sents[:3], init, nil, transforms.LearnOptions{Config: algo.Config{Loss: "softmax"}}, "loss"},
-		{"state of another shard", e.sents[:3], init, &otherShard, transforms.LearnOptions{}, "state of shard 1"},
-		{"corrupt state", e.sents[:3], init, &corrupt, transforms.LearnOptions{}, "restoring"},
-		{"state of another learner", e.sents[:3], init, &miraState, transforms.LearnOptions{}, "restoring"},
-		{"repeated state name", e.sents[:3], init, &repeated, transforms.LearnOptions{}, "repeats"},
-		{"repeated sentence", append(slices.Clone(e.sents[:3]), e.sents[1]), init, nil, transforms.LearnOptions{}, "given twice"},
-		{"sentence without reference", noRef, init, nil, transforms.LearnOptions{}, "no reference"},
-		{"decoder error", missing, init, nil, transforms.LearnOptions{}, "decoding sentence 100"},
-		{"NaN weight", e.sents[:3], nan, nil, transforms.LearnOptions{}, "NaN"},
+		{"unknown learner", e.sents[:3], init, nil, tune.LearnOptions{Algo: "nope"}, "unknown learner"},
+		{"batch learner", e.sents[:3], init, nil, tune.LearnOptions{Algo: "mert"}, "batch learner"},
+		{"bad tokenizer", e.sents[:3], init, nil, tune.LearnOptions{Decode: tune.DecodeOptions{Tokenize: "x"}}, "tokenizer"},
+		{"bad loss", e.sents[:3], init, nil, tune.LearnOptions{Config: algo.Config{Loss: "softmax"}}, "loss"},
+		{"state of another shard", e.sents[:3], init, &otherShard, tune.LearnOptions{}, "state of shard 1"},
+		{"corrupt state", e.sents[:3], init, &corrupt, tune.LearnOptions{}, "restoring"},
+		{"state of another learner", e.sents[:3], init, &miraState, tune.LearnOptions{}, "restoring"},
+		{"repeated state name", e.sents[:3], init, &repeated, tune.LearnOptions{}, "repeats"},
+		{"repeated sentence", append(slices.Clone(e.sents[:3]), e.sents[1]), init, nil, tune.LearnOptions{}, "given twice"},
+		{"sentence without reference", noRef, init, nil, tune.LearnOptions{}, "no reference"},
+		{"decoder error", missing, init, nil, tune.LearnOptions{}, "decoding sentence 100"},
+		{"NaN weight", e.sents[:3], nan, nil, tune.LearnOptions{}, "NaN"},
 	}
 	for _, tc := range tests {
 		_, err := tune.LearnShard(context.Background(), e.decoder(t), 0, tc.sents, tc.w, tc.st, tc.o, nil)
@@ -213,7 +214,7 @@ func TestLearnPipeline(t *testing.T) {
 	init := e.initWeights(t)
 	sents := e.sents[:12]
 	const shards = 6
-	o := transforms.LearnOptions{Algo: "adagrad", Seed: 3, Epoch: 2, Config: algo.Config{MiniBatch: 2}}
+	o := tune.LearnOptions{Algo: "adagrad", Seed: 3, Epoch: 2, Config: algo.Config{MiniBatch: 2}}
 	seed := tune.EpochSeed(o.Seed, o.Epoch)
 
 	// Shard 1 resumes from a state of an earlier run; the others start anew.
@@ -222,7 +223,7 @@ func TestLearnPipeline(t *testing.T) {
 	var want []any
 	empty := 0
 	for k := 0; k < shards; k++ {
-		var mine []transforms.Sentence
+		var mine []tune.Sentence
 		for _, x := range sents {
 			if tune.ShardOf(x.ID, seed, shards) == k {
 				mine = append(mine, x)
@@ -231,7 +232,7 @@ func TestLearnPipeline(t *testing.T) {
 		if len(mine) == 0 {
 			empty++
 		}
-		var s *transforms.ShardState
+		var s *tune.ShardState
 		if k == 1 {
 			s = &st
 		}
@@ -244,7 +245,7 @@ func TestLearnPipeline(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	fn := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Shards: shards, Options: o}
-	results, lists := transforms.Learn(s, fn, beam.CreateList(s, sents), beam.Create(s, init), beam.CreateList(s, []transforms.ShardState{st}))
+	results, lists := transforms.Learn(s, fn, beam.CreateList(s, sents), beam.Create(s, init), beam.CreateList(s, []tune.ShardState{st}))
 	passert.Equals(s, beam.ParDo(s, formatResult, results), want...)
 	passert.Count(s, lists, "lists", len(sents))
 	ptest.RunAndValidate(t, p)
@@ -263,23 +264,23 @@ func TestEpochPipeline(t *testing.T) {
 	var paths []string
 	weightsPath := e.weights
 	var prevWeights = init
-	var prevStates []transforms.ShardState
+	var prevStates []tune.ShardState
 	for epoch := 0; epoch < 2; epoch++ {
-		o := transforms.LearnOptions{Algo: "adagrad", Seed: 11, Epoch: epoch}
+		o := tune.LearnOptions{Algo: "adagrad", Seed: 11, Epoch: epoch}
 		// The plain functions.
 		seed := tune.EpochSeed(o.Seed, epoch)
-		var results []transforms.ShardResult
+		var results []tune.ShardResult
 		var mixShards []mix.Shard
 		idx := feature.NewIndexOf(prevWeights.Names...)
 		var lists []pool.List
 		for k := 0; k < shards; k++ {
-			var mine []transforms.Sentence
+			var mine []tune.Sentence
 			for _, x := range e.sents {
 				if tune.ShardOf(x.ID, seed, shards) == k {
 					mine = append(mine, x)
 				}
 			}
-			var st *transforms.ShardState
+			var st *tune.ShardState
 			for i := range prevStates {
 				if prevStates[i].Shard == k {
 					st = &prevStates[i]
@@ -326,7 +327,7 @@ func TestEpochPipeline(t *testing.T) {
 		}
 		passert.Equals(s, beam.ParDo(s, formatResult, res), wantRes...)
 		passert.Equals(s, written, wantPaths...)
-		passert.Equals(s, beam.ParDo(s, formatWeights, avgCol), formatWeights(transforms.NewWireWeights(idx, avg)))
+		passert.Equals(s, beam.ParDo(s, formatWeights, avgCol), formatWeights(weights.NewByName(idx, avg)))
 		passert.Equals(s, beam.ParDo(s, formatLineSearch, ls),
 			formatLineSearch(transforms.LineSearchResult{Alpha: alpha, Stats: stats, Lists: len(lists)}))
 		passert.Equals(s, beam.ParDo(s, formatStats, oneBest), formatStats(pool.OneBest(lists, prevW)))
@@ -337,7 +338,7 @@ func TestEpochPipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := transforms.NewWireWeights(idx, mixed); !reflect.DeepEqual(got.Map(), want.Map()) {
+		if want := weights.NewByName(idx, mixed); !reflect.DeepEqual(got.Map(), want.Map()) {
 			t.Fatalf("epoch %d: weights file %v, want %v", epoch, got.Map(), want.Map())
 		}
 		paths = nil

@@ -16,10 +16,12 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/transforms/decodertest"
+	"github.com/mtune/mtune/tune"
 )
 
 // The tests run their pipelines on prism (ptest's default runner).
@@ -38,7 +40,7 @@ func init() {
 }
 
 // formatWeights prints weights sorted by name, with exact floats.
-func formatWeights(w transforms.WireWeights) string {
+func formatWeights(w weights.ByName) string {
 	var parts []string
 	for i, n := range w.Names {
 		if w.Vals[i] != 0 {
@@ -50,12 +52,12 @@ func formatWeights(w transforms.WireWeights) string {
 }
 
 // formatResult prints everything a shard result holds.
-func formatResult(r transforms.ShardResult) string {
+func formatResult(r tune.ShardResult) string {
 	return fmt.Sprintf("shard=%d epoch=%d updates=%d/%d sentences=%d stats=%s state=%x weights=%s",
 		r.Shard, r.Epoch, r.Updates, r.TotalUpdates, r.Sentences, r.Stats, r.State, formatWeights(r.Weights))
 }
 
-func formatKV(k int, x transforms.Sentence) string {
+func formatKV(k int, x tune.Sentence) string {
 	return fmt.Sprintf("%d:%d", k, x.ID)
 }
 
@@ -66,7 +68,7 @@ func formatLineSearch(r transforms.LineSearchResult) string {
 func formatStats(s metric.Stats) string { return s.String() }
 
 // formatNBest prints a list with its features by name.
-func formatNBest(n transforms.NBest) string {
+func formatNBest(n tune.NBest) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d:", n.Sent)
 	for _, h := range n.Hyps {
@@ -85,7 +87,7 @@ type europarl100 struct {
 	dir     string
 	nbest   string // the pool decoder's configuration
 	weights string // init.weights
-	sents   []transforms.Sentence
+	sents   []tune.Sentence
 }
 
 func loadEuroparl100(t testing.TB) europarl100 {
@@ -97,12 +99,12 @@ func loadEuroparl100(t testing.TB) europarl100 {
 	}
 	e := europarl100{dir: dir, nbest: filepath.Join(dir, "nbest.gz"), weights: filepath.Join(dir, "init.weights")}
 	for i, r := range refs {
-		e.sents = append(e.sents, transforms.Sentence{ID: i, Src: fmt.Sprintf("source %d", i), Refs: []string{r}})
+		e.sents = append(e.sents, tune.Sentence{ID: i, Src: fmt.Sprintf("source %d", i), Refs: []string{r}})
 	}
 	return e
 }
 
-func (e europarl100) decoder(t testing.TB) transforms.Decoder {
+func (e europarl100) decoder(t testing.TB) tune.Decoder {
 	t.Helper()
 	d, err := transforms.OpenDecoder(context.Background(), decodertest.Name, e.nbest)
 	if err != nil {
@@ -111,7 +113,7 @@ func (e europarl100) decoder(t testing.TB) transforms.Decoder {
 	return d
 }
 
-func (e europarl100) initWeights(t testing.TB) transforms.WireWeights {
+func (e europarl100) initWeights(t testing.TB) weights.ByName {
 	t.Helper()
 	w, err := transforms.ReadWeightsFile(context.Background(), e.weights)
 	if err != nil {

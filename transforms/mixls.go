@@ -6,6 +6,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/tune"
 )
@@ -16,10 +17,10 @@ type LineSearchResult = tune.LineSearchResult
 // LineSearchMix mixes by line search (Watanabe 2012, §4.2; tune.LineSearch,
 // mix.LineSearch): w = (1 − α)·prev + α·avg with the α that maximises
 // corpus BLEU of the epoch's n-best lists re-ranked with w. lists is the
-// PCollection<NBest> of the epoch's n-best lists; prev (the weights every
+// PCollection<tune.NBest> of the epoch's n-best lists; prev (the weights every
 // shard started the epoch from) and avg (their average, see Average) are
-// singleton PCollection<WireWeights>. It returns the mixed weights, a
-// singleton PCollection<WireWeights>, and the search's outcome, a singleton
+// singleton PCollection<weights.ByName>. It returns the mixed weights, a
+// singleton PCollection<weights.ByName>, and the search's outcome, a singleton
 // PCollection<LineSearchResult>. Each list's share (mix.Lines) is computed
 // on the workers by ListLinesFn and merged by LineSearchFn.
 func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, result beam.PCollection) {
@@ -33,7 +34,7 @@ func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, resu
 
 // ListLinesFn computes each list's share of line-search mixing
 // (tune.LineSearchList) along the line from prev to avg (the side inputs,
-// singleton WireWeights): PCollection<NBest> to PCollection<mix.Lines>.
+// singleton weights.ByName): PCollection<tune.NBest> to PCollection<mix.Lines>.
 type ListLinesFn struct {
 	// Per bundle: the side inputs over idx, and avg − prev.
 	idx            *feature.Index
@@ -41,7 +42,7 @@ type ListLinesFn struct {
 }
 
 // StartBundle maps the bundle's side inputs to an index.
-func (f *ListLinesFn) StartBundle(prev, avg WireWeights) error {
+func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) error {
 	idx := feature.NewIndexOf(prev.Names...)
 	p, err := prev.Over(idx)
 	if err != nil {
@@ -56,7 +57,7 @@ func (f *ListLinesFn) StartBundle(prev, avg WireWeights) error {
 }
 
 // ProcessElement computes one list's share.
-func (f *ListLinesFn) ProcessElement(n NBest, _, _ WireWeights) (mix.Lines, error) {
+func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lines, error) {
 	l, err := n.List(f.idx)
 	if err != nil {
 		return mix.Lines{}, err
@@ -88,20 +89,20 @@ func (f *LineSearchFn) ExtractOutput(a mix.Lines) (LineSearchResult, error) {
 
 // MixWeights returns (1−α)·prev + α·avg (mix.Interpolate) over the union
 // of their names (prev's first, in order).
-func MixWeights(prev, avg WireWeights, alpha float64) (WireWeights, error) {
+func MixWeights(prev, avg weights.ByName, alpha float64) (weights.ByName, error) {
 	if err := prev.Validate(); err != nil {
-		return WireWeights{}, err
+		return weights.ByName{}, err
 	}
 	if err := avg.Validate(); err != nil {
-		return WireWeights{}, err
+		return weights.ByName{}, err
 	}
 	idx := feature.NewIndexOf(prev.Names...)
 	p, _ := prev.Over(idx)
 	q, _ := avg.Over(idx)
-	return NewWireWeights(idx, mix.Interpolate(p, q, alpha)), nil
+	return weights.NewByName(idx, mix.Interpolate(p, q, alpha)), nil
 }
 
 // mixFn applies a line search's α.
-func mixFn(_ []byte, r LineSearchResult, prev, avg WireWeights) (WireWeights, error) {
+func mixFn(_ []byte, r LineSearchResult, prev, avg weights.ByName) (weights.ByName, error) {
 	return MixWeights(prev, avg, r.Alpha)
 }

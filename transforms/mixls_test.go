@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -171,7 +172,7 @@ func TestLineSearchMixPipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var nbests []transforms.NBest
+		var nbests []tune.NBest
 		nonEmpty := 0
 		for _, l := range pr.lists {
 			nbests = append(nbests, tune.NBestOf(l, nil, pr.idx))
@@ -179,12 +180,12 @@ func TestLineSearchMixPipeline(t *testing.T) {
 				nonEmpty++
 			}
 		}
-		prev := transforms.NewWireWeights(pr.idx, pr.prev)
-		avg := transforms.NewWireWeights(pr.idx, pr.avg)
+		prev := weights.NewByName(pr.idx, pr.prev)
+		avg := weights.NewByName(pr.idx, pr.avg)
 		mixed, res := transforms.LineSearchMix(s, beam.CreateList(s, nbests), beam.Create(s, prev), beam.Create(s, avg))
 		passert.Equals(s, beam.ParDo(s, formatLineSearch, res),
 			formatLineSearch(transforms.LineSearchResult{Alpha: alpha, Stats: stats, Lists: nonEmpty}))
-		passert.Equals(s, beam.ParDo(s, formatWeights, mixed), formatWeights(transforms.NewWireWeights(pr.idx, w)))
+		passert.Equals(s, beam.ParDo(s, formatWeights, mixed), formatWeights(weights.NewByName(pr.idx, w)))
 	}
 	ptest.RunAndValidate(t, p)
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/tune"
 )
 
-// WriteNBests writes the lists of a PCollection<NBest> to path as one Moses
+// WriteNBests writes the lists of a PCollection<tune.NBest> to path as one Moses
 // n-best list (see WriteNBestFile) and returns a singleton
 // PCollection<string> holding path once it is written. The lists meet on
 // one worker, as the file is written by one writer in sentence order.
@@ -28,18 +29,18 @@ func WriteNBests(s beam.Scope, lists beam.PCollection, path string, dense []stri
 	return beam.ParDo(s, &writeNBestsFn{Path: path, Dense: dense}, beam.GroupByKey(s, beam.AddFixedKey(s, lists)))
 }
 
-// writeNBestsFn writes every NBest of its one group to Path.
+// writeNBestsFn writes every tune.NBest of its one group to Path.
 type writeNBestsFn struct {
 	Path  string
 	Dense []string
 }
 
-func (f *writeNBestsFn) ProcessElement(ctx context.Context, _ int, iter func(*NBest) bool) (string, error) {
-	var all []NBest
-	var n NBest
+func (f *writeNBestsFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.NBest) bool) (string, error) {
+	var all []tune.NBest
+	var n tune.NBest
 	for iter(&n) {
 		all = append(all, n)
-		n = NBest{}
+		n = tune.NBest{}
 	}
 	return f.Path, WriteNBestFile(ctx, f.Path, all, f.Dense)
 }
@@ -55,12 +56,12 @@ func (f *writeNBestsFn) ProcessElement(ctx context.Context, _ int, iter func(*NB
 // starting weights' Names; see weights.GroupsOf) are written as Moses dense
 // groups with every component, zeros included; every other feature is
 // written by name (io/nbest's Moses style). Every feature reads back under
-// its name. The total is the decoder's score (WireHyp.Score),
+// its name. The total is the decoder's score (tune.WireHyp.Score),
 // left out for hypotheses without one. The file appears atomically once
 // complete; on error it is not created.
-func WriteNBestFile(ctx context.Context, path string, lists []NBest, dense []string) error {
+func WriteNBestFile(ctx context.Context, path string, lists []tune.NBest, dense []string) error {
 	lists = slices.Clone(lists)
-	slices.SortStableFunc(lists, func(a, b NBest) int { return cmp.Compare(a.Sent, b.Sent) })
+	slices.SortStableFunc(lists, func(a, b tune.NBest) int { return cmp.Compare(a.Sent, b.Sent) })
 	w, err := storage.Create(ctx, path)
 	if err != nil {
 		return fmt.Errorf("transforms: %w", err)
@@ -102,7 +103,7 @@ func WriteNBestFile(ctx context.Context, path string, lists []NBest, dense []str
 }
 
 // DecodedStats sums the statistics of each list's first hypothesis, the
-// 1-best as decoded: it takes a PCollection<NBest> and returns a singleton
+// 1-best as decoded: it takes a PCollection<tune.NBest> and returns a singleton
 // PCollection<metric.Stats> whose BLEU() is progressive BLEU.
 func DecodedStats(s beam.Scope, lists beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.DecodedStats")
@@ -111,7 +112,7 @@ func DecodedStats(s beam.Scope, lists beam.PCollection) beam.PCollection {
 
 // firstStats returns the statistics of n's first hypothesis, the zero Stats
 // for an empty list.
-func firstStats(n NBest) metric.Stats {
+func firstStats(n tune.NBest) metric.Stats {
 	if len(n.Hyps) == 0 {
 		return metric.Stats{}
 	}

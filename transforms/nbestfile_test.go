@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestWriteNBestFile writes two lists (out of order, one hypothesis
@@ -34,11 +35,11 @@ func TestWriteNBestFile(t *testing.T) {
 		return x
 	}
 	v := func(ids []feature.ID, vals ...float64) feature.Vector { return feature.Vector{IDs: ids, Vals: vals} }
-	lists := []transforms.NBest{
-		{Sent: 1, Names: []string{"LM0_0", "TM0_1"}, Hyps: []transforms.WireHyp{
+	lists := []tune.NBest{
+		{Sent: 1, Names: []string{"LM0_0", "TM0_1"}, Hyps: []tune.WireHyp{
 			{Target: "b", Features: v([]feature.ID{0, 1}, -2, 0.5), Stats: st(1, "b"), Score: -1.5, HasScore: true},
 		}},
-		{Sent: 0, Names: []string{"LM0_0", "TM0_0", "pp_a~b"}, Hyps: []transforms.WireHyp{
+		{Sent: 0, Names: []string{"LM0_0", "TM0_0", "pp_a~b"}, Hyps: []tune.WireHyp{
 			{Target: "a b", Features: v([]feature.ID{0, 1, 2}, -4, -1, 1), Stats: st(0, "a b"), Score: -3.25, HasScore: true},
 			{Target: "a c", Features: v([]feature.ID{0}, -5), Stats: st(0, "a c")},
 		}},
@@ -67,7 +68,7 @@ func TestWriteNBestFile(t *testing.T) {
 		t.Fatalf("read back %d lists, %d hypotheses", len(got), pool.Size(got))
 	}
 	for _, l := range got {
-		var in transforms.NBest
+		var in tune.NBest
 		for _, x := range lists {
 			if x.Sent == l.Sent {
 				in = x
@@ -100,18 +101,18 @@ func TestWriteNBestFile(t *testing.T) {
 func TestWriteNBestFileErrors(t *testing.T) {
 	ctx := context.Background()
 	stats := metric.Stats{Order: 1, Matches: [metric.MaxOrder]float64{1}, Totals: [metric.MaxOrder]float64{1}, RefLen: 1}
-	one := func(sent int, target string) transforms.NBest {
-		return transforms.NBest{Sent: sent, Names: []string{"LM0_0"}, Hyps: []transforms.WireHyp{
+	one := func(sent int, target string) tune.NBest {
+		return tune.NBest{Sent: sent, Names: []string{"LM0_0"}, Hyps: []tune.WireHyp{
 			{Target: target, Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{-1}}, Stats: stats}}}
 	}
 	tests := []struct {
 		name  string
-		lists []transforms.NBest
+		lists []tune.NBest
 		want  string
 	}{
-		{"two lists of a sentence", []transforms.NBest{one(3, "a"), one(3, "b")}, "two n-best lists for sentence 3"},
-		{"separator in a target", []transforms.NBest{one(0, "a ||| b")}, "sentence 0 hypothesis 0"},
-		{"feature id beyond the names", []transforms.NBest{{Sent: 0, Names: []string{"LM0_0"}, Hyps: []transforms.WireHyp{
+		{"two lists of a sentence", []tune.NBest{one(3, "a"), one(3, "b")}, "two n-best lists for sentence 3"},
+		{"separator in a target", []tune.NBest{one(0, "a ||| b")}, "sentence 0 hypothesis 0"},
+		{"feature id beyond the names", []tune.NBest{{Sent: 0, Names: []string{"LM0_0"}, Hyps: []tune.WireHyp{
 			{Target: "a", Features: feature.Vector{IDs: []feature.ID{4}, Vals: []float64{1}}}}}}, "beyond 1 names"},
 	}
 	for _, tc := range tests {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/tune"
@@ -18,41 +19,41 @@ import (
 // with unregistered ones.
 func init() {
 	for _, t := range []any{
-		Sentence{}, WireWeights{}, WireHyp{}, NBest{}, ShardState{}, ShardResult{},
+		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
 		metric.Stats{}, feature.Vector{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 
-	register.DoFn1x2[Sentence, int, Sentence](&shardFn{})
+	register.DoFn1x2[tune.Sentence, int, tune.Sentence](&shardFn{})
 	register.Function1x2(keyStateFn)
-	register.DoFn2x0[WireWeights, func(int, WireWeights)](&replicateFn{})
-	register.DoFn7x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*WireWeights) bool,
-		func(ShardResult), func(NBest), error](&LearnFn{})
-	register.DoFn5x1[context.Context, int, func(*Sentence) bool, func(*WireWeights) bool, func(NBest), error](&DecodeFn{})
-	register.DoFn1x2[Sentence, int, Sentence](&batchKeyFn{})
-	register.Combiner3[tune.AverageSums, ShardResult, WireWeights](&AverageFn{})
-	register.DoFn3x2[NBest, WireWeights, WireWeights, mix.Lines, error](&ListLinesFn{})
+	register.DoFn2x0[weights.ByName, func(int, weights.ByName)](&replicateFn{})
+	register.DoFn7x1[context.Context, int, func(*tune.Sentence) bool, func(*tune.ShardState) bool, func(*weights.ByName) bool,
+		func(tune.ShardResult), func(tune.NBest), error](&LearnFn{})
+	register.DoFn5x1[context.Context, int, func(*tune.Sentence) bool, func(*weights.ByName) bool, func(tune.NBest), error](&DecodeFn{})
+	register.DoFn1x2[tune.Sentence, int, tune.Sentence](&batchKeyFn{})
+	register.Combiner3[tune.AverageSums, tune.ShardResult, weights.ByName](&AverageFn{})
+	register.DoFn3x2[tune.NBest, weights.ByName, weights.ByName, mix.Lines, error](&ListLinesFn{})
 	register.Combiner3[mix.Lines, mix.Lines, LineSearchResult](&LineSearchFn{})
 	register.Function4x2(mixFn)
 	register.Combiner1[metric.Stats](&SumStatsFn{})
-	register.DoFn2x2[NBest, WireWeights, metric.Stats, error](&OneBestFn{})
-	register.DoFn2x2[context.Context, []byte, WireWeights, error](&readWeightsFn{})
-	register.DoFn2x2[context.Context, WireWeights, string, error](&writeWeightsFn{})
-	register.DoFn2x2[context.Context, ShardResult, string, error](&writeShardResultFn{})
-	register.DoFn3x1[context.Context, []byte, func(ShardState), error](&readShardStatesFn{})
-	register.DoFn3x1[context.Context, []byte, func(Sentence), error](&readSentencesFn{})
-	register.DoFn3x2[context.Context, int, func(*NBest) bool, string, error](&writeNBestsFn{})
+	register.DoFn2x2[tune.NBest, weights.ByName, metric.Stats, error](&OneBestFn{})
+	register.DoFn2x2[context.Context, []byte, weights.ByName, error](&readWeightsFn{})
+	register.DoFn2x2[context.Context, weights.ByName, string, error](&writeWeightsFn{})
+	register.DoFn2x2[context.Context, tune.ShardResult, string, error](&writeShardResultFn{})
+	register.DoFn3x1[context.Context, []byte, func(tune.ShardState), error](&readShardStatesFn{})
+	register.DoFn3x1[context.Context, []byte, func(tune.Sentence), error](&readSentencesFn{})
+	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, string, error](&writeNBestsFn{})
 	register.Function1x1(firstStats)
 
-	register.Emitter2[int, WireWeights]()
-	register.Emitter1[ShardResult]()
-	register.Emitter1[NBest]()
-	register.Emitter1[ShardState]()
-	register.Emitter1[Sentence]()
-	register.Iter1[Sentence]()
-	register.Iter1[NBest]()
-	register.Iter1[ShardState]()
-	register.Iter1[WireWeights]()
+	register.Emitter2[int, weights.ByName]()
+	register.Emitter1[tune.ShardResult]()
+	register.Emitter1[tune.NBest]()
+	register.Emitter1[tune.ShardState]()
+	register.Emitter1[tune.Sentence]()
+	register.Iter1[tune.Sentence]()
+	register.Iter1[tune.NBest]()
+	register.Iter1[tune.ShardState]()
+	register.Iter1[weights.ByName]()
 }

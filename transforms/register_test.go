@@ -16,6 +16,7 @@ import (
 
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 const ourPkg = "github.com/mtune/mtune/transforms"
@@ -107,18 +108,18 @@ func checkGraph(t *testing.T, p *beam.Pipeline) (problems []string, fns int) {
 
 // everyTransform builds a graph with every composite of the package.
 func everyTransform(s beam.Scope) {
-	sents := beam.CreateList(s, []transforms.Sentence{{ID: 0, Src: "a", Refs: []string{"b"}}})
+	sents := beam.CreateList(s, []tune.Sentence{{ID: 0, Src: "a", Refs: []string{"b"}}})
 	w := transforms.ReadWeights(s, "/nonexistent/weights")
 	states := transforms.ReadShardStates(s, []string{"/nonexistent/shard-000.json"})
 	transforms.Shard(s, sents, 2, 1)
 	fn := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: "/nonexistent/nbest", Shards: 2,
-		Options: transforms.LearnOptions{Algo: "mira", Seed: 5, Epoch: 1}}
+		Options: tune.LearnOptions{Algo: "mira", Seed: 5, Epoch: 1}}
 	res, lists := transforms.Learn(s, fn, sents, w, states)
 	avg := transforms.Average(s, res, true)
 	mixed, _ := transforms.LineSearchMix(s, lists, w, avg)
 	transforms.WriteWeights(s, mixed, "/nonexistent/out")
 	transforms.WriteShardResults(s, res, "/nonexistent/shards")
-	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: transforms.DecodeOptions{NBest: 5}}, sents, w)
+	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}}, sents, w)
 	transforms.OneBest(s, dec, w)
 	transforms.SumStats(s, beam.CreateList(s, []metric.Stats{okStats()}))
 }
@@ -145,14 +146,14 @@ type leakyFn struct {
 	limit int
 }
 
-func (f *leakyFn) ProcessElement(x transforms.Sentence) int { return f.limit + x.ID }
+func (f *leakyFn) ProcessElement(x tune.Sentence) int { return f.limit + x.ID }
 
 // TestCheckGraphCatches makes sure the checker finds what it looks for.
 func TestCheckGraphCatches(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
-	sents := beam.CreateList(s, []transforms.Sentence{{ID: 0}})
+	sents := beam.CreateList(s, []tune.Sentence{{ID: 0}})
 	offset := 3
-	beam.ParDo(s, func(x transforms.Sentence) int { return x.ID + offset }, sents)
+	beam.ParDo(s, func(x tune.Sentence) int { return x.ID + offset }, sents)
 	beam.ParDo(s, &leakyFn{Name: "x", limit: 4}, sents)
 	problems, _ := checkGraph(t, p)
 	got := strings.Join(problems, "\n")

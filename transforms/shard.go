@@ -9,8 +9,8 @@ import (
 )
 
 // Shard assigns each sentence to one of shards shards by tune.ShardOf(ID, seed,
-// shards). It takes a PCollection<Sentence> and returns a
-// PCollection<KV<int, Sentence>> keyed by shard.
+// shards). It takes a PCollection<tune.Sentence> and returns a
+// PCollection<KV<int, tune.Sentence>> keyed by shard.
 func Shard(s beam.Scope, sents beam.PCollection, shards int, seed uint64) beam.PCollection {
 	s = s.Scope("transforms.Shard")
 	if shards < 1 {
@@ -25,6 +25,6 @@ type shardFn struct {
 	Seed   uint64
 }
 
-func (f *shardFn) ProcessElement(x Sentence) (int, Sentence) {
+func (f *shardFn) ProcessElement(x tune.Sentence) (int, tune.Sentence) {
 	return tune.ShardOf(x.ID, f.Seed, f.Shards), x
 }

@@ -81,11 +81,11 @@ func TestShardOf(t *testing.T) {
 }
 
 func TestShardPipeline(t *testing.T) {
-	var sents []transforms.Sentence
+	var sents []tune.Sentence
 	var want []any
 	const shards, seed = 3, 99
 	for id := 0; id < 50; id++ {
-		sents = append(sents, transforms.Sentence{ID: id, Src: "s", Refs: []string{"r"}})
+		sents = append(sents, tune.Sentence{ID: id, Src: "s", Refs: []string{"r"}})
 		want = append(want, formatKV(stdShard(id, seed, shards), sents[id]))
 	}
 	p, s, col := ptest.CreateList(sents)

@@ -10,38 +10,39 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
 
 func init() {
-	beam.RegisterType(reflect.TypeOf(StaleStats{}))
-	beam.RegisterType(reflect.TypeOf(StaleReport{}))
-	register.DoFn7x1[context.Context, int, func(*Sentence) bool, func(*ShardState) bool, func(*WireWeights) bool,
-		func(ShardResult), func(NBest), error](&StaleLearnFn{})
+	beam.RegisterType(reflect.TypeOf(tune.StaleStats{}))
+	beam.RegisterType(reflect.TypeOf(tune.StaleReport{}))
+	register.DoFn7x1[context.Context, int, func(*tune.Sentence) bool, func(*tune.ShardState) bool, func(*weights.ByName) bool,
+		func(tune.ShardResult), func(tune.NBest), error](&StaleLearnFn{})
 }
 
-// StaleReportPath is the file StaleLearnFn writes shard k's StaleReport to
+// StaleReportPath is the file StaleLearnFn writes shard k's tune.StaleReport to
 // in dir.
 func StaleReportPath(dir string, k int) string {
 	return storage.Join(dir, tune.StaleReportName(k))
 }
 
 // ReadStaleReportFile reads a file StaleLearnFn wrote.
-func ReadStaleReportFile(ctx context.Context, path string) (StaleReport, error) {
+func ReadStaleReportFile(ctx context.Context, path string) (tune.StaleReport, error) {
 	data, err := storage.ReadFile(ctx, path)
 	if err != nil {
-		return StaleReport{}, fmt.Errorf("transforms: %w", err)
+		return tune.StaleReport{}, fmt.Errorf("transforms: %w", err)
 	}
-	var r StaleReport
+	var r tune.StaleReport
 	if err := json.Unmarshal(data, &r); err != nil {
-		return StaleReport{}, fmt.Errorf("transforms: %s: %w", path, err)
+		return tune.StaleReport{}, fmt.Errorf("transforms: %s: %w", path, err)
 	}
 	return r, nil
 }
 
 // StaleLearn is Learn with StaleLearnFn: each shard learns its epoch with
 // stale gradients. It returns the shards' results and the n-best lists as
-// Learn does; each shard's StaleReport is written to
+// Learn does; each shard's tune.StaleReport is written to
 // StaleReportPath(fn.ReportDir, shard).
 func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
 	s = s.Scope("transforms.StaleLearn")
@@ -53,21 +54,21 @@ func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCol
 
 // StaleLearnFn is the DoFn of StaleLearn: LearnFn with tune.StaleLearnShard.
 type StaleLearnFn struct {
-	// Decoder, DecoderConfig, Shards, Options and DropLists are
+	// tune.Decoder, DecoderConfig, Shards, Options and DropLists are
 	// LearnFn's.
 	Decoder       string
 	DecoderConfig string
 	Shards        int
-	Options       LearnOptions
+	Options       tune.LearnOptions
 	DropLists     bool
 	// Stale configures the stale gradients (zero value: 2 threads, no
 	// staleness bound).
-	Stale StaleOptions
+	Stale tune.StaleOptions
 	// ReportDir is the folder (local or gs://) the shards' StaleReports
 	// are written to; "" means they are not written.
 	ReportDir string
 
-	dec Decoder
+	dec tune.Decoder
 }
 
 func (f *StaleLearnFn) check() error {
@@ -84,9 +85,9 @@ func (f *StaleLearnFn) Setup(ctx context.Context) (err error) {
 }
 
 // ProcessElement learns one shard's epoch with stale gradients.
-func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*Sentence) bool, states func(*ShardState) bool, weights func(*WireWeights) bool,
-	emitResult func(ShardResult), emitList func(NBest)) error {
-	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weights)
+func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool,
+	emitResult func(tune.ShardResult), emitList func(tune.NBest)) error {
+	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weightsOf)
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 		return err
 	}
 	if f.ReportDir != "" {
-		data, err := json.Marshal(StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: stats})
+		data, err := json.Marshal(tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: stats})
 		if err != nil {
 			return fmt.Errorf("transforms: %w", err)
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -111,7 +110,7 @@ func TestRunStale(t *testing.T) {
 				return syntheticBatch(i), nil
 			}
 			seed := func(i int) uint64 { return uint64(i) }
-			st, err := tune.RunStale(context.Background(), on, n, prepare, seed, transforms.StaleOptions{Threads: tc.threads, MaxStaleness: tc.maxS})
+			st, err := tune.RunStale(context.Background(), on, n, prepare, seed, tune.StaleOptions{Threads: tc.threads, MaxStaleness: tc.maxS})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,11 +118,11 @@ func TestRunStale(t *testing.T) {
 				t.Fatalf("recorded %d updates, applied %d, learner counts %d; want %d", st.Updates(), on.applies, on.Updates(), n)
 			}
 			// The histogram must be the independently measured one.
-			var want transforms.StaleStats
+			var want tune.StaleStats
 			for _, s := range on.applied {
 				h := make([]int, s+1)
 				h[s] = 1
-				want.Add(transforms.StaleStats{Histogram: h})
+				want.Add(tune.StaleStats{Histogram: h})
 			}
 			if !reflect.DeepEqual(st.Histogram, want.Histogram) {
 				t.Errorf("histogram %v, measured %v", st.Histogram, want.Histogram)
@@ -156,7 +155,7 @@ func TestRunStaleError(t *testing.T) {
 		}
 		return syntheticBatch(i), nil
 	}
-	_, err = tune.RunStale(context.Background(), l.(learner.Online), 20, prepare, func(int) uint64 { return 0 }, transforms.StaleOptions{Threads: 3})
+	_, err = tune.RunStale(context.Background(), l.(learner.Online), 20, prepare, func(int) uint64 { return 0 }, tune.StaleOptions{Threads: 3})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -173,10 +172,10 @@ func TestStaleLearnShardOneThread(t *testing.T) {
 	sents := e.sents[:40]
 	for _, name := range []string{"oro", "adagrad"} {
 		t.Run(name, func(t *testing.T) {
-			o := transforms.LearnOptions{Algo: name, Config: algo.Config{MiniBatch: 8}, Decode: transforms.DecodeOptions{NBest: 20}, Seed: 3, Epoch: 1}
-			run := func() (transforms.ShardResult, transforms.StaleStats, int) {
+			o := tune.LearnOptions{Algo: name, Config: algo.Config{MiniBatch: 8}, Decode: tune.DecodeOptions{NBest: 20}, Seed: 3, Epoch: 1}
+			run := func() (tune.ShardResult, tune.StaleStats, int) {
 				lists := 0
-				r, st, err := tune.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, transforms.StaleOptions{Threads: 1}, func(transforms.NBest) { lists++ })
+				r, st, err := tune.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, tune.StaleOptions{Threads: 1}, func(tune.NBest) { lists++ })
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,13 +11,14 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
 func TestWireWeights(t *testing.T) {
-	ww := transforms.WireWeights{Names: []string{"b", "a", "c"}, Vals: []float64{2, 0, -1}}
+	ww := weights.ByName{Names: []string{"b", "a", "c"}, Vals: []float64{2, 0, -1}}
 	idx := feature.NewIndexOf("c", "x")
 	w, err := ww.Over(idx)
 	if err != nil {
@@ -29,20 +30,20 @@ func TestWireWeights(t *testing.T) {
 			t.Errorf("weight of %s: %v (present %v), want %v", name, w.At(id), ok, want)
 		}
 	}
-	back := transforms.NewWireWeights(idx, w)
+	back := weights.NewByName(idx, w)
 	if got, want := back.Map(), map[string]float64{"c": -1, "x": 0, "b": 2, "a": 0}; !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip: %v, want %v", got, want)
 	}
 
 	bad := []struct {
 		name string
-		w    transforms.WireWeights
+		w    weights.ByName
 	}{
-		{"lengths", transforms.WireWeights{Names: []string{"a"}, Vals: []float64{1, 2}}},
-		{"empty name", transforms.WireWeights{Names: []string{""}, Vals: []float64{1}}},
-		{"repeated name", transforms.WireWeights{Names: []string{"a", "a"}, Vals: []float64{1, 2}}},
-		{"NaN", transforms.WireWeights{Names: []string{"a"}, Vals: []float64{math.NaN()}}},
-		{"Inf", transforms.WireWeights{Names: []string{"a"}, Vals: []float64{math.Inf(-1)}}},
+		{"lengths", weights.ByName{Names: []string{"a"}, Vals: []float64{1, 2}}},
+		{"empty name", weights.ByName{Names: []string{""}, Vals: []float64{1}}},
+		{"repeated name", weights.ByName{Names: []string{"a", "a"}, Vals: []float64{1, 2}}},
+		{"NaN", weights.ByName{Names: []string{"a"}, Vals: []float64{math.NaN()}}},
+		{"Inf", weights.ByName{Names: []string{"a"}, Vals: []float64{math.Inf(-1)}}},
 	}
 	for _, tc := range bad {
 		if _, err := tc.w.Over(feature.NewIndex()); err == nil {
@@ -64,7 +65,7 @@ func TestNBestRoundTrip(t *testing.T) {
 	other := feature.NewIndexOf("WordPenalty0_0", "zzz", "lm_0") // a foreign order
 	wOther, _ := e.initWeights(t).Over(other)
 	for _, x := range e.sents[:20] {
-		n, err := tune.DecodeSentence(ctx, dec, x, w, transforms.DecodeOptions{NBest: 50})
+		n, err := tune.DecodeSentence(ctx, dec, x, w, tune.DecodeOptions{NBest: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,12 +92,12 @@ func TestNBestRoundTrip(t *testing.T) {
 	}
 	bad := []struct {
 		name string
-		n    transforms.NBest
+		n    tune.NBest
 	}{
-		{"id beyond names", transforms.NBest{Names: []string{"a"}, Hyps: []transforms.WireHyp{{Features: feature.Vector{IDs: []int32{1}, Vals: []float64{1}}, Stats: okStats()}}}},
-		{"unsorted ids", transforms.NBest{Names: []string{"a", "b"}, Hyps: []transforms.WireHyp{{Features: feature.Vector{IDs: []int32{1, 0}, Vals: []float64{1, 1}}, Stats: okStats()}}}},
-		{"repeated name", transforms.NBest{Names: []string{"a", "a"}, Hyps: []transforms.WireHyp{{Stats: okStats()}}}},
-		{"bad stats", transforms.NBest{Names: []string{"a"}, Hyps: []transforms.WireHyp{{Stats: metric.Stats{Order: 9}}}}},
+		{"id beyond names", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1}, Vals: []float64{1}}, Stats: okStats()}}}},
+		{"unsorted ids", tune.NBest{Names: []string{"a", "b"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1, 0}, Vals: []float64{1, 1}}, Stats: okStats()}}}},
+		{"repeated name", tune.NBest{Names: []string{"a", "a"}, Hyps: []tune.WireHyp{{Stats: okStats()}}}},
+		{"bad stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: metric.Stats{Order: 9}}}}},
 	}
 	for _, tc := range bad {
 		if _, err := tc.n.List(feature.NewIndex()); err == nil {
@@ -110,12 +111,12 @@ func okStats() metric.Stats {
 }
 
 func TestShardState(t *testing.T) {
-	st := transforms.ShardState{Shard: 3, Names: []string{"LM0_0", "pp_été~summer"}, State: []byte{0, 1, 2, 255}}
+	st := tune.ShardState{Shard: 3, Names: []string{"LM0_0", "pp_été~summer"}, State: []byte{0, 1, 2, 255}}
 	data, err := st.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back transforms.ShardState
+	var back tune.ShardState
 	if err := back.UnmarshalBinary(data); err != nil || !reflect.DeepEqual(back, st) {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
@@ -125,16 +126,16 @@ func TestShardState(t *testing.T) {
 			t.Errorf("cut to %d bytes: %v, want an unexpected EOF", n, err)
 		}
 	}
-	enc := func(s transforms.ShardState) []byte { b, _ := s.MarshalBinary(); return b }
+	enc := func(s tune.ShardState) []byte { b, _ := s.MarshalBinary(); return b }
 	bad := []struct {
 		name string
 		data []byte
 	}{
 		{"bad magic", append([]byte("xtune"), data[5:]...)},
 		{"trailing byte", append(enc(st), 0)},
-		{"repeated name", enc(transforms.ShardState{Names: []string{"a", "a"}})},
-		{"empty name", enc(transforms.ShardState{Names: []string{""}})},
-		{"invalid UTF-8", enc(transforms.ShardState{Names: []string{"\xff"}})},
+		{"repeated name", enc(tune.ShardState{Names: []string{"a", "a"}})},
+		{"empty name", enc(tune.ShardState{Names: []string{""}})},
+		{"invalid UTF-8", enc(tune.ShardState{Names: []string{"\xff"}})},
 		{"version 2", bytes.Replace(enc(st), []byte("ShardState\x01"), []byte("ShardState\x02"), 1)},
 	}
 	for _, tc := range bad {
@@ -149,7 +150,7 @@ func TestShardState(t *testing.T) {
 }
 
 func FuzzShardState(f *testing.F) {
-	for _, st := range []transforms.ShardState{
+	for _, st := range []tune.ShardState{
 		{},
 		{Shard: 3, Names: []string{"LM0_0", "pp_été~summer"}, State: []byte{0, 1, 2, 255}},
 		{Shard: 1 << 20, Names: []string{"a", "b", "c"}},
@@ -158,7 +159,7 @@ func FuzzShardState(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var st transforms.ShardState
+		var st tune.ShardState
 		if err := st.UnmarshalBinary(data); err != nil {
 			if !errors.Is(err, tune.ErrShardState) {
 				t.Fatalf("error %v does not wrap ErrShardState", err)
@@ -172,10 +173,10 @@ func FuzzShardState(f *testing.F) {
 	})
 }
 
-func sampleResult() transforms.ShardResult {
-	return transforms.ShardResult{
+func sampleResult() tune.ShardResult {
+	return tune.ShardResult{
 		Shard: 1, Epoch: 2, Updates: 3, TotalUpdates: 9, Sentences: 60, Stats: okStats(), State: []byte("state\x00"),
-		Weights: transforms.WireWeights{Names: []string{"a", "b_1"}, Vals: []float64{0.1, -1e-300}},
+		Weights: weights.ByName{Names: []string{"a", "b_1"}, Vals: []float64{0.1, -1e-300}},
 	}
 }
 
@@ -237,12 +238,12 @@ func FuzzDecodeShardResult(f *testing.F) {
 }
 
 // normal makes nil and empty slices alike, as JSON does not tell them apart.
-func normal(r transforms.ShardResult) transforms.ShardResult {
+func normal(r tune.ShardResult) tune.ShardResult {
 	if len(r.State) == 0 {
 		r.State = nil
 	}
 	if len(r.Weights.Names) == 0 {
-		r.Weights = transforms.WireWeights{}
+		r.Weights = weights.ByName{}
 	}
 	return r
 }

@@ -163,7 +163,7 @@ func (r ShardResult) ShardState() ShardState {
 	return ShardState{Shard: r.Shard, Names: slices.Clone(r.Weights.Names), State: slices.Clone(r.State)}
 }
 
-const shardStateMagic, shardStateVersion = "mtune/transforms.ShardState", 1
+const shardStateMagic, shardStateVersion = "mtune/tune.ShardState", 1
 
 // ErrShardState is wrapped by the errors of UnmarshalBinary.
 var ErrShardState = errors.New("tune: malformed shard state")

@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/transforms"
+	"github.com/mtune/mtune/tune"
 )
 
 // Name is the name the package registers its factory under.
@@ -22,7 +23,7 @@ func init() {
 	transforms.RegisterDecoder(Name, open)
 }
 
-func open(ctx context.Context, config string) (transforms.Decoder, error) {
+func open(ctx context.Context, config string) (tune.Decoder, error) {
 	return Load(ctx, config)
 }
 
@@ -33,7 +34,7 @@ type Pool struct {
 	lists map[int][]decoder.Hypothesis
 }
 
-var _ transforms.Decoder = (*Pool)(nil)
+var _ tune.Decoder = (*Pool)(nil)
 
 // New returns a pool of the hypotheses lists[sent] of each sentence, with
 // features over idx (Score is ignored).

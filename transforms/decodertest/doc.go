@@ -1,4 +1,4 @@
-// Package decodertest provides a fake transforms.Decoder for tests of the
+// Package decodertest provides a fake tune.Decoder for tests of the
 // transforms and pipelines: Pool "decodes" a sentence by re-ranking the
 // n-best list of that sentence from a fixed pool, such as the europarl100
 // lists, with the weights it is given.
