@@ -67,11 +67,14 @@ for k in 1 2 3; do
   promoted=$(cat "$reg/promoted.json")
   weights=$(field weights "$promoted")
   tb=$(test_bleu "$weights")
+  cand=$reg/runs/night-$k/best/weights.json
+  cb=$tb
+  [ "$cand" = "$weights" ] || cb=$(test_bleu "$cand")
   ci=$(sed -n 's/.*"ci":\[\([^]]*\)\].*/\1/p' <<< "$line")
-  printf -v row '| night-%s | lines %s of the tune split | %s | %.2f | %.2f | %.4f | [%.2f, %.2f] | %s | %s | %s |' \
+  printf -v row '| night-%s | lines %s of the tune split | %s | %.2f | %.2f | %.4f | [%.2f, %.2f] | %s | %s | %s | %s |' \
     "$k" "$(sed -n "${k}p" <<< $'8001-8333\n8334-8666\n8667-9000')" "$(field decision "$line")" \
     "$(field candidate_bleu "$line")" "$(field promoted_bleu "$line")" "$(field p_value "$line")" \
-    "${ci%,*}" "${ci#*,}" "$(field run "$promoted")" "$tb" "$secs"
+    "${ci%,*}" "${ci#*,}" "$(field run "$promoted")" "$tb" "$cb" "$secs"
   rows+=("$row")
   echo "== $row" >&2
 done
@@ -84,12 +87,14 @@ done
   echo "of the tune split (new data each night), warm-started from the promoted weights; the gate"
   echo "decodes dev = lines 9001-9200 with the candidate and with the promoted weights (the model's own"
   echo "on night 1) and promotes if the gain is ≥ 0 and paired bootstrap p < 0.05 (1,000 samples). Test"
-  echo "= lines 9201-10000, never tuned or gated on: the BLEU of the weights promoted after each night."
+  echo "= lines 9201-10000, never tuned or gated on: the BLEU of the weights promoted after each night,"
+  echo "and of the night's candidate, promoted or not (did the gate keep the better weights?). Wall"
+  echo "seconds are the retrain call's."
   echo "Retrain flags: --epochs $epochs --seed 1 $flags. Untuned test BLEU $untuned. Machine: $(nproc) cores,"
   echo "$(date -u +%Y-%m-%d); commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)."
   echo
-  echo "| night | new tuning data | decision | candidate dev BLEU | promoted dev BLEU | p | gain 95% CI | promoted after | test BLEU of promoted | wall s |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| night | new tuning data | decision | candidate dev BLEU | promoted dev BLEU | p | gain 95% CI | promoted after | test BLEU of promoted | test BLEU of candidate | wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "\`mtune registry history\`:"
