@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/storagetest"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -25,13 +25,11 @@ import (
 // prefix on an in-process GCS emulator, by name.
 func registries(t *testing.T) map[string]Registry {
 	t.Helper()
-	c, _ := gcstest.Fake(t, "reg")
-	storage.SetGCSClient(c)
-	t.Cleanup(func() { storage.SetGCSClient(nil) })
-	return map[string]Registry{
-		"local": {Root: filepath.Join(t.TempDir(), "reg")},
-		"gcs":   {Root: "gs://reg/" + strings.ReplaceAll(t.Name(), "/", "-")},
+	out := map[string]Registry{}
+	for name, dir := range storagetest.Folders(t, "reg") {
+		out[name] = Registry{Root: dir}
 	}
+	return out
 }
 
 // world is a fake system: a tuning run writes weights whose "quality"
@@ -385,8 +383,7 @@ func TestPromotionFault(t *testing.T) {
 				}
 				return gcstest.Pass
 			}, "reg")
-			storage.SetGCSClient(c)
-			t.Cleanup(func() { storage.SetGCSClient(nil) })
+			storagetest.UseGCS(t, c)
 			r := Registry{Root: "gs://reg/fault"}
 			w := &world{t: t, quality: 0.5, model: 0.2}
 			if _, err := w.night(r, "n1").Run(ctx); err != nil {

@@ -13,18 +13,12 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
 // folders returns a fresh local folder and a fresh gs:// prefix on an
 // in-process GCS emulator (loopback), by name.
-func folders(t *testing.T) map[string]string {
-	t.Helper()
-	c, _ := gcstest.Fake(t, "runs")
-	storage.SetGCSClient(c)
-	t.Cleanup(func() { storage.SetGCSClient(nil) })
-	return map[string]string{"local": filepath.Join(t.TempDir(), "run"), "gcs": "gs://runs/" + strings.ReplaceAll(t.Name(), "/", "-")}
-}
+func folders(t *testing.T) map[string]string { return storagetest.Folders(t, "runs") }
 
 func TestLeaseExclusive(t *testing.T) {
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
 const scriptName = `<script>alert("x")</script>&amp;`
@@ -493,8 +494,7 @@ func checkSelfContained(t *testing.T, page string) {
 // emulator.
 func TestWriteReportGCS(t *testing.T) {
 	c, _ := gcstest.Fake(t, "mtune-test")
-	storage.SetGCSClient(c)
-	defer storage.SetGCSClient(nil)
+	storagetest.UseGCS(t, c)
 
 	ctx := context.Background()
 	dir := "gs://mtune-test/run"

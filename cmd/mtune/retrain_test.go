@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/registry"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
 // mtuneProcess starts the test binary as mtune in a process of its own.
@@ -177,8 +177,7 @@ func TestRetrainGCS(t *testing.T) {
 		t.Skip("tunes the demo system")
 	}
 	c, srv := gcstest.Fake(t, "nightly")
-	storage.SetGCSClient(c)
-	t.Cleanup(func() { storage.SetGCSClient(nil) })
+	storagetest.UseGCS(t, c)
 	env := []string{"STORAGE_EMULATOR_HOST=" + strings.TrimPrefix(srv.URL(), "http://")}
 	reg := registry.Registry{Root: "gs://nightly/mt"}
 	for _, id := range []string{"n1", "n2"} {
