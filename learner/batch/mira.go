@@ -379,25 +379,10 @@ func (c *compiled) diff(a, b int, ids []int32, d []float64, ta []int32, tb []flo
 	return ids, d, ta, tb
 }
 
-const (
-	miraMagic   = "mtune/batch.MIRA"
-	miraVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (m *MIRA) MarshalBinary() ([]byte, error) {
-	return m.marshal(miraMagic, miraVersion, miraFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (m *MIRA) UnmarshalBinary(data []byte) error {
-	return m.unmarshal(data, miraMagic, miraVersion, miraFields)
-}
-
-// miraFields lists the fields of a MIRA state of its own.
-var miraFields = stateFields[MIRAOptions, MIRARun]{
+// miraFormat is how a MIRA saves its state.
+var miraFormat = stateFormat[MIRAOptions, MIRARun]{
+	magic:   "mtune/batch.MIRA",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *MIRAOptions) {
 		c.F64(&o.C)
 		c.F64(&o.Decay)

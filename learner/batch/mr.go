@@ -461,25 +461,10 @@ func (m *MR) learn(ctx context.Context, c *compiled) ([]float64, MRRun, error) {
 	return best, run, nil
 }
 
-const (
-	mrMagic   = "mtune/batch.MR"
-	mrVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (m *MR) MarshalBinary() ([]byte, error) {
-	return m.marshal(mrMagic, mrVersion, mrFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (m *MR) UnmarshalBinary(data []byte) error {
-	return m.unmarshal(data, mrMagic, mrVersion, mrFields)
-}
-
-// mrFields lists the fields of an MR state of its own.
-var mrFields = stateFields[MROptions, MRRun]{
+// mrFormat is how an MR saves its state.
+var mrFormat = stateFormat[MROptions, MRRun]{
+	magic:   "mtune/batch.MR",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *MROptions) {
 		c.F64(&o.Lambda)
 		c.F64(&o.Eta0)

@@ -266,25 +266,10 @@ func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (featur
 // L-BFGS stops.
 const proGradTol = 1e-8
 
-const (
-	proMagic   = "mtune/batch.PRO"
-	proVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (p *PRO) MarshalBinary() ([]byte, error) {
-	return p.marshal(proMagic, proVersion, proFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (p *PRO) UnmarshalBinary(data []byte) error {
-	return p.unmarshal(data, proMagic, proVersion, proFields)
-}
-
-// proFields lists the fields of a PRO state of its own.
-var proFields = stateFields[PROOptions, PRORun]{
+// proFormat is how a PRO saves its state.
+var proFormat = stateFormat[PROOptions, PRORun]{
+	magic:   "mtune/batch.PRO",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *PROOptions) {
 		statecodec.Int(c, &o.Gamma)
 		statecodec.Int(c, &o.Xi)
