@@ -143,11 +143,7 @@ var _ learner.Learner = (*MIRA)(nil)
 
 // NewMIRA returns batch MIRA starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
-	s, err := newState[MIRAOptions, MIRARun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MIRA{s}, nil
+	return newLearner[MIRA](w, opts)
 }
 
 // seedStream is the second PCG seed word of every learner of this package.
@@ -168,18 +164,13 @@ func (m *MIRA) LastRun() MIRARun {
 // averaged weights it selects. On error (bad input, ctx cancelled) the
 // learner is unchanged.
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := m.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := m.learn(ctx, c)
-	if err != nil {
-		*m.rng = saved
-		return err
-	}
-	m.w = c.scatter(m.w, w)
-	m.run = run
-	return nil
+	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MIRARun, error) {
+		w, run, err := m.learn(ctx, c)
+		if err != nil {
+			return nil, run, err
+		}
+		return c.scatter(m.w, w), run, nil
+	})
 }
 
 // miraState is the weight vector with its lazily kept running sum.

@@ -138,11 +138,7 @@ var _ learner.Learner = (*MR)(nil)
 
 // NewMR returns MR starting from weights w (copied).
 func NewMR(w feature.Weights, opts MROptions) (*MR, error) {
-	s, err := newState[MROptions, MRRun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MR{s}, nil
+	return newLearner[MR](w, opts)
 }
 
 // LastRun returns a summary of the last successful Learn.
@@ -158,22 +154,16 @@ func (m *MR) LastRun() MRRun {
 // Learn minimises the objective on lists from the current weights. On
 // error (bad input, ctx cancelled) the learner is unchanged.
 func (m *MR) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := m.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := m.learn(ctx, c)
-	if err != nil {
-		*m.rng = saved
-		return err
-	}
-	if !allFinite(w) {
-		*m.rng = saved
-		return fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
-	}
-	m.w = c.scatter(m.w, w)
-	m.run = run
-	return nil
+	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MRRun, error) {
+		w, run, err := m.learn(ctx, c)
+		if err != nil {
+			return nil, run, err
+		}
+		if !allFinite(w) {
+			return nil, run, fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
+		}
+		return c.scatter(m.w, w), run, nil
+	})
 }
 
 func allFinite(x []float64) bool {

@@ -138,11 +138,7 @@ var _ learner.Learner = (*PRO)(nil)
 
 // NewPRO returns PRO starting from weights w (copied).
 func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
-	s, err := newState[PROOptions, PRORun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &PRO{s}, nil
+	return newLearner[PRO](w, opts)
 }
 
 // LastRun returns a summary of the last successful Learn.
@@ -153,17 +149,9 @@ func (p *PRO) LastRun() PRORun { return p.run }
 // stay as they are. On error (bad input, ctx cancelled) the learner is
 // unchanged.
 func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := p.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := p.learn(ctx, c, lists)
-	if err != nil {
-		*p.rng = saved
-		return err
-	}
-	p.w, p.run = w, run
-	return nil
+	return p.learnWith(ctx, lists, func(c *compiled) (feature.Weights, PRORun, error) {
+		return p.learn(ctx, c, lists)
+	})
 }
 
 func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (feature.Weights, PRORun, error) {

@@ -38,38 +38,47 @@ type state[O options[O, R], R any] struct {
 	run  R
 }
 
-// newState returns the state of a new learner starting from weights w
-// (copied) with opts, defaults filled in.
-func newState[O options[O, R], R any](w feature.Weights, opts O) (state[O, R], error) {
+// newLearner returns a new learner L (MIRA, MR or PRO, each a state and
+// nothing more) starting from weights w (copied) with opts, defaults filled
+// in.
+func newLearner[L ~struct{ state[O, R] }, O options[O, R], R any](w feature.Weights, opts O) (*L, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return state[O, R]{}, err
+		return nil, err
 	}
 	if err := validWeights(w); err != nil {
-		return state[O, R]{}, err
+		return nil, err
 	}
-	return state[O, R]{opts: o, w: w.Clone(), rng: rand.NewPCG(o.seed(), seedStream)}, nil
+	return &L{state[O, R]{opts: o, w: w.Clone(), rng: rand.NewPCG(o.seed(), seedStream)}}, nil
 }
 
-// begin is the start every Learn shares: it checks that s was made or
-// restored, that ctx is live and that the weights are valid, compiles
-// lists, and returns them with a copy of the random state, which Learn
-// puts back on error.
-func (s *state[O, R]) begin(ctx context.Context, lists []pool.List) (*compiled, rand.PCG, error) {
+// learnWith is the Learn every learner shares: it checks that s was made
+// or restored, that ctx is live and that the weights are valid, compiles
+// lists, and calls fit on them; it keeps the weights and run summary fit
+// returns or, when fit fails, puts the random state fit drew from back,
+// so that a Learn that fails leaves the learner unchanged.
+func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func(c *compiled) (feature.Weights, R, error)) error {
 	if s.rng == nil {
-		return nil, rand.PCG{}, errUninit
+		return errUninit
 	}
 	if err := checkCtx(ctx); err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
 	if err := validWeights(s.w); err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
 	c, err := compile(lists)
 	if err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
-	return c, *s.rng, nil
+	saved := *s.rng
+	w, run, err := fit(c)
+	if err != nil {
+		*s.rng = saved
+		return err
+	}
+	s.w, s.run = w, run
+	return nil
 }
 
 // stateFormat is how a learner saves its state: a statecodec record with
