@@ -24,23 +24,18 @@ import (
 // weighted sum tracks BLEU plus noise, and sparse indicators over sparse ids
 // starting at 10.
 func randLists(r *rand.Rand, nl, nh, sparse int) []pool.List {
-	lists := make([]pool.List, nl)
 	var b feature.Builder
-	for i := range lists {
-		lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, nh)}
-		for k := range nh {
-			st := learntest.RandStats(r)
-			bleu := metric.BLEUPlusOne(st, metric.LinOch)
-			for j := range 5 {
-				b.Add(feature.ID(j), 3*bleu*float64(j%2*2-1)+r.NormFloat64())
-			}
-			for range 3 {
-				b.Add(feature.ID(10+r.IntN(sparse)), 1)
-			}
-			lists[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: st}
+	return learntest.Lists(nl, func() int { return nh }, func() pool.Hyp {
+		st := learntest.RandStats(r)
+		bleu := metric.BLEUPlusOne(st, metric.LinOch)
+		for j := range 5 {
+			b.Add(feature.ID(j), 3*bleu*float64(j%2*2-1)+r.NormFloat64())
 		}
-	}
-	return lists
+		for range 3 {
+			b.Add(feature.ID(10+r.IntN(sparse)), 1)
+		}
+		return pool.Hyp{Features: b.Vector(), Stats: st}
+	})
 }
 
 // eagerAdaGrad is the reference FOBOS update: the gradient step on the
