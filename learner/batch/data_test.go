@@ -48,8 +48,7 @@ func randomStats(r *rand.Rand, maxLen int) metric.Stats {
 // randomPool returns lists of random hypotheses: dense features 0..dense-1
 // always present (some zero), and a few of sparse further features.
 func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {
-	return learntest.Lists(nLists, func() int { return 1 + r.IntN(maxHyps) }, func() pool.Hyp {
-		var b feature.Builder
+	return learntest.Lists(nLists, func() int { return 1 + r.IntN(maxHyps) }, func(b *feature.Builder) metric.Stats {
 		for j := 0; j < dense; j++ {
 			if r.IntN(5) > 0 {
 				b.Add(feature.ID(j), r.NormFloat64()*3)
@@ -58,7 +57,7 @@ func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {
 		for m := r.IntN(4); m > 0 && sparse > 0; m-- {
 			b.Add(feature.ID(dense+r.IntN(sparse)), 1)
 		}
-		return pool.Hyp{Features: b.Vector(), Stats: randomStats(r, 30)}
+		return randomStats(r, 30)
 	})
 }
 

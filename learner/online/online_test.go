@@ -24,8 +24,7 @@ import (
 // weighted sum tracks BLEU plus noise, and sparse indicators over sparse ids
 // starting at 10.
 func randLists(r *rand.Rand, nl, nh, sparse int) []pool.List {
-	var b feature.Builder
-	return learntest.Lists(nl, func() int { return nh }, func() pool.Hyp {
+	return learntest.Lists(nl, func() int { return nh }, func(b *feature.Builder) metric.Stats {
 		st := learntest.RandStats(r)
 		bleu := metric.BLEUPlusOne(st, metric.LinOch)
 		for j := range 5 {
@@ -34,7 +33,7 @@ func randLists(r *rand.Rand, nl, nh, sparse int) []pool.List {
 		for range 3 {
 			b.Add(feature.ID(10+r.IntN(sparse)), 1)
 		}
-		return pool.Hyp{Features: b.Vector(), Stats: st}
+		return st
 	})
 }
 

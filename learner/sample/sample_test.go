@@ -22,12 +22,11 @@ import (
 // randLists returns nl lists of up to maxHyps hypotheses with random sparse
 // features over dim ids.
 func randLists(r *rand.Rand, nl, maxHyps, dim int) []pool.List {
-	var b feature.Builder
-	return learntest.Lists(nl, func() int { return 1 + r.IntN(maxHyps) }, func() pool.Hyp {
+	return learntest.Lists(nl, func() int { return 1 + r.IntN(maxHyps) }, func(b *feature.Builder) metric.Stats {
 		for range 1 + r.IntN(8) {
 			b.Add(feature.ID(r.IntN(dim)), r.NormFloat64())
 		}
-		return pool.Hyp{Features: b.Vector(), Stats: learntest.RandStats(r)}
+		return learntest.RandStats(r)
 	})
 }
 

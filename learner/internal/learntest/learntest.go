@@ -33,15 +33,18 @@ func RandStats(r *rand.Rand) metric.Stats {
 }
 
 // Lists returns n lists for sentences 0 to n-1: list i holds size()
-// hypotheses, each made by hyp. It calls them in the order of one nested
+// hypotheses, each made by hyp, which adds the hypothesis' features to b
+// and returns its statistics. It calls them in the order of one nested
 // loop (size, then hyp for each of its hypotheses, list after list), so
 // that a fixture drawing random numbers in them draws them in that order.
-func Lists(n int, size func() int, hyp func() pool.Hyp) []pool.List {
+func Lists(n int, size func() int, hyp func(b *feature.Builder) metric.Stats) []pool.List {
 	lists := make([]pool.List, n)
+	var b feature.Builder
 	for i := range lists {
 		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, size())}
 		for k := range l.Hyps {
-			l.Hyps[k] = hyp()
+			st := hyp(&b)
+			l.Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: st}
 		}
 		lists[i] = l
 	}
@@ -49,8 +52,9 @@ func Lists(n int, size func() int, hyp func() pool.Hyp) []pool.List {
 }
 
 // DenseLists returns sentences of random hypotheses over dims dense
-// features (multiples of 0.1), with plausible BLEU statistics: hyps
-// hypotheses a sentence, or, if upTo, 1 + r.IntN(hyps) of them.
+// features (multiples of 0.1, zeros left out as feature.FromDense does),
+// with plausible BLEU statistics: hyps hypotheses a sentence, or, if upTo,
+// 1 + r.IntN(hyps) of them.
 func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List {
 	size := func() int {
 		if upTo {
@@ -58,10 +62,11 @@ func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List 
 		}
 		return hyps
 	}
-	return Lists(sentences, size, func() pool.Hyp {
-		d := make([]float64, dims)
-		for j := range d {
-			d[j] = math.Round(r.NormFloat64()*100) / 10
+	return Lists(sentences, size, func(b *feature.Builder) metric.Stats {
+		for j := range dims {
+			if x := math.Round(r.NormFloat64()*100) / 10; x != 0 {
+				b.Add(feature.ID(j), x)
+			}
 		}
 		s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
 		n := 5 + r.IntN(10)
@@ -69,7 +74,7 @@ func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List 
 			s.Totals[o] = float64(n - o)
 			s.Matches[o] = float64(r.IntN(n - o + 1))
 		}
-		return pool.Hyp{Features: feature.FromDense(d), Stats: s}
+		return s
 	})
 }
 
