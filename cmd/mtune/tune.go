@@ -22,151 +22,140 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// tuneCommand is "mtune tune": the tuning pipeline on Apache Beam. Beam's
-// own flags (--runner, --project, --region, --temp_location, …, registered
-// on flag.CommandLine by the Beam packages) are accepted too: the command's
-// flag set shares their values, and beam.Init runs once they are parsed.
 // errDryRun stops a dry run after its first launch.
 var errDryRun = errors.New("dry run")
 
-func tuneCommand() command {
-	return command{
-		name:    "tune",
-		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
-		multi:   []string{"ref", "r", "dev-ref"},
-		groups:  tuneFlagGroups,
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			var o pipelines.Options
-			var refs, devRefs listFlag
-			fs.StringVar(&o.Config, "config", "", "moses.ini of the system to tune (local or gs://); none: the embedded demo, built into OUT/demo-model")
-			fs.StringVar(&o.Src, "src", "", "source side of the tuning set, one sentence a line")
-			fs.Var(&refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
-			fs.Var(&refs, "r", "the same as --ref")
-			fs.StringVar(&o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
-			fs.Var(&devRefs, "dev-ref", "references of the dev set")
-			fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
-			fs.IntVar(&o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
-			fs.IntVar(&o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
-			fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
-			fs.StringVar(&o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
-			fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
-			fs.StringVar(&o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
-			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&o.AlgoConfig.L1))
-			fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&o.AlgoConfig.L2))
-			fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss of adagrad and sgd; 0 = off")
-			fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
-			fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
-			fs.BoolVar(&o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
-			fs.IntVar(&o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
-			fs.IntVar(&o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
-			fs.IntVar(&o.NBest, "nbest", 100, "size of the n-best lists")
-			fs.Uint64Var(&o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
-			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://); one run at a time (a lease file guards it)")
-			fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
-			fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
-			fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
-			fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
-				o.Sparse = append(o.Sparse, s)
-				return nil
-			})
-			// Beam's flags, sharing their values with flag.CommandLine.
-			flag.CommandLine.VisitAll(func(f *flag.Flag) {
-				if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
-					fs.Var(f.Value, f.Name, f.Usage)
-				}
-			})
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				o.Refs, o.DevRefs = refs, devRefs
-				o.CommandLine = append([]string{"mtune", "tune"}, os.Args[min(len(os.Args), 2):]...)
-				o.Progress = a.stderr
-				start := time.Now()
-				set := map[string]bool{}
-				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-				if err := checkTuneFlags(fs, set, o.Mode); err != nil {
-					return err
-				}
-				if o.Mode == "batch" && !set["algo"] {
-					o.Algo = "mert"
-				}
-				demo := o.Config == ""
-				if demo {
-					if o.Src != "" || len(o.Refs) > 0 {
-						return usagef("--src and --ref need --config")
-					}
-					if !set["mix"] {
-						// The demo's default: line search mixing
-						// reaches MERT's BLEU in a few epochs.
-						o.Mix = "linesearch"
-					}
-					demoPaths(&o)
-				} else if o.Src == "" || len(o.Refs) == 0 {
-					return usagef("--config needs --src and --ref")
-				}
-				if err := o.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				beam.Init()
-				dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-					Lease: tune.LeaseOptions{Owner: "mtune tune"}})
-				if err != nil {
-					return err
-				}
-				defer dir.Close(context.WithoutCancel(ctx))
-				ctx = dir.Hold(ctx)
-				o.Dir = dir
-				if demo {
-					if err := buildDemo(ctx, a, &o); err != nil {
-						return err
-					}
-				}
-				if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
-					// A dry run builds and prints the first epoch's job (Beam
-					// logs it at Info level) and runs nothing, so there is no
-					// epoch output to go on with.
-					o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
-						if err := beamx.Run(ctx, p); err != nil {
-							return err
-						}
-						return errDryRun
-					}
-					if _, err := pipelines.Run(ctx, o); !errors.Is(err, errDryRun) {
-						return err
-					}
-					fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
-					return nil
-				}
-				// The runner's messages (prism logs a dozen lines per
-				// launch, a failed bundle a page) go to the run's log;
-				// mtune's own warnings to stderr as well.
-				prev := slog.Default()
-				runLog := newRunLog(a.stderr)
-				slog.SetDefault(slog.New(runLog))
-				res, err := pipelines.Run(ctx, o)
-				slog.SetDefault(prev)
-				var pe *pipelines.PipelineError
-				if errors.As(err, &pe) {
-					runLog.detail(pe.Detail())
-				}
-				if werr := runLog.write(context.WithoutCancel(ctx), dir.Log()); werr != nil {
-					slog.Warn("tune: could not write the run's log", "err", werr)
-				} else if pe != nil {
-					err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
-				}
-				if err != nil {
-					return err
-				}
-				last := res.Epochs[len(res.Epochs)-1]
-				fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
-					len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
-				fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
-					o.Out, res.BestWeights, dir.Metrics())
-				return nil
+// tuneFlags registers the flags of "mtune tune", the tuning pipeline on
+// Apache Beam, and returns the command. Beam's own flags (--runner,
+// --project, --region, --temp_location, …, registered on flag.CommandLine
+// by the Beam packages) are accepted too: the command's flag set shares
+// their values, and beam.Init runs once they are parsed.
+func tuneFlags(fs *flag.FlagSet) runFunc {
+	var o pipelines.Options
+	var refs, devRefs listFlag
+	fs.StringVar(&o.Config, "config", "", "moses.ini of the system to tune (local or gs://); none: the embedded demo, built into OUT/demo-model")
+	fs.StringVar(&o.Src, "src", "", "source side of the tuning set, one sentence a line")
+	fs.Var(&refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
+	fs.Var(&refs, "r", "the same as --ref")
+	fs.StringVar(&o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
+	fs.Var(&devRefs, "dev-ref", "references of the dev set")
+	fs.StringVar(&o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
+	fs.IntVar(&o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
+	fs.IntVar(&o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
+	fs.IntVar(&o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
+	fs.StringVar(&o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
+	fs.StringVar(&o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
+	fs.StringVar(&o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&o.AlgoConfig.L1))
+	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&o.AlgoConfig.L2))
+	fs.Float64Var(&o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss of adagrad and sgd; 0 = off")
+	fs.Float64Var(&o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
+	fs.IntVar(&o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+	fs.BoolVar(&o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
+	fs.IntVar(&o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
+	fs.IntVar(&o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
+	fs.IntVar(&o.NBest, "nbest", 100, "size of the n-best lists")
+	fs.Uint64Var(&o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
+	fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://); one run at a time (a lease file guards it)")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
+	fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
+	fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
+	fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
+		o.Sparse = append(o.Sparse, s)
+		return nil
+	})
+	// Beam's flags, sharing their values with flag.CommandLine.
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	return func(ctx context.Context, a *app, args []string) error {
+		o.Refs, o.DevRefs = refs, devRefs
+		o.CommandLine = append([]string{"mtune", "tune"}, os.Args[min(len(os.Args), 2):]...)
+		o.Progress = a.stderr
+		start := time.Now()
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if err := checkTuneFlags(fs, set, o.Mode); err != nil {
+			return err
+		}
+		if o.Mode == "batch" && !set["algo"] {
+			o.Algo = "mert"
+		}
+		demo := o.Config == ""
+		if demo {
+			if o.Src != "" || len(o.Refs) > 0 {
+				return usagef("--src and --ref need --config")
 			}
-		},
+			if !set["mix"] {
+				// The demo's default: line search mixing
+				// reaches MERT's BLEU in a few epochs.
+				o.Mix = "linesearch"
+			}
+			demoPaths(&o)
+		} else if o.Src == "" || len(o.Refs) == 0 {
+			return usagef("--config needs --src and --ref")
+		}
+		if err := o.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		beam.Init()
+		dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		if err != nil {
+			return err
+		}
+		defer dir.Close(context.WithoutCancel(ctx))
+		ctx = dir.Hold(ctx)
+		o.Dir = dir
+		if demo {
+			if err := buildDemo(ctx, a, &o); err != nil {
+				return err
+			}
+		}
+		if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
+			// A dry run builds and prints the first epoch's job (Beam
+			// logs it at Info level) and runs nothing, so there is no
+			// epoch output to go on with.
+			o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
+				if err := beamx.Run(ctx, p); err != nil {
+					return err
+				}
+				return errDryRun
+			}
+			if _, err := pipelines.Run(ctx, o); !errors.Is(err, errDryRun) {
+				return err
+			}
+			fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
+			return nil
+		}
+		// The runner's messages (prism logs a dozen lines per
+		// launch, a failed bundle a page) go to the run's log;
+		// mtune's own warnings to stderr as well.
+		prev := slog.Default()
+		runLog := newRunLog(a.stderr)
+		slog.SetDefault(slog.New(runLog))
+		res, err := pipelines.Run(ctx, o)
+		slog.SetDefault(prev)
+		var pe *pipelines.PipelineError
+		if errors.As(err, &pe) {
+			runLog.detail(pe.Detail())
+		}
+		if werr := runLog.write(context.WithoutCancel(ctx), dir.Log()); werr != nil {
+			slog.Warn("tune: could not write the run's log", "err", werr)
+		} else if pe != nil {
+			err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
+		}
+		if err != nil {
+			return err
+		}
+		last := res.Epochs[len(res.Epochs)-1]
+		fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
+			len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
+		fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
+			o.Out, res.BestWeights, dir.Metrics())
+		return nil
 	}
 }
 
