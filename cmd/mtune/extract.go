@@ -13,26 +13,25 @@ import (
 // extractFlags registers the flags of "mtune extract" and returns the
 // command.
 func extractFlags(fs *flag.FlagSet) runFunc {
-	var sf scoringFlags
-	sf.add(fs, "reference file, folder or prefix (repeat for several)")
-	var nbests listFlag
-	fs.Var(&nbests, "nbest", "n-best list files, one per tuning iteration (pooled per sentence, duplicates removed)")
+	var in nbestFlags
+	in.add(fs, "n-best list files, one per tuning iteration (pooled per sentence, duplicates removed)",
+		"reference file, folder or prefix (repeat for several)")
 	out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
 	threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
 	return func(ctx context.Context, a *app, args []string) error {
-		if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
+		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
 			return usagef("--nbest, -r and --out are required")
 		}
 		if err := positiveFlags(fs, "threads"); err != nil {
 			return err
 		}
-		sc, err := sf.scorer(ctx)
+		sc, err := in.scorer(ctx)
 		if err != nil {
 			return err
 		}
 		start := time.Now()
 		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-		res, err := poolfile.Extract(ctx, nbests, sc, feat, scores, poolfile.Options{Threads: *threads})
+		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, poolfile.Options{Threads: *threads})
 		if err != nil {
 			return err
 		}

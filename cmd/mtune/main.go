@@ -82,7 +82,7 @@ var commands = []command{
 		summary: "the best hypothesis of each sentence of n-best lists under given weights (BLEU on stderr with -r)",
 		usage:   "--weights W [--sparse-weights S] --nbest F… [-r REF…]",
 		noArgs:  true,
-		multi:   []string{"nbest", "r", "ref"},
+		multi:   nbestMulti,
 		flags:   rerankFlags,
 	},
 	{
@@ -90,7 +90,7 @@ var commands = []command{
 		summary: "pool n-best lists and write their features and BLEU statistics as Moses' extractor does",
 		usage:   "--nbest F… -r REF… --out DIR [--threads N]",
 		noArgs:  true,
-		multi:   []string{"nbest", "r", "ref"},
+		multi:   nbestMulti,
 		flags:   extractFlags,
 	},
 	{
@@ -98,7 +98,7 @@ var commands = []command{
 		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
 		usage:   "--algo mert|pro|kbmira|mr|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
 		noArgs:  true,
-		multi:   []string{"nbest", "r", "ref"},
+		multi:   nbestMulti,
 		flags:   tuneNbestFlags,
 	},
 	{

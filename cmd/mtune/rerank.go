@@ -18,14 +18,13 @@ import (
 // rerankFlags registers the flags of "mtune rerank" and returns the
 // command.
 func rerankFlags(fs *flag.FlagSet) runFunc {
-	var sf scoringFlags
-	sf.add(fs, "references: with them the BLEU of the re-ranked 1-best goes to stderr")
-	var nbests listFlag
-	fs.Var(&nbests, "nbest", "n-best list files (several files are pooled per sentence)")
+	var in nbestFlags
+	in.add(fs, "n-best list files (several files are pooled per sentence)",
+		"references: with them the BLEU of the re-ranked 1-best goes to stderr")
 	weightsPath := fs.String("weights", "", "weights: Moses 'Name= v …' lines, a moses.ini, sparse 'name value' lines or mtune JSON")
 	sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines) added to --weights")
 	return func(ctx context.Context, a *app, args []string) error {
-		if *weightsPath == "" || len(nbests) == 0 {
+		if *weightsPath == "" || len(in.nbests) == 0 {
 			return usagef("--weights and --nbest are required")
 		}
 		idx := feature.NewIndex()
@@ -34,8 +33,8 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		var sc *pool.Scorer
-		if len(sf.refs) > 0 {
-			if sc, err = sf.scorer(ctx); err != nil {
+		if len(in.refs) > 0 {
+			if sc, err = in.scorer(ctx); err != nil {
 				return err
 			}
 		}
@@ -59,7 +58,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if sc != nil {
 			sentences = sc.Len()
 		}
-		lf.groups, err = poolfile.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
+		lf.groups, err = poolfile.Walk(ctx, in.nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
 			for _, h := range hyps {
 				lf.add(h.Features)
 			}
@@ -83,7 +82,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := checkWeightsMatch(*weightsPath, set, &lf, nbests); err != nil {
+		if err := checkWeightsMatch(*weightsPath, set, &lf, in.nbests); err != nil {
 			return err
 		}
 		if sc != nil {

@@ -20,10 +20,9 @@ import (
 // tuneNbestFlags registers the flags of "mtune tune-nbest" and returns the
 // command.
 func tuneNbestFlags(fs *flag.FlagSet) runFunc {
-	var sf scoringFlags
-	sf.add(fs, "references of the tuning set (file, folder or prefix; repeat for several)")
-	var nbests listFlag
-	fs.Var(&nbests, "nbest", "n-best lists (several files are several decoding iterations, pooled per sentence)")
+	var in nbestFlags
+	in.add(fs, "n-best lists (several files are several decoding iterations, pooled per sentence)",
+		"references of the tuning set (file, folder or prefix; repeat for several)")
 	algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
 	lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	var cfg algo.Config
@@ -40,7 +39,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
 	out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
 	return func(ctx context.Context, a *app, args []string) error {
-		if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
+		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
 			return usagef("--nbest, -r and --out are required")
 		}
 		info, ok := algo.Lookup(*algoName)
@@ -58,7 +57,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 			return usagef("%v", err)
 		}
 		return runTuneNbest(ctx, a, tuneNbestOptions{
-			info: info, cfg: cfg, nbests: nbests, scoring: &sf,
+			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
 			init: *initPath, out: *out, epochs: *epochs,
 		})
 	}
