@@ -31,6 +31,26 @@ func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
 	fs.IntVar(&f.order, "order", 4, "maximum n-gram order of BLEU (1-6)")
 }
 
+// nbestFlags are the inputs of the commands that read n-best lists (rerank,
+// extract, tune-nbest): the lists, several files given by repeating --nbest
+// or after one (nbestMulti), and the references with the other
+// scoringFlags.
+type nbestFlags struct {
+	scoringFlags
+	nbests listFlag
+}
+
+// nbestMulti names the flags of nbestFlags that take several values after
+// one flag: a command's multi.
+var nbestMulti = []string{"nbest", "r", "ref"}
+
+// add registers --nbest, with nbestHelp, and the scoring flags, with
+// refHelp, on fs.
+func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
+	f.scoringFlags.add(fs, refHelp)
+	fs.Var(&f.nbests, "nbest", nbestHelp)
+}
+
 // tokenizer returns the tokeniser the flags select, nil for plain
 // whitespace splitting.
 func (f *scoringFlags) tokenizer() (metric.Tokenizer, error) {

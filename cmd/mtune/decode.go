@@ -17,69 +17,64 @@ import (
 	"github.com/mtune/mtune/io/storage"
 )
 
-func decodeCommand() command {
-	return command{
-		name:    "decode",
-		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
-		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [INPUT]",
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			ini := fs.String("config", "", "the model's moses.ini (paths may use ${NAME} from the environment)")
-			weightsPath := fs.String("weights", "", "weights replacing the moses.ini's [weight] section (any format rerank takes)")
-			sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines)")
-			sparse := fs.String("sparse", "", "sparse feature templates to switch on, comma-separated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all")
-			nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
-			nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
-			threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores)")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 1 {
-					return usagef("one input file at most, got %d", len(args))
-				}
-				if *ini == "" {
-					return usagef("--config is required")
-				}
-				if err := positiveFlags(fs, "threads"); err != nil {
-					return err
-				}
-				if *nb < 0 {
-					return usagef("--nbest %d: must be positive (leave it out for no n-best lists)", *nb)
-				}
-				if (*nb > 0) != (*nbOut != "") {
-					return usagef("--nbest and --nbest-out go together")
-				}
-				opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath, SparseFromWeights: true}
-				if *sparse != "" {
-					t, err := decoder.ParseTemplates(strings.Split(*sparse, ",")...)
-					if err != nil {
-						return usagef("--sparse: %v", err)
-					}
-					opts.Sparse = t
-				}
-				var input []string
-				var err error
-				if len(args) == 1 {
-					input, err = corpus.ReadFile(ctx, args[0])
-				} else {
-					input, err = corpus.ReadLines(a.stdin)
-				}
-				if err != nil {
-					return err
-				}
-				start := time.Now()
-				m, err := decoder.Load(ctx, *ini, opts)
-				if err != nil {
-					return err
-				}
-				loaded := time.Since(start)
-				if t := m.Templates(); t != opts.Sparse {
-					slog.Info("decode: the weights have sparse features: switched on their templates", "sparse", strings.Join(t.Names(), ","))
-				}
-				if none := m.SparseWithoutTemplate(); len(none) > 0 {
-					slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
-				}
-				slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
-				return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
+// decodeFlags registers the flags of "mtune decode" and returns the
+// command.
+func decodeFlags(fs *flag.FlagSet) runFunc {
+	ini := fs.String("config", "", "the model's moses.ini (paths may use ${NAME} from the environment)")
+	weightsPath := fs.String("weights", "", "weights replacing the moses.ini's [weight] section (any format rerank takes)")
+	sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines)")
+	sparse := fs.String("sparse", "", "sparse feature templates to switch on, comma-separated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all")
+	nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
+	nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
+	threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores)")
+	return func(ctx context.Context, a *app, args []string) error {
+		if len(args) > 1 {
+			return usagef("one input file at most, got %d", len(args))
+		}
+		if *ini == "" {
+			return usagef("--config is required")
+		}
+		if err := positiveFlags(fs, "threads"); err != nil {
+			return err
+		}
+		if *nb < 0 {
+			return usagef("--nbest %d: must be positive (leave it out for no n-best lists)", *nb)
+		}
+		if (*nb > 0) != (*nbOut != "") {
+			return usagef("--nbest and --nbest-out go together")
+		}
+		opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath, SparseFromWeights: true}
+		if *sparse != "" {
+			t, err := decoder.ParseTemplates(strings.Split(*sparse, ",")...)
+			if err != nil {
+				return usagef("--sparse: %v", err)
 			}
-		},
+			opts.Sparse = t
+		}
+		var input []string
+		var err error
+		if len(args) == 1 {
+			input, err = corpus.ReadFile(ctx, args[0])
+		} else {
+			input, err = corpus.ReadLines(a.stdin)
+		}
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		m, err := decoder.Load(ctx, *ini, opts)
+		if err != nil {
+			return err
+		}
+		loaded := time.Since(start)
+		if t := m.Templates(); t != opts.Sparse {
+			slog.Info("decode: the weights have sparse features: switched on their templates", "sparse", strings.Join(t.Names(), ","))
+		}
+		if none := m.SparseWithoutTemplate(); len(none) > 0 {
+			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
+		}
+		slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
+		return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
 	}
 }
 

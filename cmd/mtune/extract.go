@@ -10,44 +10,34 @@ import (
 	"github.com/mtune/mtune/pool/poolfile"
 )
 
-func extractCommand() command {
-	return command{
-		name:    "extract",
-		summary: "pool n-best lists and write their features and BLEU statistics as Moses' extractor does",
-		usage:   "--nbest F… -r REF… --out DIR [--threads N]",
-		multi:   []string{"nbest", "r", "ref"},
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			var sf scoringFlags
-			sf.add(fs, "reference file, folder or prefix (repeat for several)")
-			var nbests listFlag
-			fs.Var(&nbests, "nbest", "n-best list files, one per tuning iteration (pooled per sentence, duplicates removed)")
-			out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
-			threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
-					return usagef("--nbest, -r and --out are required")
-				}
-				if err := positiveFlags(fs, "threads"); err != nil {
-					return err
-				}
-				sc, err := sf.scorer(ctx)
-				if err != nil {
-					return err
-				}
-				start := time.Now()
-				feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-				res, err := poolfile.Extract(ctx, nbests, sc, feat, scores, poolfile.Options{Threads: *threads})
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stderr, "extract: %d sentences, %d hypotheses read, %d kept after removing duplicates, %d features, %.2f s\n",
-					res.Sentences, res.Read, res.Hypotheses, res.Features, time.Since(start).Seconds())
-				fmt.Fprintf(a.stderr, "extract: wrote %s and %s\n", feat, scores)
-				return nil
-			}
-		},
+// extractFlags registers the flags of "mtune extract" and returns the
+// command.
+func extractFlags(fs *flag.FlagSet) runFunc {
+	var in nbestFlags
+	in.add(fs, "n-best list files, one per tuning iteration (pooled per sentence, duplicates removed)",
+		"reference file, folder or prefix (repeat for several)")
+	out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
+	threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
+	return func(ctx context.Context, a *app, args []string) error {
+		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
+			return usagef("--nbest, -r and --out are required")
+		}
+		if err := positiveFlags(fs, "threads"); err != nil {
+			return err
+		}
+		sc, err := in.scorer(ctx)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
+		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, poolfile.Options{Threads: *threads})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "extract: %d sentences, %d hypotheses read, %d kept after removing duplicates, %d features, %.2f s\n",
+			res.Sentences, res.Read, res.Hypotheses, res.Features, time.Since(start).Seconds())
+		fmt.Fprintf(a.stderr, "extract: wrote %s and %s\n", feat, scores)
+		return nil
 	}
 }

@@ -31,7 +31,10 @@ type command struct {
 	usage string
 	// flags registers the command's flags on fs and returns the function
 	// that runs it with the remaining arguments.
-	flags func(fs *flag.FlagSet) func(ctx context.Context, app *app, args []string) error
+	flags func(fs *flag.FlagSet) runFunc
+	// noArgs marks a command that takes flags only: positional arguments
+	// are a usage error, reported before the command runs.
+	noArgs bool
 	// multi names the flags that take several values after one flag
 	// ("--nbest a b c"); only for commands without positional arguments.
 	multi []string
@@ -39,6 +42,10 @@ type command struct {
 	// no group follow under "Beam".
 	groups []flagGroup
 }
+
+// runFunc runs a command with its positional arguments, once its flags are
+// parsed.
+type runFunc func(ctx context.Context, a *app, args []string) error
 
 // flagGroup is a heading of a command's help and the flags under it.
 type flagGroup struct {
@@ -70,18 +77,77 @@ type exitError struct {
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
-func commands() []command {
-	return []command{
-		scoreCommand(),
-		rerankCommand(),
-		extractCommand(),
-		tuneNbestCommand(),
-		buildCommand(),
-		decodeCommand(),
-		tuneCommand(),
-		retrainCommand(),
-		registryCommand(),
-	}
+// commands are mtune's sub-commands, in the order help lists them. Each
+// one's flags function, in a file named after it, registers its flags and
+// returns the code that runs it.
+var commands = []command{
+	{
+		name:    "score",
+		summary: "corpus BLEU of a translation against one or more references, printed as multi-bleu.perl does",
+		usage:   "-r REF [-r REF2 …] [--tokenize none|13a] [--lowercase] [--json] [HYP]",
+		flags:   scoreFlags,
+	},
+	{
+		name:    "rerank",
+		summary: "the best hypothesis of each sentence of n-best lists under given weights (BLEU on stderr with -r)",
+		usage:   "--weights W [--sparse-weights S] --nbest F… [-r REF…]",
+		noArgs:  true,
+		multi:   nbestMulti,
+		flags:   rerankFlags,
+	},
+	{
+		name:    "extract",
+		summary: "pool n-best lists and write their features and BLEU statistics as Moses' extractor does",
+		usage:   "--nbest F… -r REF… --out DIR [--threads N]",
+		noArgs:  true,
+		multi:   nbestMulti,
+		flags:   extractFlags,
+	},
+	{
+		name:    "tune-nbest",
+		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
+		usage:   "--algo mert|pro|kbmira|mr|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
+		noArgs:  true,
+		multi:   nbestMulti,
+		flags:   tuneNbestFlags,
+	},
+	{
+		name:    "build",
+		summary: "build a phrase-based model (phrase table, reordering table, KN language model, moses.ini) from a word-aligned bitext",
+		usage:   "--src F --tgt E --align A [--lines 1-8000] [--lm-order 5] [--max-phrase 7] --out DIR | --demo --out DIR",
+		noArgs:  true,
+		flags:   buildFlags,
+	},
+	{
+		name:    "decode",
+		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
+		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [INPUT]",
+		flags:   decodeFlags,
+	},
+	{
+		name:    "tune",
+		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		noArgs:  true,
+		multi:   []string{"ref", "r", "dev-ref"},
+		groups:  tuneFlagGroups,
+		flags:   tuneFlags,
+	},
+	{
+		name:    "retrain",
+		summary: "one night of nightly retraining: tune from the promoted weights into a registry, promote the result if it is significantly better on the dev set (no data flags: the embedded demo)",
+		usage:   "--registry R [--run-id ID] [--min-gain G] [--max-p P] [--bootstrap N] [every data, learner and pipeline flag of tune but --init]",
+		noArgs:  true,
+		multi:   []string{"ref", "r", "dev-ref"},
+		groups:  retrainFlagGroups,
+		flags:   retrainFlags,
+	},
+	{
+		name:    "registry",
+		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back)",
+		usage:   "status|history|rollback --registry R [--to ID]",
+		flags:   registryFlags,
+	},
 }
 
 func main() {
@@ -187,7 +253,7 @@ func run(ctx context.Context, args []string, a *app) int {
 }
 
 func lookup(name string) (command, bool) {
-	for _, c := range commands() {
+	for _, c := range commands {
 		if c.name == name {
 			return c, true
 		}
@@ -195,7 +261,7 @@ func lookup(name string) (command, bool) {
 	return command{}, false
 }
 
-func newFlagSet(c command, out io.Writer) (*flag.FlagSet, func(context.Context, *app, []string) error) {
+func newFlagSet(c command, out io.Writer) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet("mtune "+c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	runCmd := c.flags(fs)
@@ -203,6 +269,9 @@ func newFlagSet(c command, out io.Writer) (*flag.FlagSet, func(context.Context, 
 	runFn := func(ctx context.Context, a *app, args []string) error {
 		if *gcsTimeout <= 0 {
 			return usagef("--gcs-timeout %s: must be positive", *gcsTimeout)
+		}
+		if c.noArgs && len(args) > 0 {
+			return usagef("unexpected arguments %q", args)
 		}
 		storage.SetGCSTimeout(*gcsTimeout)
 		return runCmd(ctx, a, args)
@@ -257,7 +326,7 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "usage: mtune COMMAND [flags] [args]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
-	for _, c := range commands() {
+	for _, c := range commands {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-12s %s\n", "help", "show this list, or a command's flags: mtune help COMMAND")

@@ -14,50 +14,43 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// registryCommand is "mtune registry status|history|rollback": what
-// nightly retraining promoted, night after night, and putting earlier
-// weights back.
-func registryCommand() command {
-	return command{
-		name:    "registry",
-		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back)",
-		usage:   "status|history|rollback --registry R [--to ID]",
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
-			to := fs.String("to", "", "rollback: the night whose weights to promote again (default: the night promoted before the current one)")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) != 1 {
-					return usagef("give one action: status, history or rollback")
-				}
-				if *root == "" {
-					return usagef("--registry is required")
-				}
-				if flagSet(fs, "to") && args[0] != "rollback" {
-					return usagef("--to applies to rollback only")
-				}
-				reg, err := openRegistry(*root)
-				if err != nil {
-					return err
-				}
-				switch args[0] {
-				case "status":
-					return registryStatus(ctx, a, reg)
-				case "history":
-					return registryHistory(ctx, a, reg)
-				case "rollback":
-					e, err := reg.Rollback(ctx, *to, tune.LeaseOptions{})
-					if errors.Is(err, tune.ErrBusy) {
-						return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
-					}
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(a.stdout, "promoted %s again (%s); dev BLEU when it ran %.2f\n", e.Run, e.Note, *e.CandidateBLEU)
-					return nil
-				}
-				return usagef("unknown action %q (status, history, rollback)", args[0])
+// registryFlags registers the flags of "mtune registry
+// status|history|rollback": what nightly retraining promoted, night after
+// night, and putting earlier weights back.
+func registryFlags(fs *flag.FlagSet) runFunc {
+	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
+	to := fs.String("to", "", "rollback: the night whose weights to promote again (default: the night promoted before the current one)")
+	return func(ctx context.Context, a *app, args []string) error {
+		if len(args) != 1 {
+			return usagef("give one action: status, history or rollback")
+		}
+		if *root == "" {
+			return usagef("--registry is required")
+		}
+		if flagSet(fs, "to") && args[0] != "rollback" {
+			return usagef("--to applies to rollback only")
+		}
+		reg, err := openRegistry(*root)
+		if err != nil {
+			return err
+		}
+		switch args[0] {
+		case "status":
+			return registryStatus(ctx, a, reg)
+		case "history":
+			return registryHistory(ctx, a, reg)
+		case "rollback":
+			e, err := reg.Rollback(ctx, *to, tune.LeaseOptions{})
+			if errors.Is(err, tune.ErrBusy) {
+				return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
 			}
-		},
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "promoted %s again (%s); dev BLEU when it ran %.2f\n", e.Run, e.Note, *e.CandidateBLEU)
+			return nil
+		}
+		return usagef("unknown action %q (status, history, rollback)", args[0])
 	}
 }
 

@@ -15,103 +15,93 @@ import (
 	"github.com/mtune/mtune/pool/poolfile"
 )
 
-func rerankCommand() command {
-	return command{
-		name:    "rerank",
-		summary: "the best hypothesis of each sentence of n-best lists under given weights (BLEU on stderr with -r)",
-		usage:   "--weights W [--sparse-weights S] --nbest F… [-r REF…]",
-		multi:   []string{"nbest", "r", "ref"},
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			var sf scoringFlags
-			sf.add(fs, "references: with them the BLEU of the re-ranked 1-best goes to stderr")
-			var nbests listFlag
-			fs.Var(&nbests, "nbest", "n-best list files (several files are pooled per sentence)")
-			weightsPath := fs.String("weights", "", "weights: Moses 'Name= v …' lines, a moses.ini, sparse 'name value' lines or mtune JSON")
-			sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines) added to --weights")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				if *weightsPath == "" || len(nbests) == 0 {
-					return usagef("--weights and --nbest are required")
-				}
-				idx := feature.NewIndex()
-				set, err := readWeights(ctx, *weightsPath, *sparsePath, idx)
-				if err != nil {
-					return err
-				}
-				var sc *pool.Scorer
-				if len(sf.refs) > 0 {
-					if sc, err = sf.scorer(ctx); err != nil {
-						return err
-					}
-				}
-				out := bufio.NewWriter(a.stdout)
-				var sum metric.Stats
-				next, missing := 0, 0
-				emit := func(target string) error {
-					if sc != nil {
-						st, err := sc.Stats(next, target)
-						if err != nil {
-							return err
-						}
-						sum.Add(st)
-					}
-					next++
-					_, err := fmt.Fprintln(out, target)
-					return err
-				}
-				var lf listFeatures
-				sentences := 0 // without references, ids must run 0, 1, 2, …
-				if sc != nil {
-					sentences = sc.Len()
-				}
-				lf.groups, err = poolfile.Walk(ctx, nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
-					for _, h := range hyps {
-						lf.add(h.Features)
-					}
-					for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
-						missing++
-						if err := emit(""); err != nil {
-							return err
-						}
-					}
-					best, bestScore := 0, hyps[0].Features.Dot(set.Weights)
-					for k := 1; k < len(hyps); k++ {
-						if s := hyps[k].Features.Dot(set.Weights); s > bestScore {
-							best, bestScore = k, s
-						}
-					}
-					return emit(hyps[best].Target)
-				})
-				if errors.Is(err, poolfile.ErrSentenceID) && sc == nil {
-					return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
-				}
-				if err != nil {
-					return err
-				}
-				if err := checkWeightsMatch(*weightsPath, set, &lf, nbests); err != nil {
-					return err
-				}
-				if sc != nil {
-					for next < sc.Len() {
-						missing++
-						if err := emit(""); err != nil {
-							return err
-						}
-					}
-				}
-				if missing > 0 {
-					slog.Warn("sentences missing from the n-best lists were output as empty lines", "count", missing)
-				}
-				if err := out.Flush(); err != nil {
-					return err
-				}
-				if sc != nil {
-					fmt.Fprintln(a.stderr, metric.MultiBLEU(sum))
-				}
-				return nil
+// rerankFlags registers the flags of "mtune rerank" and returns the
+// command.
+func rerankFlags(fs *flag.FlagSet) runFunc {
+	var in nbestFlags
+	in.add(fs, "n-best list files (several files are pooled per sentence)",
+		"references: with them the BLEU of the re-ranked 1-best goes to stderr")
+	weightsPath := fs.String("weights", "", "weights: Moses 'Name= v …' lines, a moses.ini, sparse 'name value' lines or mtune JSON")
+	sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines) added to --weights")
+	return func(ctx context.Context, a *app, args []string) error {
+		if *weightsPath == "" || len(in.nbests) == 0 {
+			return usagef("--weights and --nbest are required")
+		}
+		idx := feature.NewIndex()
+		set, err := readWeights(ctx, *weightsPath, *sparsePath, idx)
+		if err != nil {
+			return err
+		}
+		var sc *pool.Scorer
+		if len(in.refs) > 0 {
+			if sc, err = in.scorer(ctx); err != nil {
+				return err
 			}
-		},
+		}
+		out := bufio.NewWriter(a.stdout)
+		var sum metric.Stats
+		next, missing := 0, 0
+		emit := func(target string) error {
+			if sc != nil {
+				st, err := sc.Stats(next, target)
+				if err != nil {
+					return err
+				}
+				sum.Add(st)
+			}
+			next++
+			_, err := fmt.Fprintln(out, target)
+			return err
+		}
+		var lf listFeatures
+		sentences := 0 // without references, ids must run 0, 1, 2, …
+		if sc != nil {
+			sentences = sc.Len()
+		}
+		lf.groups, err = poolfile.Walk(ctx, in.nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
+			for _, h := range hyps {
+				lf.add(h.Features)
+			}
+			for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
+				missing++
+				if err := emit(""); err != nil {
+					return err
+				}
+			}
+			best, bestScore := 0, hyps[0].Features.Dot(set.Weights)
+			for k := 1; k < len(hyps); k++ {
+				if s := hyps[k].Features.Dot(set.Weights); s > bestScore {
+					best, bestScore = k, s
+				}
+			}
+			return emit(hyps[best].Target)
+		})
+		if errors.Is(err, poolfile.ErrSentenceID) && sc == nil {
+			return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkWeightsMatch(*weightsPath, set, &lf, in.nbests); err != nil {
+			return err
+		}
+		if sc != nil {
+			for next < sc.Len() {
+				missing++
+				if err := emit(""); err != nil {
+					return err
+				}
+			}
+		}
+		if missing > 0 {
+			slog.Warn("sentences missing from the n-best lists were output as empty lines", "count", missing)
+		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		if sc != nil {
+			fmt.Fprintln(a.stderr, metric.MultiBLEU(sum))
+		}
+		return nil
 	}
 }

@@ -20,104 +20,93 @@ import (
 // registry: EX_TEMPFAIL of sysexits.h, "try again later".
 const exitBusy = 75
 
-// retrainCommand is "mtune retrain": one night of nightly retraining
-// (DESIGN.md §9, package registry).
-func retrainCommand() command {
-	return command{
-		name:    "retrain",
-		summary: "one night of nightly retraining: tune from the promoted weights into a registry, promote the result if it is significantly better on the dev set (no data flags: the embedded demo)",
-		usage:   "--registry R [--run-id ID] [--min-gain G] [--max-p P] [--bootstrap N] [every data, learner and pipeline flag of tune but --init]",
-		multi:   []string{"ref", "r", "dev-ref"},
-		groups:  retrainFlagGroups,
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			t := &tuneArgs{}
-			o := &t.o
-			registerTuneFlags(fs, t)
-			root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
-			runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time); a killed night resumes when called again with its id, a finished one does nothing")
-			var gate registry.GateOptions
-			fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev BLEU beats the promoted weights' by at least this many points")
-			fs.Float64Var(&gate.MaxP, "max-p", 0.05, "promote only if paired bootstrap resampling gives a p-value below this")
-			fs.IntVar(&gate.Samples, "bootstrap", 1000, "bootstrap resamples of the dev set (seeded by --seed)")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				if *root == "" {
-					return usagef("--registry is required")
-				}
-				if err := positiveFlags(fs, "bootstrap", "max-p"); err != nil {
-					return err
-				}
-				id := *runID
-				if id == "" {
-					id = registry.DefaultRunID(time.Now())
-				}
-				if err := registry.CheckRunID(id); err != nil {
-					return usagef("--run-id: %v", err)
-				}
-				gate.Seed = o.Seed
-				if err := gate.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				reg, err := openRegistry(*root)
-				if err != nil {
-					return err
-				}
-				o.Out = reg.Root // the demo's model goes to R/demo-model
-				demo, err := t.prepare(fs, a, "retrain")
-				if err != nil {
-					return err
-				}
-				if demo && o.DevSrc == "" {
-					files := demoFiles(tune.Layout{Root: o.Out}.DemoModel())
-					o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
-				}
-				if o.DevSrc == "" || len(o.DevRefs) == 0 {
-					return usagef("retrain needs a dev set, --dev-src and --dev-ref: the gate compares the candidate with the promoted weights on it")
-				}
-				devOpts := *o
-				if o.Mode == "batch" {
-					// Batch mode picks its best epoch by tune BLEU; the dev set
-					// serves the gate only.
-					o.DevSrc, o.DevRefs = "", nil
-				}
-				o.Resume = true
-				if err := o.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				beam.Init()
-				n := registry.Night{Registry: reg, RunID: id, Gate: gate, Log: a.stderr,
-					Tune: func(ctx context.Context, dir *tune.RunDir, init string) error {
-						if demo {
-							if err := buildDemo(ctx, a, o); err != nil {
-								return err
-							}
-						}
-						ro := *o
-						ro.Out, ro.Dir, ro.Init = dir.Root, dir, init
-						_, err := runPipeline(ctx, ro, dir)
+// retrainFlags registers the flags of "mtune retrain", one night of
+// nightly retraining (DESIGN.md §9, package registry): tune's data,
+// learner, pipeline and Beam flags, and the registry's and the gate's.
+func retrainFlags(fs *flag.FlagSet) runFunc {
+	t := &tuneArgs{}
+	o := &t.o
+	registerTuneFlags(fs, t)
+	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
+	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time); a killed night resumes when called again with its id, a finished one does nothing")
+	var gate registry.GateOptions
+	fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev BLEU beats the promoted weights' by at least this many points")
+	fs.Float64Var(&gate.MaxP, "max-p", 0.05, "promote only if paired bootstrap resampling gives a p-value below this")
+	fs.IntVar(&gate.Samples, "bootstrap", 1000, "bootstrap resamples of the dev set (seeded by --seed)")
+	return func(ctx context.Context, a *app, args []string) error {
+		if *root == "" {
+			return usagef("--registry is required")
+		}
+		if err := positiveFlags(fs, "bootstrap", "max-p"); err != nil {
+			return err
+		}
+		id := *runID
+		if id == "" {
+			id = registry.DefaultRunID(time.Now())
+		}
+		if err := registry.CheckRunID(id); err != nil {
+			return usagef("--run-id: %v", err)
+		}
+		gate.Seed = o.Seed
+		if err := gate.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		reg, err := openRegistry(*root)
+		if err != nil {
+			return err
+		}
+		o.Out = reg.Root // the demo's model goes to R/demo-model
+		demo, err := t.prepare(fs, a, "retrain")
+		if err != nil {
+			return err
+		}
+		if demo && o.DevSrc == "" {
+			files := demoFiles(tune.Layout{Root: o.Out}.DemoModel())
+			o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
+		}
+		if o.DevSrc == "" || len(o.DevRefs) == 0 {
+			return usagef("retrain needs a dev set, --dev-src and --dev-ref: the gate compares the candidate with the promoted weights on it")
+		}
+		devOpts := *o
+		if o.Mode == "batch" {
+			// Batch mode picks its best epoch by tune BLEU; the dev set
+			// serves the gate only.
+			o.DevSrc, o.DevRefs = "", nil
+		}
+		o.Resume = true
+		if err := o.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		beam.Init()
+		n := registry.Night{Registry: reg, RunID: id, Gate: gate, Log: a.stderr,
+			Tune: func(ctx context.Context, dir *tune.RunDir, init string) error {
+				if demo {
+					if err := buildDemo(ctx, a, o); err != nil {
 						return err
-					},
-					Score: devScorer(devOpts),
+					}
 				}
-				out, err := n.Run(ctx)
-				if errors.Is(err, tune.ErrBusy) {
-					return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
-				}
-				if err != nil {
-					return err
-				}
-				e := out.Entry
-				if out.Done {
-					fmt.Fprintf(a.stdout, "night %s finished already: %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
-					return nil
-				}
-				fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g); history: %s\n",
-					e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, reg.History())
-				return nil
-			}
-		},
+				ro := *o
+				ro.Out, ro.Dir, ro.Init = dir.Root, dir, init
+				_, err := runPipeline(ctx, ro, dir)
+				return err
+			},
+			Score: devScorer(devOpts),
+		}
+		out, err := n.Run(ctx)
+		if errors.Is(err, tune.ErrBusy) {
+			return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
+		}
+		if err != nil {
+			return err
+		}
+		e := out.Entry
+		if out.Done {
+			fmt.Fprintf(a.stdout, "night %s finished already: %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
+			return nil
+		}
+		fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g); history: %s\n",
+			e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, reg.History())
+		return nil
 	}
 }
 

@@ -10,57 +10,51 @@ import (
 	"github.com/mtune/mtune/metric"
 )
 
-func scoreCommand() command {
-	return command{
-		name:    "score",
-		summary: "corpus BLEU of a translation against one or more references, printed as multi-bleu.perl does",
-		usage:   "-r REF [-r REF2 …] [--tokenize none|13a] [--lowercase] [--json] [HYP]",
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			var sf scoringFlags
-			sf.add(fs, "reference file, folder of references, or prefix of REF0, REF1, … (repeat for several)")
-			asJSON := fs.Bool("json", false, "print the statistics and score as JSON")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(sf.refs) == 0 {
-					return usagef("no references: give -r REF")
-				}
-				if len(args) > 1 {
-					return usagef("one hypothesis file at most, got %d", len(args))
-				}
-				var hyps []string
-				var err error
-				hypName := "standard input"
-				if len(args) == 1 {
-					hypName = args[0]
-					hyps, err = corpus.ReadFile(ctx, args[0])
-				} else {
-					hyps, err = corpus.ReadLines(a.stdin)
-				}
-				if err != nil {
-					return err
-				}
-				sc, err := sf.scorer(ctx)
-				if err != nil {
-					return err
-				}
-				if len(hyps) != sc.Len() {
-					return fmt.Errorf("%s has %d lines but the references have %d", hypName, len(hyps), sc.Len())
-				}
-				var sum metric.Stats
-				for i, h := range hyps {
-					st, err := sc.Stats(i, h)
-					if err != nil {
-						return err
-					}
-					sum.Add(st)
-				}
-				if *asJSON {
-					enc := json.NewEncoder(a.stdout)
-					enc.SetIndent("", "  ")
-					return enc.Encode(sum.Score())
-				}
-				_, err = fmt.Fprintln(a.stdout, metric.MultiBLEU(sum))
+// scoreFlags registers the flags of "mtune score" and returns the command.
+func scoreFlags(fs *flag.FlagSet) runFunc {
+	var sf scoringFlags
+	sf.add(fs, "reference file, folder of references, or prefix of REF0, REF1, … (repeat for several)")
+	asJSON := fs.Bool("json", false, "print the statistics and score as JSON")
+	return func(ctx context.Context, a *app, args []string) error {
+		if len(sf.refs) == 0 {
+			return usagef("no references: give -r REF")
+		}
+		if len(args) > 1 {
+			return usagef("one hypothesis file at most, got %d", len(args))
+		}
+		var hyps []string
+		var err error
+		hypName := "standard input"
+		if len(args) == 1 {
+			hypName = args[0]
+			hyps, err = corpus.ReadFile(ctx, args[0])
+		} else {
+			hyps, err = corpus.ReadLines(a.stdin)
+		}
+		if err != nil {
+			return err
+		}
+		sc, err := sf.scorer(ctx)
+		if err != nil {
+			return err
+		}
+		if len(hyps) != sc.Len() {
+			return fmt.Errorf("%s has %d lines but the references have %d", hypName, len(hyps), sc.Len())
+		}
+		var sum metric.Stats
+		for i, h := range hyps {
+			st, err := sc.Stats(i, h)
+			if err != nil {
 				return err
 			}
-		},
+			sum.Add(st)
+		}
+		if *asJSON {
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum.Score())
+		}
+		_, err = fmt.Fprintln(a.stdout, metric.MultiBLEU(sum))
+		return err
 	}
 }

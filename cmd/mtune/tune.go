@@ -22,82 +22,71 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// tuneCommand is "mtune tune": the tuning pipeline on Apache Beam. Beam's
-// own flags (--runner, --project, --region, --temp_location, …, registered
-// on flag.CommandLine by the Beam packages) are accepted too: the command's
-// flag set shares their values, and beam.Init runs once they are parsed.
 // errDryRun stops a dry run after its first launch.
 var errDryRun = errors.New("dry run")
 
-func tuneCommand() command {
-	return command{
-		name:    "tune",
-		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
-		multi:   []string{"ref", "r", "dev-ref"},
-		groups:  tuneFlagGroups,
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			t := &tuneArgs{}
-			o := &t.o
-			registerTuneFlags(fs, t)
-			fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://); one run at a time (a lease file guards it)")
-			fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
-			fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
-			fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				start := time.Now()
-				demo, err := t.prepare(fs, a, "tune")
-				if err != nil {
-					return err
-				}
-				if err := o.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				beam.Init()
-				dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-					Lease: tune.LeaseOptions{Owner: "mtune tune"}})
-				if err != nil {
-					return err
-				}
-				defer dir.Close(context.WithoutCancel(ctx))
-				ctx = dir.Hold(ctx)
-				o.Dir = dir
-				if demo {
-					if err := buildDemo(ctx, a, o); err != nil {
-						return err
-					}
-				}
-				if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
-					// A dry run builds and prints the first epoch's job (Beam
-					// logs it at Info level) and runs nothing, so there is no
-					// epoch output to go on with.
-					o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
-						if err := beamx.Run(ctx, p); err != nil {
-							return err
-						}
-						return errDryRun
-					}
-					if _, err := pipelines.Run(ctx, *o); !errors.Is(err, errDryRun) {
-						return err
-					}
-					fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
-					return nil
-				}
-				res, err := runPipeline(ctx, *o, dir)
-				if err != nil {
-					return err
-				}
-				last := res.Epochs[len(res.Epochs)-1]
-				fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
-					len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
-				fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
-					o.Out, res.BestWeights, dir.Metrics())
-				return nil
+// tuneFlags registers the flags of "mtune tune", the tuning pipeline on
+// Apache Beam, and returns the command. Beam's own flags (--runner,
+// --project, --region, --temp_location, …, registered on flag.CommandLine
+// by the Beam packages) are accepted too: the command's flag set shares
+// their values, and beam.Init runs once they are parsed.
+func tuneFlags(fs *flag.FlagSet) runFunc {
+	t := &tuneArgs{}
+	o := &t.o
+	registerTuneFlags(fs, t)
+	fs.StringVar(&o.Out, "out", "mtune-out", "output folder (local or gs://); one run at a time (a lease file guards it)")
+	fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
+	fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
+	fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
+	return func(ctx context.Context, a *app, args []string) error {
+		start := time.Now()
+		demo, err := t.prepare(fs, a, "tune")
+		if err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		beam.Init()
+		dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		if err != nil {
+			return err
+		}
+		defer dir.Close(context.WithoutCancel(ctx))
+		ctx = dir.Hold(ctx)
+		o.Dir = dir
+		if demo {
+			if err := buildDemo(ctx, a, o); err != nil {
+				return err
 			}
-		},
+		}
+		if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
+			// A dry run builds and prints the first epoch's job (Beam
+			// logs it at Info level) and runs nothing, so there is no
+			// epoch output to go on with.
+			o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
+				if err := beamx.Run(ctx, p); err != nil {
+					return err
+				}
+				return errDryRun
+			}
+			if _, err := pipelines.Run(ctx, *o); !errors.Is(err, errDryRun) {
+				return err
+			}
+			fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
+			return nil
+		}
+		res, err := runPipeline(ctx, *o, dir)
+		if err != nil {
+			return err
+		}
+		last := res.Epochs[len(res.Epochs)-1]
+		fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
+			len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
+		fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
+			o.Out, res.BestWeights, dir.Metrics())
+		return nil
 	}
 }
 

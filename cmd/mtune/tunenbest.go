@@ -17,59 +17,49 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-func tuneNbestCommand() command {
-	return command{
-		name:    "tune-nbest",
-		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
-		usage:   "--algo mert|pro|kbmira|mr|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
-		multi:   []string{"nbest", "r", "ref"},
-		flags: func(fs *flag.FlagSet) func(context.Context, *app, []string) error {
-			var sf scoringFlags
-			sf.add(fs, "references of the tuning set (file, folder or prefix; repeat for several)")
-			var nbests listFlag
-			fs.Var(&nbests, "nbest", "n-best lists (several files are several decoding iterations, pooled per sentence)")
-			algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
-			lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
-			var cfg algo.Config
-			fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
-			fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&cfg.L2))
-			fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss (Wang et al. 2013); 0 = off")
-			fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
-			fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
-			fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
-			fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60)")
-			seed := fs.Uint64("seed", 1, "random seed")
-			fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
-			epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
-			initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
-			out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
-			return func(ctx context.Context, a *app, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %q", args)
-				}
-				if len(nbests) == 0 || len(sf.refs) == 0 || *out == "" {
-					return usagef("--nbest, -r and --out are required")
-				}
-				info, ok := algo.Lookup(*algoName)
-				if !ok {
-					return usagef("--algo %q: choose from %s", *algoName, strings.Join(algo.Names(), ", "))
-				}
-				if *epochs < 1 {
-					return usagef("--epochs %d: must be at least 1", *epochs)
-				}
-				cfg.Loss, cfg.Seed = *lossName, *seed
-				if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate"); err != nil {
-					return err
-				}
-				if err := cfg.Validate(info.Name); err != nil {
-					return usagef("%v", err)
-				}
-				return runTuneNbest(ctx, a, tuneNbestOptions{
-					info: info, cfg: cfg, nbests: nbests, scoring: &sf,
-					init: *initPath, out: *out, epochs: *epochs,
-				})
-			}
-		},
+// tuneNbestFlags registers the flags of "mtune tune-nbest" and returns the
+// command.
+func tuneNbestFlags(fs *flag.FlagSet) runFunc {
+	var in nbestFlags
+	in.add(fs, "n-best lists (several files are several decoding iterations, pooled per sentence)",
+		"references of the tuning set (file, folder or prefix; repeat for several)")
+	algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
+	lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+	var cfg algo.Config
+	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
+	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&cfg.L2))
+	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss (Wang et al. 2013); 0 = off")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
+	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
+	fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
+	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
+	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
+	out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
+	return func(ctx context.Context, a *app, args []string) error {
+		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
+			return usagef("--nbest, -r and --out are required")
+		}
+		info, ok := algo.Lookup(*algoName)
+		if !ok {
+			return usagef("--algo %q: choose from %s", *algoName, strings.Join(algo.Names(), ", "))
+		}
+		if *epochs < 1 {
+			return usagef("--epochs %d: must be at least 1", *epochs)
+		}
+		cfg.Loss, cfg.Seed = *lossName, *seed
+		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate"); err != nil {
+			return err
+		}
+		if err := cfg.Validate(info.Name); err != nil {
+			return usagef("%v", err)
+		}
+		return runTuneNbest(ctx, a, tuneNbestOptions{
+			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
+			init: *initPath, out: *out, epochs: *epochs,
+		})
 	}
 }
 

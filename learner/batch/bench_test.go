@@ -29,50 +29,44 @@ func benchLearn(b *testing.B, lists []pool.List, make func(w feature.Weights) (l
 	}
 }
 
-func mira(o MIRAOptions) func(feature.Weights) (learner.Learner, error) {
-	return func(w feature.Weights) (learner.Learner, error) { return NewMIRA(w, o) }
+// newWith returns the benchLearn maker that calls newL (NewMIRA, NewMR or
+// NewPRO) with opts.
+func newWith[O any, L learner.Learner](newL func(feature.Weights, O) (L, error), opts O) func(feature.Weights) (learner.Learner, error) {
+	return func(w feature.Weights) (learner.Learner, error) { return newL(w, opts) }
 }
 
 // BenchmarkMIRA is kbmira's 60 passes on europarl100 (100 sentences × 100
 // hypotheses).
 func BenchmarkMIRA(b *testing.B) {
-	benchLearn(b, loadEuroparl100(b).lists, mira(MIRAOptions{}))
+	benchLearn(b, loadEuroparl100(b).lists, newWith(NewMIRA, MIRAOptions{}))
 }
 
 // BenchmarkMIRA100x runs kbmira's 60 passes on europarl100 duplicated 100
 // times under new sentence ids (10,000 sentences × 100 hypotheses, 1M
 // hypotheses). Moses' kbmira takes 36 s on this machine type.
 func BenchmarkMIRA100x(b *testing.B) {
-	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), mira(MIRAOptions{}))
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), newWith(NewMIRA, MIRAOptions{}))
 }
 
 // BenchmarkMR is MR with its defaults on europarl100.
 func BenchmarkMR(b *testing.B) {
-	benchLearn(b, loadEuroparl100(b).lists, func(w feature.Weights) (learner.Learner, error) {
-		return NewMR(w, MROptions{})
-	})
+	benchLearn(b, loadEuroparl100(b).lists, newWith(NewMR, MROptions{}))
 }
 
 // BenchmarkMR100x is MR with its defaults on europarl100 duplicated 100
 // times.
 func BenchmarkMR100x(b *testing.B) {
-	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
-		return NewMR(w, MROptions{})
-	})
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), newWith(NewMR, MROptions{}))
 }
 
 // BenchmarkPRO is PRO with its defaults on europarl100: sampling and
 // L-BFGS.
 func BenchmarkPRO(b *testing.B) {
-	benchLearn(b, loadEuroparl100(b).lists, func(w feature.Weights) (learner.Learner, error) {
-		return NewPRO(w, PROOptions{})
-	})
+	benchLearn(b, loadEuroparl100(b).lists, newWith(NewPRO, PROOptions{}))
 }
 
 // BenchmarkPRO100x is PRO on europarl100 duplicated 100 times (about
 // 330,000 pairs).
 func BenchmarkPRO100x(b *testing.B) {
-	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), func(w feature.Weights) (learner.Learner, error) {
-		return NewPRO(w, PROOptions{})
-	})
+	benchLearn(b, learntest.Replicate(loadEuroparl100(b).lists, 100), newWith(NewPRO, PROOptions{}))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	data "github.com/mtune/mtune/testsupport/europarl100"
@@ -47,24 +48,17 @@ func randomStats(r *rand.Rand, maxLen int) metric.Stats {
 // randomPool returns lists of random hypotheses: dense features 0..dense-1
 // always present (some zero), and a few of sparse further features.
 func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {
-	lists := make([]pool.List, nLists)
-	for i := range lists {
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, 1+r.IntN(maxHyps))}
-		for k := range l.Hyps {
-			var b feature.Builder
-			for j := 0; j < dense; j++ {
-				if r.IntN(5) > 0 {
-					b.Add(feature.ID(j), r.NormFloat64()*3)
-				}
+	return learntest.Lists(nLists, func() int { return 1 + r.IntN(maxHyps) }, func(b *feature.Builder) metric.Stats {
+		for j := 0; j < dense; j++ {
+			if r.IntN(5) > 0 {
+				b.Add(feature.ID(j), r.NormFloat64()*3)
 			}
-			for m := r.IntN(4); m > 0 && sparse > 0; m-- {
-				b.Add(feature.ID(dense+r.IntN(sparse)), 1)
-			}
-			l.Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: randomStats(r, 30)}
 		}
-		lists[i] = l
-	}
-	return lists
+		for m := r.IntN(4); m > 0 && sparse > 0; m-- {
+			b.Add(feature.ID(dense+r.IntN(sparse)), 1)
+		}
+		return randomStats(r, 30)
+	})
 }
 
 func randomWeights(r *rand.Rand, n int) feature.Weights {

@@ -35,11 +35,13 @@ var learners = []struct {
 	}, func() learner.Learner { return new(PRO) }},
 }
 
-func mustMarshal(t *testing.T, l learner.Learner) []byte {
-	t.Helper()
+// mustMarshal returns l's state, failing tb (a test or a fuzz target's
+// seeding) if it cannot be saved.
+func mustMarshal(tb testing.TB, l learner.Learner) []byte {
+	tb.Helper()
 	b, err := l.MarshalBinary()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return b
 }
@@ -268,11 +270,11 @@ func FuzzUnmarshal(f *testing.F) {
 	lists := randomPool(r, 5, 5, 3, 0)
 	for _, lt := range learners {
 		l, _ := lt.make(randomWeights(r, 3), 1)
-		f.Add(mustMarshalF(f, l))
+		f.Add(mustMarshal(f, l))
 		if err := l.Learn(context.Background(), lists); err != nil {
 			f.Fatal(err)
 		}
-		f.Add(mustMarshalF(f, l))
+		f.Add(mustMarshal(f, l))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, lt := range learners {
@@ -290,14 +292,6 @@ func FuzzUnmarshal(f *testing.F) {
 			}
 		}
 	})
-}
-
-func mustMarshalF(f *testing.F, l learner.Learner) []byte {
-	b, err := l.MarshalBinary()
-	if err != nil {
-		f.Fatal(err)
-	}
-	return b
 }
 
 // TestZeroLearner: a learner not made by its New function reports an error

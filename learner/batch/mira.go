@@ -143,11 +143,7 @@ var _ learner.Learner = (*MIRA)(nil)
 
 // NewMIRA returns batch MIRA starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
-	s, err := newState[MIRAOptions, MIRARun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MIRA{s}, nil
+	return newLearner[MIRA](w, opts)
 }
 
 // seedStream is the second PCG seed word of every learner of this package.
@@ -168,18 +164,13 @@ func (m *MIRA) LastRun() MIRARun {
 // averaged weights it selects. On error (bad input, ctx cancelled) the
 // learner is unchanged.
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := m.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := m.learn(ctx, c)
-	if err != nil {
-		*m.rng = saved
-		return err
-	}
-	m.w = c.scatter(m.w, w)
-	m.run = run
-	return nil
+	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MIRARun, error) {
+		w, run, err := m.learn(ctx, c)
+		if err != nil {
+			return nil, run, err
+		}
+		return c.scatter(m.w, w), run, nil
+	})
 }
 
 // miraState is the weight vector with its lazily kept running sum.
@@ -379,25 +370,10 @@ func (c *compiled) diff(a, b int, ids []int32, d []float64, ta []int32, tb []flo
 	return ids, d, ta, tb
 }
 
-const (
-	miraMagic   = "mtune/batch.MIRA"
-	miraVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (m *MIRA) MarshalBinary() ([]byte, error) {
-	return m.marshal(miraMagic, miraVersion, miraFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (m *MIRA) UnmarshalBinary(data []byte) error {
-	return m.unmarshal(data, miraMagic, miraVersion, miraFields)
-}
-
-// miraFields lists the fields of a MIRA state of its own.
-var miraFields = stateFields[MIRAOptions, MIRARun]{
+// miraFormat is how a MIRA saves its state.
+var miraFormat = stateFormat[MIRAOptions, MIRARun]{
+	magic:   "mtune/batch.MIRA",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *MIRAOptions) {
 		c.F64(&o.C)
 		c.F64(&o.Decay)

@@ -138,11 +138,7 @@ var _ learner.Learner = (*MR)(nil)
 
 // NewMR returns MR starting from weights w (copied).
 func NewMR(w feature.Weights, opts MROptions) (*MR, error) {
-	s, err := newState[MROptions, MRRun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &MR{s}, nil
+	return newLearner[MR](w, opts)
 }
 
 // LastRun returns a summary of the last successful Learn.
@@ -158,22 +154,16 @@ func (m *MR) LastRun() MRRun {
 // Learn minimises the objective on lists from the current weights. On
 // error (bad input, ctx cancelled) the learner is unchanged.
 func (m *MR) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := m.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := m.learn(ctx, c)
-	if err != nil {
-		*m.rng = saved
-		return err
-	}
-	if !allFinite(w) {
-		*m.rng = saved
-		return fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
-	}
-	m.w = c.scatter(m.w, w)
-	m.run = run
-	return nil
+	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MRRun, error) {
+		w, run, err := m.learn(ctx, c)
+		if err != nil {
+			return nil, run, err
+		}
+		if !allFinite(w) {
+			return nil, run, fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
+		}
+		return c.scatter(m.w, w), run, nil
+	})
 }
 
 func allFinite(x []float64) bool {
@@ -461,25 +451,10 @@ func (m *MR) learn(ctx context.Context, c *compiled) ([]float64, MRRun, error) {
 	return best, run, nil
 }
 
-const (
-	mrMagic   = "mtune/batch.MR"
-	mrVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (m *MR) MarshalBinary() ([]byte, error) {
-	return m.marshal(mrMagic, mrVersion, mrFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (m *MR) UnmarshalBinary(data []byte) error {
-	return m.unmarshal(data, mrMagic, mrVersion, mrFields)
-}
-
-// mrFields lists the fields of an MR state of its own.
-var mrFields = stateFields[MROptions, MRRun]{
+// mrFormat is how an MR saves its state.
+var mrFormat = stateFormat[MROptions, MRRun]{
+	magic:   "mtune/batch.MR",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *MROptions) {
 		c.F64(&o.Lambda)
 		c.F64(&o.Eta0)

@@ -138,11 +138,7 @@ var _ learner.Learner = (*PRO)(nil)
 
 // NewPRO returns PRO starting from weights w (copied).
 func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
-	s, err := newState[PROOptions, PRORun](w, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &PRO{s}, nil
+	return newLearner[PRO](w, opts)
 }
 
 // LastRun returns a summary of the last successful Learn.
@@ -153,17 +149,9 @@ func (p *PRO) LastRun() PRORun { return p.run }
 // stay as they are. On error (bad input, ctx cancelled) the learner is
 // unchanged.
 func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
-	c, saved, err := p.begin(ctx, lists)
-	if err != nil {
-		return err
-	}
-	w, run, err := p.learn(ctx, c, lists)
-	if err != nil {
-		*p.rng = saved
-		return err
-	}
-	p.w, p.run = w, run
-	return nil
+	return p.learnWith(ctx, lists, func(c *compiled) (feature.Weights, PRORun, error) {
+		return p.learn(ctx, c, lists)
+	})
 }
 
 func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (feature.Weights, PRORun, error) {
@@ -266,25 +254,10 @@ func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (featur
 // L-BFGS stops.
 const proGradTol = 1e-8
 
-const (
-	proMagic   = "mtune/batch.PRO"
-	proVersion = 1
-)
-
-// MarshalBinary saves the learner's whole state: options, weights, random
-// state and the last run's summary.
-func (p *PRO) MarshalBinary() ([]byte, error) {
-	return p.marshal(proMagic, proVersion, proFields)
-}
-
-// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner.
-func (p *PRO) UnmarshalBinary(data []byte) error {
-	return p.unmarshal(data, proMagic, proVersion, proFields)
-}
-
-// proFields lists the fields of a PRO state of its own.
-var proFields = stateFields[PROOptions, PRORun]{
+// proFormat is how a PRO saves its state.
+var proFormat = stateFormat[PROOptions, PRORun]{
+	magic:   "mtune/batch.PRO",
+	version: 1,
 	opts: func(c *statecodec.Coder, o *PROOptions) {
 		statecodec.Int(c, &o.Gamma)
 		statecodec.Int(c, &o.Xi)

@@ -19,86 +19,108 @@ var ErrState = errors.New("batch: invalid learner state")
 // restored with UnmarshalBinary.
 var errUninit = errors.New("batch: learner not made by its New function nor restored by UnmarshalBinary")
 
-// options is the options type O of a learner.
-type options[O any] interface {
+// options is the options type O of a learner whose last run's summary is
+// R.
+type options[O, R any] interface {
 	withDefaults() (O, error)
 	seed() uint64 // the Seed option
+	// format is how the learner saves its state, whatever the options'
+	// values (those of a zero learner give it too).
+	format() stateFormat[O, R]
 }
 
 // state is what every learner of this package keeps between Learns and
 // saves: its options O, weights, random state and last run's summary R.
-type state[O options[O], R any] struct {
+type state[O options[O, R], R any] struct {
 	opts O
 	w    feature.Weights
 	rng  *rand.PCG
 	run  R
 }
 
-// newState returns the state of a new learner starting from weights w
-// (copied) with opts, defaults filled in.
-func newState[O options[O], R any](w feature.Weights, opts O) (state[O, R], error) {
+// newLearner returns a new learner L (MIRA, MR or PRO, each a state and
+// nothing more) starting from weights w (copied) with opts, defaults filled
+// in.
+func newLearner[L ~struct{ state[O, R] }, O options[O, R], R any](w feature.Weights, opts O) (*L, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return state[O, R]{}, err
+		return nil, err
 	}
 	if err := validWeights(w); err != nil {
-		return state[O, R]{}, err
+		return nil, err
 	}
-	return state[O, R]{opts: o, w: w.Clone(), rng: rand.NewPCG(o.seed(), seedStream)}, nil
+	return &L{state[O, R]{opts: o, w: w.Clone(), rng: rand.NewPCG(o.seed(), seedStream)}}, nil
 }
 
-// begin is the start every Learn shares: it checks that s was made or
-// restored, that ctx is live and that the weights are valid, compiles
-// lists, and returns them with a copy of the random state, which Learn
-// puts back on error.
-func (s *state[O, R]) begin(ctx context.Context, lists []pool.List) (*compiled, rand.PCG, error) {
+// learnWith is the Learn every learner shares: it checks that s was made
+// or restored, that ctx is live and that the weights are valid, compiles
+// lists, and calls fit on them; it keeps the weights and run summary fit
+// returns or, when fit fails, puts the random state fit drew from back,
+// so that a Learn that fails leaves the learner unchanged.
+func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func(c *compiled) (feature.Weights, R, error)) error {
 	if s.rng == nil {
-		return nil, rand.PCG{}, errUninit
+		return errUninit
 	}
 	if err := checkCtx(ctx); err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
 	if err := validWeights(s.w); err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
 	c, err := compile(lists)
 	if err != nil {
-		return nil, rand.PCG{}, err
+		return err
 	}
-	return c, *s.rng, nil
+	saved := *s.rng
+	w, run, err := fit(c)
+	if err != nil {
+		*s.rng = saved
+		return err
+	}
+	s.w, s.run = w, run
+	return nil
 }
 
-// stateFields lists a learner's saved fields through c: its options, then
-// (by the shared code) weights and random state, then its run summary.
-type stateFields[O, R any] struct {
-	opts func(c *statecodec.Coder, o *O)
-	run  func(c *statecodec.Coder, r *R)
+// stateFormat is how a learner saves its state: a statecodec record with
+// the header magic and version, then the learner's options (listed by
+// opts), the weights and random state (by the shared code), then its last
+// run's summary (by run).
+type stateFormat[O, R any] struct {
+	magic   string
+	version uint32
+	opts    func(c *statecodec.Coder, o *O)
+	run     func(c *statecodec.Coder, r *R)
 }
 
 // code writes or reads s through c, in the order of a saved state.
-func (s *state[O, R]) code(c *statecodec.Coder, f stateFields[O, R]) {
+func (s *state[O, R]) code(c *statecodec.Coder) {
+	f := s.opts.format()
 	f.opts(c, &s.opts)
 	c.FiniteF64s((*[]float64)(&s.w))
 	c.PCG(&s.rng)
 	f.run(c, &s.run)
 }
 
-// marshal saves s as a state with magic and version.
-func (s *state[O, R]) marshal(magic string, version uint32, f stateFields[O, R]) ([]byte, error) {
+// MarshalBinary saves the learner's whole state: options, weights, random
+// state and the last run's summary.
+func (s *state[O, R]) MarshalBinary() ([]byte, error) {
 	if s.rng == nil {
 		return nil, errUninit
 	}
-	e := statecodec.NewEncoder(magic, version)
-	s.code(statecodec.Writing(e), f)
+	f := s.opts.format()
+	e := statecodec.NewEncoder(f.magic, f.version)
+	s.code(statecodec.Writing(e))
 	return e.Finish()
 }
 
-// unmarshal restores s from data, a state with magic and version, filling
-// in the options' defaults; on error (wrapping ErrState) s is unchanged.
-func (s *state[O, R]) unmarshal(data []byte, magic string, version uint32, f stateFields[O, R]) error {
-	d := statecodec.NewDecoder(data, magic, version)
+// UnmarshalBinary restores a state saved by MarshalBinary, replacing the
+// whole learner and filling in the options' defaults; on error (wrapping
+// ErrState) the learner is unchanged.
+func (s *state[O, R]) UnmarshalBinary(data []byte) error {
+	f := s.opts.format()
+	d := statecodec.NewDecoder(data, f.magic, f.version)
 	var n state[O, R]
-	n.code(statecodec.Reading(d), f)
+	n.code(statecodec.Reading(d))
 	err := d.Finish()
 	if err == nil {
 		n.opts, err = n.opts.withDefaults()
@@ -122,3 +144,7 @@ func (s *state[O, R]) SetWeights(w feature.Weights) { s.w = w.Clone() }
 func (o MIRAOptions) seed() uint64 { return o.Seed }
 func (o MROptions) seed() uint64   { return o.Seed }
 func (o PROOptions) seed() uint64  { return o.Seed }
+
+func (MIRAOptions) format() stateFormat[MIRAOptions, MIRARun] { return miraFormat }
+func (MROptions) format() stateFormat[MROptions, MRRun]       { return mrFormat }
+func (PROOptions) format() stateFormat[PROOptions, PRORun]    { return proFormat }

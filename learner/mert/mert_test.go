@@ -253,16 +253,6 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var m MERT
-		if err := m.UnmarshalBinary(data); err != nil {
-			return
-		}
-		b, err := m.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b, data) {
-			t.Fatalf("round trip changed the state")
-		}
+		learntest.RoundTrip(t, new(MERT), data)
 	})
 }

@@ -24,23 +24,17 @@ import (
 // weighted sum tracks BLEU plus noise, and sparse indicators over sparse ids
 // starting at 10.
 func randLists(r *rand.Rand, nl, nh, sparse int) []pool.List {
-	lists := make([]pool.List, nl)
-	var b feature.Builder
-	for i := range lists {
-		lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, nh)}
-		for k := range nh {
-			st := learntest.RandStats(r)
-			bleu := metric.BLEUPlusOne(st, metric.LinOch)
-			for j := range 5 {
-				b.Add(feature.ID(j), 3*bleu*float64(j%2*2-1)+r.NormFloat64())
-			}
-			for range 3 {
-				b.Add(feature.ID(10+r.IntN(sparse)), 1)
-			}
-			lists[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: st}
+	return learntest.Lists(nl, func() int { return nh }, func(b *feature.Builder) metric.Stats {
+		st := learntest.RandStats(r)
+		bleu := metric.BLEUPlusOne(st, metric.LinOch)
+		for j := range 5 {
+			b.Add(feature.ID(j), 3*bleu*float64(j%2*2-1)+r.NormFloat64())
 		}
-	}
-	return lists
+		for range 3 {
+			b.Add(feature.ID(10+r.IntN(sparse)), 1)
+		}
+		return st
+	})
 }
 
 // eagerAdaGrad is the reference FOBOS update: the gradient step on the
@@ -529,15 +523,8 @@ func FuzzUnmarshal(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, l := range newLearners(t, feature.Weights{1}) {
-			if err := l.UnmarshalBinary(data); err != nil {
+			if !learntest.RoundTrip(t, l, data) {
 				continue
-			}
-			again, err := l.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(again, data) {
-				t.Fatalf("round trip changed the state")
 			}
 			_ = l.Weights()
 			_ = l.Update(context.Background(), lists[:2])

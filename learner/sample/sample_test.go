@@ -22,19 +22,12 @@ import (
 // randLists returns nl lists of up to maxHyps hypotheses with random sparse
 // features over dim ids.
 func randLists(r *rand.Rand, nl, maxHyps, dim int) []pool.List {
-	lists := make([]pool.List, nl)
-	var b feature.Builder
-	for i := range lists {
-		n := 1 + r.IntN(maxHyps)
-		lists[i] = pool.List{Sent: i, Hyps: make([]pool.Hyp, n)}
-		for k := range n {
-			for range 1 + r.IntN(8) {
-				b.Add(feature.ID(r.IntN(dim)), r.NormFloat64())
-			}
-			lists[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: learntest.RandStats(r)}
+	return learntest.Lists(nl, func() int { return 1 + r.IntN(maxHyps) }, func(b *feature.Builder) metric.Stats {
+		for range 1 + r.IntN(8) {
+			b.Add(feature.ID(r.IntN(dim)), r.NormFloat64())
 		}
-	}
-	return lists
+		return learntest.RandStats(r)
+	})
 }
 
 func TestPROPairs(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package learntest holds the fixtures the learners' tests share: random
-// BLEU statistics and n-best lists, pools replicated for benchmarks, and the
-// bitwise comparison of weights that resume tests rely on.
+// BLEU statistics and n-best lists, pools replicated for benchmarks, the
+// bitwise comparison of weights that resume tests rely on, and the
+// round-trip check of saved states that fuzz tests run.
 package learntest
 
 import (
@@ -31,33 +32,50 @@ func RandStats(r *rand.Rand) metric.Stats {
 	return s
 }
 
-// DenseLists returns sentences of random hypotheses over dims dense
-// features (multiples of 0.1), with plausible BLEU statistics: hyps
-// hypotheses a sentence, or, if upTo, 1 + r.IntN(hyps) of them.
-func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List {
-	lists := make([]pool.List, sentences)
+// Lists returns n lists for sentences 0 to n-1: list i holds size()
+// hypotheses, each made by hyp, which adds the hypothesis' features to b
+// and returns its statistics. It calls them in the order of one nested
+// loop (size, then hyp for each of its hypotheses, list after list), so
+// that a fixture drawing random numbers in them draws them in that order.
+func Lists(n int, size func() int, hyp func(b *feature.Builder) metric.Stats) []pool.List {
+	lists := make([]pool.List, n)
+	var b feature.Builder
 	for i := range lists {
-		n := hyps
-		if upTo {
-			n = 1 + r.IntN(hyps)
-		}
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, n)}
+		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, size())}
 		for k := range l.Hyps {
-			d := make([]float64, dims)
-			for j := range d {
-				d[j] = math.Round(r.NormFloat64()*100) / 10
-			}
-			s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-			n := 5 + r.IntN(10)
-			for o := 0; o < 4; o++ {
-				s.Totals[o] = float64(n - o)
-				s.Matches[o] = float64(r.IntN(n - o + 1))
-			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: s}
+			st := hyp(&b)
+			l.Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: st}
 		}
 		lists[i] = l
 	}
 	return lists
+}
+
+// DenseLists returns sentences of random hypotheses over dims dense
+// features (multiples of 0.1, zeros left out as feature.FromDense does),
+// with plausible BLEU statistics: hyps hypotheses a sentence, or, if upTo,
+// 1 + r.IntN(hyps) of them.
+func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List {
+	size := func() int {
+		if upTo {
+			return 1 + r.IntN(hyps)
+		}
+		return hyps
+	}
+	return Lists(sentences, size, func(b *feature.Builder) metric.Stats {
+		for j := range dims {
+			if x := math.Round(r.NormFloat64()*100) / 10; x != 0 {
+				b.Add(feature.ID(j), x)
+			}
+		}
+		s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
+		n := 5 + r.IntN(10)
+		for o := 0; o < 4; o++ {
+			s.Totals[o] = float64(n - o)
+			s.Matches[o] = float64(r.IntN(n - o + 1))
+		}
+		return s
+	})
 }
 
 // Replicate returns lists copied n times with the sentences renumbered (the

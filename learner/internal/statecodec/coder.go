@@ -25,76 +25,42 @@ func (c *Coder) Err() error {
 	return nil
 }
 
-// U64 writes or reads *p.
-func (c *Coder) U64(p *uint64) {
+// code is the one step of every field: writing, it hands *p to put;
+// reading, it sets *p to what get returns.
+func code[T any](c *Coder, p *T, put func(*Encoder, T), get func(*Decoder) T) {
 	if c.e != nil {
-		c.e.U64(*p)
+		put(c.e, *p)
 	} else {
-		*p = c.d.U64()
+		*p = get(c.d)
 	}
 }
+
+// U64 writes or reads *p.
+func (c *Coder) U64(p *uint64) { code(c, p, (*Encoder).U64, (*Decoder).U64) }
 
 // F64 writes or reads *p, whatever its value.
-func (c *Coder) F64(p *float64) {
-	if c.e != nil {
-		c.e.F64(*p)
-	} else {
-		*p = c.d.F64()
-	}
-}
+func (c *Coder) F64(p *float64) { code(c, p, (*Encoder).F64, (*Decoder).F64) }
 
 // Bool writes or reads *p.
-func (c *Coder) Bool(p *bool) {
-	if c.e != nil {
-		c.e.Bool(*p)
-	} else {
-		*p = c.d.Bool()
-	}
-}
+func (c *Coder) Bool(p *bool) { code(c, p, (*Encoder).Bool, (*Decoder).Bool) }
 
 // String writes or reads *p as Bytes.
 func (c *Coder) String(p *string) {
-	if c.e != nil {
-		c.e.Bytes([]byte(*p))
-	} else {
-		*p = string(c.d.Bytes())
-	}
+	code(c, p, func(e *Encoder, s string) { e.Bytes([]byte(s)) }, func(d *Decoder) string { return string(d.Bytes()) })
 }
 
 // F64s writes or reads *p, whatever its values.
-func (c *Coder) F64s(p *[]float64) {
-	if c.e != nil {
-		c.e.F64s(*p)
-	} else {
-		*p = c.d.F64s()
-	}
-}
+func (c *Coder) F64s(p *[]float64) { code(c, p, (*Encoder).F64s, (*Decoder).F64s) }
 
 // FiniteF64s writes *p, or reads it with Decoder.FiniteF64s.
-func (c *Coder) FiniteF64s(p *[]float64) {
-	if c.e != nil {
-		c.e.F64s(*p)
-	} else {
-		*p = c.d.FiniteF64s()
-	}
-}
+func (c *Coder) FiniteF64s(p *[]float64) { code(c, p, (*Encoder).F64s, (*Decoder).FiniteF64s) }
 
 // PCG writes or reads the generator *p.
-func (c *Coder) PCG(p **rand.PCG) {
-	if c.e != nil {
-		c.e.PCG(*p)
-	} else {
-		*p = c.d.PCG()
-	}
-}
+func (c *Coder) PCG(p **rand.PCG) { code(c, p, (*Encoder).PCG, (*Decoder).PCG) }
 
 // Int writes or reads *p, an int or a type made of one, as an int64.
 func Int[T ~int](c *Coder, p *T) {
-	if c.e != nil {
-		c.e.Int(int(*p))
-	} else {
-		*p = T(c.d.Int())
-	}
+	code(c, p, func(e *Encoder, x T) { e.Int(int(x)) }, func(d *Decoder) T { return T(d.Int()) })
 }
 
 // Records writes or reads the slice *p: its length, read with
