@@ -133,6 +133,28 @@ func checkPaired(ctx context.Context, test string, base, cand []Stats, draws int
 // convention, as sacreBLEU does.
 func pValue(count, n int) float64 { return float64(count+1) / float64(n+1) }
 
+// tally counts the draws of a Monte Carlo test whose statistic d is at
+// least as extreme as the observed gain: one-sided (d ≥ gain) and
+// two-sided (|d| ≥ |gain|).
+type tally struct {
+	gain, absGain float64
+	one, two      int
+}
+
+func newTally(gain float64) tally { return tally{gain: gain, absGain: math.Abs(gain)} }
+
+func (t *tally) add(d float64) {
+	if d >= t.gain {
+		t.one++
+	}
+	if math.Abs(d) >= t.absGain {
+		t.two++
+	}
+}
+
+// pValues returns the one- and two-sided p-values after n draws.
+func (t *tally) pValues(n int) (one, two float64) { return pValue(t.one, n), pValue(t.two, n) }
+
 // pairs holds the counts of both systems' statistics packed for the
 // resampling loops: for sentence i, row i is base's counts then cand's, each
 // as matches[0:order], totals[0:order], reference length (w = 2·order+1
@@ -267,19 +289,11 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 	}
 	res.MeanGain = sum / float64(samples)
 
-	var one, two int
-	absGain := math.Abs(res.Gain)
+	ta := newTally(res.Gain)
 	for _, g := range gains {
-		d := g - res.MeanGain
-		if d >= res.Gain {
-			one++
-		}
-		if math.Abs(d) >= absGain {
-			two++
-		}
+		ta.add(g - res.MeanGain)
 	}
-	res.P = pValue(one, samples)
-	res.PTwoSided = pValue(two, samples)
+	res.P, res.PTwoSided = ta.pValues(samples)
 
 	slices.Sort(gains)
 	k := samples / 40
@@ -327,13 +341,12 @@ func PairedApproxRandomization(ctx context.Context, base, cand []Stats, trials i
 	n := len(base)
 	res := RandomizationResult{BaseBLEU: sb.BLEU(), CandBLEU: sc.BLEU(), Trials: trials}
 	res.Gain = res.CandBLEU - res.BaseBLEU
-	absGain := math.Abs(res.Gain)
+	ta := newTally(res.Gain)
 
 	p := packPairs(base, cand)
 	w, w2 := p.w, 2*p.w
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
 	every := max(1, (1<<16)/n)
-	var one, two int
 	for t := range trials {
 		if t%every == 0 {
 			if err := ctx.Err(); err != nil {
@@ -359,15 +372,8 @@ func PairedApproxRandomization(ctx context.Context, base, cand []Stats, trials i
 			}
 			bits >>= 1
 		}
-		d := p.stats(&a, w).BLEU() - p.stats(&a, 0).BLEU()
-		if d >= res.Gain {
-			one++
-		}
-		if math.Abs(d) >= absGain {
-			two++
-		}
+		ta.add(p.stats(&a, w).BLEU() - p.stats(&a, 0).BLEU())
 	}
-	res.P = pValue(one, trials)
-	res.PTwoSided = pValue(two, trials)
+	res.P, res.PTwoSided = ta.pValues(trials)
 	return res, nil
 }
