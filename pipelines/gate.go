@@ -16,6 +16,10 @@ import (
 // the pipeline's dev decoding computes them: the retraining gate's input.
 // The decoder is loaded once.
 func DevScorer(ctx context.Context, o Options) (func(ctx context.Context, path string) ([]metric.Stats, error), error) {
+	// Only the decoder's options matter here: a batch run, which takes
+	// no dev set itself, is gated on one too.
+	o.Mode = "ipm"
+	o.Algo = ""
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
