@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/testsupport/gcstest"
@@ -581,37 +582,6 @@ func TestWriteReportGCS(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	tests := []struct {
-		name   string
-		lo, hi float64
-	}{
-		{"bleu", 18.5, 26},
-		{"equal", 25, 25},
-		{"zero", 0, 0},
-		{"counts", 14, 40},
-		{"tiny", 1e-9, 3e-9},
-		{"negative", -3.5, -0.25},
-		{"huge", -1e308, 1e308},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := niceTicks(tc.lo, tc.hi)
-			if len(got) < 2 || len(got) > 12 {
-				t.Fatalf("%d ticks %v", len(got), got)
-			}
-			if got[0] > tc.lo || got[len(got)-1] < tc.hi {
-				t.Errorf("ticks %v do not cover [%g, %g]", got, tc.lo, tc.hi)
-			}
-			for i := 1; i < len(got); i++ {
-				if !(got[i] > got[i-1]) {
-					t.Errorf("ticks %v not increasing", got)
-				}
-			}
-		})
-	}
-}
-
 func FuzzParseMetrics(f *testing.F) {
 	f.Add([]byte(`{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":2.9,"nonzero":15,"updates":16,"sentences":300,"seconds":1.7}` + "\n"))
 	f.Add([]byte("{\"epoch\":1,\"tune_bleu\":1e308}\n{\"epoch\":2,\"tune_bleu\":-1e308}\n"))
@@ -630,11 +600,11 @@ func FuzzParseMetrics(f *testing.F) {
 				t.Fatalf("epoch %d at %d", m.Epoch, i)
 			}
 		}
-		var s series
+		var s chart.Series
 		for _, m := range ms {
 			s.X, s.Y = append(s.X, float64(m.Epoch)), append(s.Y, m.TuneBLEU)
 		}
-		c := makeChart("t", "x", "y", 640, 320, []series{s})
+		c := chart.New("t", "x", "y", 640, 320, []chart.Series{s})
 		if len(c.Lines) != 1 || len(c.Lines[0].Dots) != len(ms) {
 			t.Fatalf("chart has %d lines", len(c.Lines))
 		}
