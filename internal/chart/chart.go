@@ -100,11 +100,25 @@ func New(title, xlabel, ylabel string, width, height int, ss []Series) Chart {
 	}
 	yt := niceTicks(ymin, ymax)
 	ylo, yhi := yt[0], yt[len(yt)-1]
-	if !(yhi > ylo) || math.IsInf(yhi-ylo, 0) {
-		ylo, yhi = ymin, ymin+1 // degenerate range: draw something finite
+	if !(yhi > ylo) || math.IsInf(ylo, 0) || math.IsInf(yhi, 0) {
+		// Degenerate or overflowing ticks: span the values themselves.
+		ylo, yhi = ymin, ymax
+		if !(yhi > ylo) {
+			d := math.Max(math.Abs(ylo)*0.05, 0.5)
+			ylo, yhi = ylo-d, yhi+d
+		}
+		var in []float64
+		for _, v := range yt {
+			if v >= ylo && v <= yhi {
+				in = append(in, v)
+			}
+		}
+		if yt = in; len(yt) < 2 {
+			yt = []float64{ylo, yhi}
+		}
 	}
-	px := func(x float64) float64 { return c.Left + (x-xmin)/(xmax-xmin)*(c.Right-c.Left) }
-	py := func(y float64) float64 { return c.Bottom - (y-ylo)/(yhi-ylo)*(c.Bottom-c.Top) }
+	px := func(x float64) float64 { return c.Left + frac(x, xmin, xmax)*(c.Right-c.Left) }
+	py := func(y float64) float64 { return c.Bottom - frac(y, ylo, yhi)*(c.Bottom-c.Top) }
 	for _, v := range yt {
 		c.YTicks = append(c.YTicks, Tick{Pos: round2(py(v)), Label: formatTick(v)})
 	}
@@ -123,6 +137,15 @@ func New(title, xlabel, ylabel string, width, height int, ss []Series) Chart {
 		c.Lines = append(c.Lines, l)
 	}
 	return c
+}
+
+// frac returns where v lies in [lo, hi] (lo < hi), 0 at lo and 1 at hi,
+// finite even when hi - lo overflows.
+func frac(v, lo, hi float64) float64 {
+	if math.IsInf(hi-lo, 0) {
+		return (v/2 - lo/2) / (hi/2 - lo/2)
+	}
+	return (v - lo) / (hi - lo)
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }

@@ -74,6 +74,10 @@ func TestNew(t *testing.T) {
 		{"no points", []Series{{Name: "a", Class: "s0"}}, []int{0}},
 		{"no series", nil, nil},
 		{"flat zero", []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{0, 0}}}, []int{2}},
+		{"huge", []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{-1e308, 1e308}}}, []int{2}},
+		{"huge x", []Series{{Name: "a", X: []float64{-1e308, 1e308}, Y: []float64{1, 2}}}, []int{2}},
+		{"near the largest float", []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1.7e308, 1.75e308}}}, []int{2}},
+		{"huge and flat", []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1e300, 1e300}}}, []int{2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +98,11 @@ func TestNew(t *testing.T) {
 			}
 			if len(c.YTicks) < 2 {
 				t.Errorf("y ticks %v", c.YTicks)
+			}
+			for _, tk := range append(c.YTicks, c.XTicks...) {
+				if math.IsNaN(tk.Pos) || math.IsInf(tk.Pos, 0) {
+					t.Errorf("tick %v not finite", tk)
+				}
 			}
 		})
 	}
