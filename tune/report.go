@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 )
@@ -92,8 +93,8 @@ type reportData struct {
 	HasAlpha  bool
 	HasPool   bool
 	Best      int
-	BLEUChart chart
-	NZChart   chart
+	BLEUChart chart.Chart
+	NZChart   chart.Chart
 	Weights   *weightSummary
 	WeightErr string
 }
@@ -136,9 +137,9 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	}
 	d.Best = BestEpoch(d.Epochs)
 
-	tuneBLEU := series{Name: "tune BLEU", Class: "s0"}
-	dev := series{Name: "dev BLEU", Class: "s1"}
-	nz := series{Name: "non-zero weights", Class: "s0"}
+	tuneBLEU := chart.Series{Name: "tune BLEU", Class: "s0"}
+	dev := chart.Series{Name: "dev BLEU", Class: "s1"}
+	nz := chart.Series{Name: "non-zero weights", Class: "s0"}
 	for _, m := range d.Epochs {
 		x := float64(m.Epoch)
 		tuneBLEU.X, tuneBLEU.Y = append(tuneBLEU.X, x), append(tuneBLEU.Y, m.TuneBLEU)
@@ -147,12 +148,12 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		}
 		nz.X, nz.Y = append(nz.X, x), append(nz.Y, float64(m.NonZero))
 	}
-	bleu := []series{tuneBLEU}
+	bleu := []chart.Series{tuneBLEU}
 	if len(dev.X) > 0 {
 		bleu = append(bleu, dev)
 	}
-	d.BLEUChart = makeChart("BLEU per epoch", "epoch", "BLEU", 640, 320, bleu)
-	d.NZChart = makeChart("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []series{nz})
+	d.BLEUChart = chart.New("BLEU per epoch", "epoch", "BLEU", 640, 320, bleu)
+	d.NZChart = chart.New("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []chart.Series{nz})
 
 	wpath := l.Best().JSON()
 	ok, err := storage.Exists(ctx, wpath)
@@ -198,146 +199,6 @@ func summarize(s *weights.Set, path string) *weightSummary {
 	return w
 }
 
-// Charts.
-
-type series struct {
-	Name, Class string
-	X, Y        []float64
-}
-
-type chart struct {
-	Title, XLabel, YLabel string
-	Width, Height         int
-	// Plot area.
-	Left, Top, Right, Bottom float64
-	XTicks, YTicks           []tick
-	Lines                    []line
-}
-
-type tick struct {
-	Pos   float64 // pixel coordinate along the axis
-	Label string
-}
-
-type line struct {
-	Name, Class string
-	Points      string // the polyline's points attribute
-	Dots        []dot
-	LegendY     float64
-}
-
-type dot struct {
-	X, Y  float64
-	Title string
-}
-
-func makeChart(title, xlabel, ylabel string, width, height int, ss []series) chart {
-	c := chart{Title: title, XLabel: xlabel, YLabel: ylabel, Width: width, Height: height,
-		Left: 64, Top: 16, Right: float64(width) - 150, Bottom: float64(height) - 48}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
-	for _, s := range ss {
-		for i := range s.X {
-			xmin, xmax = min(xmin, s.X[i]), max(xmax, s.X[i])
-			ymin, ymax = min(ymin, s.Y[i]), max(ymax, s.Y[i])
-		}
-	}
-	if xmin > xmax { // no points
-		xmin, xmax, ymin, ymax = 0, 1, 0, 1
-	}
-	if xmin == xmax {
-		xmin, xmax = xmin-1, xmax+1
-	}
-	yt := niceTicks(ymin, ymax)
-	ylo, yhi := yt[0], yt[len(yt)-1]
-	if !(yhi > ylo) || math.IsInf(yhi-ylo, 0) {
-		ylo, yhi = ymin, ymin+1 // degenerate range: draw something finite
-	}
-	px := func(x float64) float64 { return c.Left + (x-xmin)/(xmax-xmin)*(c.Right-c.Left) }
-	py := func(y float64) float64 { return c.Bottom - (y-ylo)/(yhi-ylo)*(c.Bottom-c.Top) }
-	for _, v := range yt {
-		c.YTicks = append(c.YTicks, tick{Pos: round2(py(v)), Label: formatTick(v)})
-	}
-	for _, v := range epochTicks(xmin, xmax) {
-		c.XTicks = append(c.XTicks, tick{Pos: round2(px(v)), Label: formatTick(v)})
-	}
-	for k, s := range ss {
-		l := line{Name: s.Name, Class: s.Class, LegendY: c.Top + 8 + 20*float64(k)}
-		pts := make([]string, len(s.X))
-		for i := range s.X {
-			x, y := round2(px(s.X[i])), round2(py(s.Y[i]))
-			pts[i] = strconv.FormatFloat(x, 'f', -1, 64) + "," + strconv.FormatFloat(y, 'f', -1, 64)
-			l.Dots = append(l.Dots, dot{X: x, Y: y, Title: fmt.Sprintf("%s, %s %g: %g", s.Name, xlabel, s.X[i], s.Y[i])})
-		}
-		l.Points = strings.Join(pts, " ")
-		c.Lines = append(c.Lines, l)
-	}
-	return c
-}
-
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-// niceTicks returns evenly spaced round values (steps of 1, 2 or 5 times a
-// power of ten) covering [lo, hi], about five of them.
-func niceTicks(lo, hi float64) []float64 {
-	if math.IsInf(hi-lo, 0) || math.IsNaN(hi-lo) {
-		return []float64{lo, hi}
-	}
-	if lo == hi {
-		d := math.Max(math.Abs(lo)*0.05, 0.5)
-		lo, hi = lo-d, hi+d
-	}
-	raw := (hi - lo) / 5
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := 10 * p
-	for _, m := range []float64{1, 2, 5} {
-		if m*p >= raw {
-			step = m * p
-			break
-		}
-	}
-	start := math.Floor(lo/step) * step
-	end := math.Ceil(hi/step) * step
-	var out []float64
-	for i := 0; i < 100; i++ {
-		v := start + float64(i)*step
-		if v > end+step/2 {
-			break
-		}
-		out = append(out, math.Round(v/step)*step)
-	}
-	if len(out) < 2 || out[0] == out[len(out)-1] {
-		return []float64{lo, hi}
-	}
-	return out
-}
-
-// epochTicks returns the integer epochs in [lo, hi], at most about ten of
-// them.
-func epochTicks(lo, hi float64) []float64 {
-	step := math.Max(1, niceStep((hi-lo)/10))
-	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		if v >= 1 {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func niceStep(raw float64) float64 {
-	if raw <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5} {
-		if m*p >= raw {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
 // shellJoin joins args into a POSIX shell command line, quoting those that
 // need it.
 func shellJoin(args []string) string {
@@ -366,11 +227,10 @@ func formatTime(t any) string {
 	return "–"
 }
 
-func formatTick(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-
 func formatNum(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+// reportTemplate draws reportData; it includes the chart templates.
+var reportTemplate = template.Must(template.Must(chart.Define(template.New("report").Funcs(template.FuncMap{
 	"num": formatNum,
 	"fixed": func(x float64) string {
 		return strconv.FormatFloat(x, 'f', 2, 64)
@@ -382,12 +242,10 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 		return strconv.FormatFloat(*x, 'f', 2, 64)
 	},
 	"shell": shellJoin,
-	"sub":   func(a, b float64) float64 { return a - b },
 	"add":   func(a, b float64) float64 { return a + b },
-	"div2":  func(a, b float64) float64 { return (a + b) / 2 },
 	"float": func(i int) float64 { return float64(i) },
 	"time":  formatTime,
-}).Parse(reportHTML))
+}))).Parse(reportHTML))
 
 const reportHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -402,15 +260,7 @@ th { background: #f0f0f0; }
 td.l, th.l { text-align: left; }
 tr.best td { background: #fff6d5; }
 code { background: #f4f4f4; padding: 0.1em 0.3em; word-break: break-all; }
-svg { display: block; margin: 0.5em 0 1.5em; }
-svg text { font-size: 12px; font-family: sans-serif; fill: #222; }
-svg .axis { stroke: #222; stroke-width: 1; }
-svg .grid { stroke: #e4e4e4; stroke-width: 1; }
-svg polyline { fill: none; stroke-width: 2; }
-svg .s0 { stroke: #1f77b4; fill: #1f77b4; }
-svg .s1 { stroke: #d62728; fill: #d62728; }
-svg polyline.s0, svg polyline.s1 { fill: none; }
-.status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
+{{template "chart-css"}}.status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
 </style>
 </head>
 <body>
@@ -465,16 +315,4 @@ svg polyline.s0, svg polyline.s1 { fill: none; }
 {{end}}
 </body>
 </html>
-{{define "chart"}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
-<title>{{.Title}}</title>
-{{- $c := .}}
-{{range .YTicks}}<line class="grid" x1="{{$c.Left}}" x2="{{$c.Right}}" y1="{{.Pos}}" y2="{{.Pos}}"/><line class="axis" x1="{{sub $c.Left 5}}" x2="{{$c.Left}}" y1="{{.Pos}}" y2="{{.Pos}}"/><text x="{{sub $c.Left 8}}" y="{{add .Pos 4}}" text-anchor="end">{{.Label}}</text>
-{{end}}{{range .XTicks}}<line class="axis" x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$c.Bottom}}" y2="{{add $c.Bottom 5}}"/><text x="{{.Pos}}" y="{{add $c.Bottom 18}}" text-anchor="middle">{{.Label}}</text>
-{{end}}<line class="axis" x1="{{$c.Left}}" x2="{{$c.Right}}" y1="{{$c.Bottom}}" y2="{{$c.Bottom}}"/>
-<line class="axis" x1="{{$c.Left}}" x2="{{$c.Left}}" y1="{{$c.Top}}" y2="{{$c.Bottom}}"/>
-<text x="{{div2 $c.Left $c.Right}}" y="{{add $c.Bottom 38}}" text-anchor="middle">{{.XLabel}}</text>
-<text transform="translate(14 {{div2 $c.Top $c.Bottom}}) rotate(-90)" text-anchor="middle">{{.YLabel}}</text>
-{{range .Lines}}<g class="series" data-name="{{.Name}}"><polyline class="{{.Class}}" points="{{.Points}}"/>
-{{$l := .}}{{range .Dots}}<circle class="{{$l.Class}}" cx="{{.X}}" cy="{{.Y}}" r="3"><title>{{.Title}}</title></circle>{{end}}</g>
-<g class="legend"><line class="{{.Class}}" x1="{{add $c.Right 16}}" x2="{{add $c.Right 36}}" y1="{{.LegendY}}" y2="{{.LegendY}}" stroke-width="2"/><text x="{{add $c.Right 42}}" y="{{add .LegendY 4}}">{{.Name}}</text></g>
-{{end}}</svg>{{end}}`
+`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/testsupport/gcstest"
@@ -395,6 +397,66 @@ func TestWriteReport(t *testing.T) {
 	}
 }
 
+var updateGolden = flag.Bool("update-golden", false, "rewrite tune/testdata/report-*.html from the current WriteReport")
+
+// TestWriteReportGolden compares report.html of fixed output folders with
+// the pages in testdata (the folder's path replaced by OUT), byte for byte.
+// Run with -update-golden to rewrite them after an intended change.
+func TestWriteReportGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		fx   reportFixture
+	}{
+		{"dev", reportFixture{metrics: fixtureMetrics(true), sparseCount: 25}},
+		{"nodev", reportFixture{metrics: fixtureMetrics(false), sparseCount: 1, bestOnly: true}},
+		{"noweights", reportFixture{metrics: fixtureMetrics(false), noWeights: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFixture(t, dir, tc.fx)
+			if err := WriteReport(context.Background(), dir); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ReportName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(string(b), dir, "OUT")
+			golden := filepath.Join("testdata", "report-"+tc.name+".html")
+			if *updateGolden {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+				for i := 0; i < max(len(gl), len(wl)); i++ {
+					var g, w string
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Fatalf("report differs from %s at line %d:\n got %q\nwant %q", golden, i+1, g, w)
+					}
+				}
+				t.Fatalf("report differs from %s", golden)
+			}
+		})
+	}
+}
+
 // checkCurve checks that pts has one point per value, x increasing, and
 // y ordered opposite to the values (SVG y grows downwards), inside the
 // chart.
@@ -520,37 +582,6 @@ func TestWriteReportGCS(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	tests := []struct {
-		name   string
-		lo, hi float64
-	}{
-		{"bleu", 18.5, 26},
-		{"equal", 25, 25},
-		{"zero", 0, 0},
-		{"counts", 14, 40},
-		{"tiny", 1e-9, 3e-9},
-		{"negative", -3.5, -0.25},
-		{"huge", -1e308, 1e308},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := niceTicks(tc.lo, tc.hi)
-			if len(got) < 2 || len(got) > 12 {
-				t.Fatalf("%d ticks %v", len(got), got)
-			}
-			if got[0] > tc.lo || got[len(got)-1] < tc.hi {
-				t.Errorf("ticks %v do not cover [%g, %g]", got, tc.lo, tc.hi)
-			}
-			for i := 1; i < len(got); i++ {
-				if !(got[i] > got[i-1]) {
-					t.Errorf("ticks %v not increasing", got)
-				}
-			}
-		})
-	}
-}
-
 func FuzzParseMetrics(f *testing.F) {
 	f.Add([]byte(`{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":2.9,"nonzero":15,"updates":16,"sentences":300,"seconds":1.7}` + "\n"))
 	f.Add([]byte("{\"epoch\":1,\"tune_bleu\":1e308}\n{\"epoch\":2,\"tune_bleu\":-1e308}\n"))
@@ -569,11 +600,11 @@ func FuzzParseMetrics(f *testing.F) {
 				t.Fatalf("epoch %d at %d", m.Epoch, i)
 			}
 		}
-		var s series
+		var s chart.Series
 		for _, m := range ms {
 			s.X, s.Y = append(s.X, float64(m.Epoch)), append(s.Y, m.TuneBLEU)
 		}
-		c := makeChart("t", "x", "y", 640, 320, []series{s})
+		c := chart.New("t", "x", "y", 640, 320, []chart.Series{s})
 		if len(c.Lines) != 1 || len(c.Lines[0].Dots) != len(ms) {
 			t.Fatalf("chart has %d lines", len(c.Lines))
 		}
