@@ -17,6 +17,7 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
 // Hand-written history lines of a registry R, by night.
@@ -187,8 +188,7 @@ func TestWriteReport(t *testing.T) {
 	}
 
 	c, _ := gcstest.Fake(t, "reg")
-	storage.SetGCSClient(c)
-	t.Cleanup(func() { storage.SetGCSClient(nil) })
+	storagetest.UseGCS(t, c)
 
 	ctx := context.Background()
 	for i, tc := range tests {
