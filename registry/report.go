@@ -177,18 +177,12 @@ const reportHTML = `<!DOCTYPE html>
 <meta charset="utf-8">
 <title>mtune registry: {{.Root}}</title>
 <style>
-body { font-family: sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
-th { background: #f0f0f0; }
-td.l, th.l { text-align: left; }
-code { background: #f4f4f4; padding: 0.1em 0.3em; word-break: break-all; }
-.decision { font-weight: bold; }
+{{template "chart-css"}}.decision { font-weight: bold; }
 tr.decision-promoted td { background: #e6f4e6; } tr.decision-promoted .decision { color: #2a7d2a; }
 tr.decision-kept .decision { color: #555; }
 tr.decision-failed td { background: #fbe9e9; } tr.decision-failed .decision { color: #b22; }
 tr.decision-rollback td { background: #fff6d5; } tr.decision-rollback .decision { color: #b8860b; }
-{{template "chart-css"}}</style>
+</style>
 </head>
 <body>
 <h1>mtune registry</h1>

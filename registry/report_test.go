@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/testsupport/gcstest"
 	"github.com/mtune/mtune/testsupport/storagetest"
@@ -316,15 +317,11 @@ func polylines(t *testing.T, svg *html.Node) map[string][][2]float64 {
 		}
 		name := attrOf(g, "data-name")
 		for _, pl := range elementsByTag(g, "polyline") {
-			for _, f := range strings.Fields(attrOf(pl, "points")) {
-				xs, ys, ok := strings.Cut(f, ",")
-				x, err1 := strconv.ParseFloat(xs, 64)
-				y, err2 := strconv.ParseFloat(ys, 64)
-				if !ok || err1 != nil || err2 != nil {
-					t.Fatalf("series %q: bad point %q", name, f)
-				}
-				out[name] = append(out[name], [2]float64{x, y})
+			pts, err := chart.ParsePoints(attrOf(pl, "points"))
+			if err != nil {
+				t.Fatalf("series %q: %v", name, err)
 			}
+			out[name] = append(out[name], pts...)
 		}
 	}
 	return out

@@ -253,14 +253,8 @@ const reportHTML = `<!DOCTYPE html>
 <meta charset="utf-8">
 <title>mtune report: {{.Out}}</title>
 <style>
-body { font-family: sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
-th { background: #f0f0f0; }
-td.l, th.l { text-align: left; }
-tr.best td { background: #fff6d5; }
-code { background: #f4f4f4; padding: 0.1em 0.3em; word-break: break-all; }
-{{template "chart-css"}}.status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
+{{template "chart-css"}}tr.best td { background: #fff6d5; }
+.status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
 </style>
 </head>
 <body>

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -159,15 +158,11 @@ func svgSeries(t *testing.T, svg *html.Node) map[string][][2]float64 {
 			if p.Type != html.ElementNode || p.Data != "polyline" {
 				continue
 			}
-			for _, f := range strings.Fields(attr(p, "points")) {
-				xs, ys, ok := strings.Cut(f, ",")
-				x, err1 := strconv.ParseFloat(xs, 64)
-				y, err2 := strconv.ParseFloat(ys, 64)
-				if !ok || err1 != nil || err2 != nil {
-					t.Fatalf("series %q: bad point %q", name, f)
-				}
-				out[name] = append(out[name], [2]float64{x, y})
+			pts, err := chart.ParsePoints(attr(p, "points"))
+			if err != nil {
+				t.Fatalf("series %q: %v", name, err)
 			}
+			out[name] = append(out[name], pts...)
 		}
 	}
 	return out
@@ -393,66 +388,6 @@ func TestWriteReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.check(t, page, doc)
-		})
-	}
-}
-
-var updateGolden = flag.Bool("update-golden", false, "rewrite tune/testdata/report-*.html from the current WriteReport")
-
-// TestWriteReportGolden compares report.html of fixed output folders with
-// the pages in testdata (the folder's path replaced by OUT), byte for byte.
-// Run with -update-golden to rewrite them after an intended change.
-func TestWriteReportGolden(t *testing.T) {
-	tests := []struct {
-		name string
-		fx   reportFixture
-	}{
-		{"dev", reportFixture{metrics: fixtureMetrics(true), sparseCount: 25}},
-		{"nodev", reportFixture{metrics: fixtureMetrics(false), sparseCount: 1, bestOnly: true}},
-		{"noweights", reportFixture{metrics: fixtureMetrics(false), noWeights: true}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeFixture(t, dir, tc.fx)
-			if err := WriteReport(context.Background(), dir); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, ReportName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := strings.ReplaceAll(string(b), dir, "OUT")
-			golden := filepath.Join("testdata", "report-"+tc.name+".html")
-			if *updateGolden {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-				for i := 0; i < max(len(gl), len(wl)); i++ {
-					var g, w string
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					if g != w {
-						t.Fatalf("report differs from %s at line %d:\n got %q\nwant %q", golden, i+1, g, w)
-					}
-				}
-				t.Fatalf("report differs from %s", golden)
-			}
 		})
 	}
 }

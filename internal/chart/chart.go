@@ -220,8 +220,18 @@ func formatTick(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 const Template = "chart"
 
 // CSSTemplate is the name of the template, added by Define, that writes
-// CSS; include it inside the page's <style> element.
+// PageCSS and CSS; include it inside the page's <style> element.
 const CSSTemplate = "chart-css"
+
+// PageCSS holds the style rules mtune's report pages share: body, tables,
+// code. The CSS template writes it before CSS. It ends in a newline.
+const PageCSS = `body { font-family: sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; }
+th { background: #f0f0f0; }
+td.l, th.l { text-align: left; }
+code { background: #f4f4f4; padding: 0.1em 0.3em; word-break: break-all; }
+`
 
 // CSS holds the style rules of the charts' SVG: text, axes, grid and the
 // colours of the series classes s0 and s1. It ends in a newline.
@@ -267,8 +277,24 @@ func Define(t *template.Template) (*template.Template, error) {
 	if _, err := t.New(Template).Delims("{{", "}}").Parse(svgTemplate); err != nil {
 		return nil, fmt.Errorf("chart: template %s: %w", Template, err)
 	}
-	if _, err := t.New(CSSTemplate).Delims("{{", "}}").Parse(CSS); err != nil {
+	if _, err := t.New(CSSTemplate).Delims("{{", "}}").Parse(PageCSS + CSS); err != nil {
 		return nil, fmt.Errorf("chart: template %s: %w", CSSTemplate, err)
 	}
 	return t, nil
+}
+
+// ParsePoints parses the points attribute of a chart's polyline ("x,y x,y
+// …", as Chart's Lines hold it) back into coordinates.
+func ParsePoints(points string) ([][2]float64, error) {
+	var out [][2]float64
+	for _, f := range strings.Fields(points) {
+		xs, ys, ok := strings.Cut(f, ",")
+		x, err1 := strconv.ParseFloat(xs, 64)
+		y, err2 := strconv.ParseFloat(ys, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("chart: bad point %q", f)
+		}
+		out = append(out, [2]float64{x, y})
+	}
+	return out, nil
 }

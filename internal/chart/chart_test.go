@@ -127,7 +127,7 @@ func TestDefine(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	if !strings.Contains(page, "<style>\n"+CSS+"</style>") {
+	if !strings.Contains(page, "<style>\n"+PageCSS+CSS+"</style>") {
 		t.Errorf("page lacks the CSS verbatim:\n%s", page)
 	}
 	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>") || !strings.Contains(page, "&lt;script&gt;") {
