@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/htmltest"
 	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
@@ -53,13 +53,13 @@ func TestWriteReport(t *testing.T) {
 			promoted: promotedN1,
 			history:  strings.Join([]string{lineN1, lineN2, lineN3, lineN4, lineRB}, "\n") + "\n",
 			check: func(t *testing.T, r Registry, p reportPage) {
-				checkRowsEqual(t, tableRows(t, p.doc, "promoted"), [][]string{
+				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "promoted"), [][]string{
 					{"n1"}, {"2026-11-25T09:00:01Z"}, {r.Run("n1").Best().JSON()}, {"20.00"},
 				})
-				if got := hrefs(byID(t, p.doc, "promoted")); fmt.Sprint(got) != "[runs/n1/report.html]" {
+				if got := htmltest.Hrefs(htmltest.ByID(t, p.doc, "promoted")); fmt.Sprint(got) != "[runs/n1/report.html]" {
 					t.Errorf("promoted run links %q, want runs/n1/report.html", got)
 				}
-				checkRowsEqual(t, tableRows(t, p.doc, "history"), [][]string{
+				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
 					{"1", "n1", "promoted", "20.00", "18.00", "+2.00", "[1.20, 2.80]", "0.01", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
 					{"2", "n2", "kept", "20.40", "19.90", "+0.50", "[-0.30, 1.10]", "0.21", "run n1", "2026-11-22T03:00:00Z", "2026-11-22T04:00:00Z", ""},
 					{"3", "n3", "failed", "–", "–", "–", "–", "–", "–", "2026-11-23T03:00:00Z", "2026-11-23T03:05:00Z", "decoding: <script>alert(1)</script>"},
@@ -67,16 +67,16 @@ func TestWriteReport(t *testing.T) {
 					{"5", "n1", "rollback", "20.00", "–", "–", "–", "–", "–", "2026-11-25T09:00:00Z", "2026-11-25T09:00:01Z", "rolled back from run n4"},
 				})
 				var classes []string
-				for _, tr := range elementsByTag(byID(t, p.doc, "history"), "tr")[1:] {
-					classes = append(classes, attrOf(tr, "class"))
+				for _, tr := range htmltest.Elements(htmltest.ByID(t, p.doc, "history"), "tr")[1:] {
+					classes = append(classes, htmltest.Attr(tr, "class"))
 				}
 				if want := "[decision-promoted decision-kept decision-failed decision-promoted decision-rollback]"; fmt.Sprint(classes) != want {
 					t.Errorf("row classes %v, want %s", classes, want)
 				}
-				if got, want := hrefs(byID(t, p.doc, "history")), "[runs/n1/report.html runs/n2/report.html runs/n3/report.html runs/n4/report.html runs/n1/report.html]"; fmt.Sprint(got) != want {
+				if got, want := htmltest.Hrefs(htmltest.ByID(t, p.doc, "history")), "[runs/n1/report.html runs/n2/report.html runs/n3/report.html runs/n4/report.html runs/n1/report.html]"; fmt.Sprint(got) != want {
 					t.Errorf("history links %v, want %s", got, want)
 				}
-				for i, h := range hrefs(byID(t, p.doc, "history")) {
+				for i, h := range htmltest.Hrefs(htmltest.ByID(t, p.doc, "history")) {
 					if run := []string{"n1", "n2", "n3", "n4", "n1"}[i]; storage.Join(r.Root, h) != r.Run(run).Report() {
 						t.Errorf("link %s, relative to %s, is not %s", h, r.Root, r.Run(run).Report())
 					}
@@ -87,11 +87,11 @@ func TestWriteReport(t *testing.T) {
 				if strings.Contains(p.text, "<script>") || !strings.Contains(p.text, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 					t.Error("the failed night's error is not escaped")
 				}
-				svgs := elementsByTag(p.doc, "svg")
+				svgs := htmltest.Elements(p.doc, "svg")
 				if len(svgs) != 1 {
 					t.Fatalf("%d svg elements, want 1", len(svgs))
 				}
-				ss := polylines(t, svgs[0])
+				ss := htmltest.Series(t, svgs[0])
 				// The promoted weights after lines 1, 2, 4, 5 (not the
 				// failed 3): n1's 20, still 20 (not the 19.9 the kept
 				// night's gate measured), n4's 22.5, back to 20.
@@ -111,7 +111,7 @@ func TestWriteReport(t *testing.T) {
 						t.Errorf("x of lines 1, 2, 4 %v: not the line numbers", prom)
 					}
 				}
-				legend := strings.Join(strings.Fields(textOf(svgs[0])), " ")
+				legend := strings.Join(strings.Fields(htmltest.Text(svgs[0])), " ")
 				for _, w := range []string{"promoted", "candidate", "night", "dev BLEU"} {
 					if !strings.Contains(legend, w) {
 						t.Errorf("chart lacks the text %q", w)
@@ -123,13 +123,13 @@ func TestWriteReport(t *testing.T) {
 			name:    "first night kept, nothing promoted",
 			history: `{"run":"k1","decision":"kept","candidate_bleu":17.5,"promoted_bleu":18,"p_value":0.9,"ci":[-1,0.2],"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}` + "\n",
 			check: func(t *testing.T, r Registry, p reportPage) {
-				if !strings.Contains(textOf(byID(t, p.doc, "promoted")), "Nothing is promoted") {
+				if !strings.Contains(htmltest.Text(htmltest.ByID(t, p.doc, "promoted")), "Nothing is promoted") {
 					t.Error("page does not say nothing is promoted")
 				}
-				ss := polylines(t, elementsByTag(p.doc, "svg")[0])
+				ss := htmltest.Series(t, htmltest.Elements(p.doc, "svg")[0])
 				checkLine(t, "promoted", ss["promoted"], []float64{18}) // the model's own, as the gate measured them
 				checkLine(t, "candidate", ss["candidate"], []float64{17.5})
-				checkRowsEqual(t, tableRows(t, p.doc, "history"), [][]string{
+				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
 					{"1", "k1", "kept", "17.50", "18.00", "-0.50", "[-1.00, 0.20]", "0.9", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
 				})
 			},
@@ -138,17 +138,17 @@ func TestWriteReport(t *testing.T) {
 			name:    "failed nights only, one with an odd run id",
 			history: lineN3 + "\n" + `{"run":"../x y","decision":"failed","error":"bad input","start":"2026-11-24T03:00:00Z","end":"2026-11-24T03:01:00Z"}`,
 			check: func(t *testing.T, r Registry, p reportPage) {
-				if n := len(elementsByTag(p.doc, "svg")); n != 0 {
+				if n := len(htmltest.Elements(p.doc, "svg")); n != 0 {
 					t.Errorf("%d charts of failed nights, want none", n)
 				}
 				if !strings.Contains(p.text, "No night has reached its gate yet") {
 					t.Error("page does not say no night reached its gate")
 				}
-				rows := tableRows(t, p.doc, "history")
+				rows := htmltest.Rows(t, p.doc, "history")
 				if len(rows) != 2 || rows[1][1] != "../x y" || rows[1][11] != "bad input" {
 					t.Errorf("history rows %q", rows)
 				}
-				if got := hrefs(byID(t, p.doc, "history")); fmt.Sprint(got) != "[runs/n3/report.html]" {
+				if got := htmltest.Hrefs(htmltest.ByID(t, p.doc, "history")); fmt.Sprint(got) != "[runs/n3/report.html]" {
 					t.Errorf("links %q, want runs/n3/report.html only (not the odd id)", got)
 				}
 			},
@@ -161,10 +161,10 @@ func TestWriteReport(t *testing.T) {
 						t.Errorf("page lacks %q", w)
 					}
 				}
-				if n := len(elementsByTag(p.doc, "svg")); n != 0 {
+				if n := len(htmltest.Elements(p.doc, "svg")); n != 0 {
 					t.Errorf("%d charts, want none", n)
 				}
-				if n := len(elementsByTag(p.doc, "table")); n != 0 {
+				if n := len(htmltest.Elements(p.doc, "table")); n != 0 {
 					t.Errorf("%d tables, want none", n)
 				}
 			},
@@ -306,27 +306,6 @@ func checkPage(t *testing.T, page []byte) {
 	}
 }
 
-// polylines returns, per series (data-name of its <g>), its polyline's
-// points.
-func polylines(t *testing.T, svg *html.Node) map[string][][2]float64 {
-	t.Helper()
-	out := map[string][][2]float64{}
-	for _, g := range elementsByTag(svg, "g") {
-		if attrOf(g, "class") != "series" {
-			continue
-		}
-		name := attrOf(g, "data-name")
-		for _, pl := range elementsByTag(g, "polyline") {
-			pts, err := chart.ParsePoints(attrOf(pl, "points"))
-			if err != nil {
-				t.Fatalf("series %q: %v", name, err)
-			}
-			out[name] = append(out[name], pts...)
-		}
-	}
-	return out
-}
-
 // checkLine checks pts has a point per value, x increasing, and y in the
 // values' order (upside down: SVG y grows downwards), equal values at
 // equal heights.
@@ -345,78 +324,5 @@ func checkLine(t *testing.T, name string, pts [][2]float64, vals []float64) {
 				t.Errorf("%s: values %g and %g at y %g and %g", name, vals[i], vals[j], pts[i][1], pts[j][1])
 			}
 		}
-	}
-}
-
-func elementsByTag(n *html.Node, tag string) []*html.Node {
-	var out []*html.Node
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && d.Data == tag {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func attrOf(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func byID(t *testing.T, n *html.Node, id string) *html.Node {
-	t.Helper()
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && attrOf(d, "id") == id {
-			return d
-		}
-	}
-	t.Fatalf("no element #%s", id)
-	return nil
-}
-
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
-
-// hrefs returns the links under n.
-func hrefs(n *html.Node) []string {
-	var out []string
-	for _, a := range elementsByTag(n, "a") {
-		out = append(out, attrOf(a, "href"))
-	}
-	return out
-}
-
-// tableRows returns the texts of the <td> cells of table #id, a row each,
-// without the header row.
-func tableRows(t *testing.T, doc *html.Node, id string) [][]string {
-	t.Helper()
-	var out [][]string
-	for _, tr := range elementsByTag(byID(t, doc, id), "tr") {
-		var cells []string
-		for _, td := range elementsByTag(tr, "td") {
-			cells = append(cells, strings.TrimSpace(textOf(td)))
-		}
-		if cells != nil {
-			out = append(out, cells)
-		}
-	}
-	return out
-}
-
-func checkRowsEqual(t *testing.T, got, want [][]string) {
-	t.Helper()
-	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
-		t.Errorf("rows\n got %q\nwant %q", got, want)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/testsupport/gcstest"
+	"github.com/mtune/mtune/testsupport/htmltest"
 	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
@@ -144,86 +145,6 @@ func writeFixture(t *testing.T, dir string, fx reportFixture) {
 
 var fixtureGroups = []feature.Group{{Label: "LM0", Len: 1}, {Label: "TranslationModel0", Len: 3}, {Label: "Distortion0", Len: 1}}
 
-// svgSeries returns, per series name (data-name of its <g>), the points of
-// its polyline.
-func svgSeries(t *testing.T, svg *html.Node) map[string][][2]float64 {
-	t.Helper()
-	out := map[string][][2]float64{}
-	for g := range svg.Descendants() {
-		if g.Type != html.ElementNode || g.Data != "g" || attr(g, "class") != "series" {
-			continue
-		}
-		name := attr(g, "data-name")
-		for p := range g.Descendants() {
-			if p.Type != html.ElementNode || p.Data != "polyline" {
-				continue
-			}
-			pts, err := chart.ParsePoints(attr(p, "points"))
-			if err != nil {
-				t.Fatalf("series %q: %v", name, err)
-			}
-			out[name] = append(out[name], pts...)
-		}
-	}
-	return out
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func elements(n *html.Node, tag string) []*html.Node {
-	var out []*html.Node
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && d.Data == tag {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func byID(n *html.Node, id string) *html.Node {
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && attr(d, "id") == id {
-			return d
-		}
-	}
-	return nil
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
-
-// rows returns the cell texts of a table's rows after the header.
-func rows(t *testing.T, doc *html.Node, id string) [][]string {
-	t.Helper()
-	tab := byID(doc, id)
-	if tab == nil {
-		t.Fatalf("no table #%s", id)
-	}
-	var out [][]string
-	for _, tr := range elements(tab, "tr")[1:] {
-		var cells []string
-		for _, td := range elements(tr, "td") {
-			cells = append(cells, strings.TrimSpace(text(td)))
-		}
-		out = append(out, cells)
-	}
-	return out
-}
-
 func TestWriteReport(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -235,11 +156,11 @@ func TestWriteReport(t *testing.T) {
 			name: "dev set with a missing dev BLEU",
 			fx:   reportFixture{metrics: fixtureMetrics(true), sparseCount: 25},
 			check: func(t *testing.T, page string, doc *html.Node) {
-				svgs := elements(doc, "svg")
+				svgs := htmltest.Elements(doc, "svg")
 				if len(svgs) != 2 {
 					t.Fatalf("%d svg elements, want 2", len(svgs))
 				}
-				ss := svgSeries(t, svgs[0])
+				ss := htmltest.Series(t, svgs[0])
 				checkCurve(t, ss["tune BLEU"], []float64{20.5, 24.75, 23.1})
 				checkCurve(t, ss["dev BLEU"], []float64{18.5, 26.0})
 				// dev points sit at the x of epochs 1 and 3.
@@ -247,12 +168,12 @@ func TestWriteReport(t *testing.T) {
 				if len(tune) == 3 && len(dev) == 2 && (dev[0][0] != tune[0][0] || dev[1][0] != tune[2][0]) {
 					t.Errorf("dev x %v, want tune's epochs 1 and 3 %v", dev, tune)
 				}
-				if nz := svgSeries(t, svgs[1]); len(nz) != 1 {
+				if nz := htmltest.Series(t, svgs[1]); len(nz) != 1 {
 					t.Errorf("non-zero chart has %d series, want 1", len(nz))
 				} else {
 					checkCurve(t, nz["non-zero weights"], []float64{14, 40, 33})
 				}
-				legend := text(svgs[0])
+				legend := htmltest.Text(svgs[0])
 				for _, w := range []string{"tune BLEU", "dev BLEU", "epoch", "BLEU"} {
 					if !strings.Contains(legend, w) {
 						t.Errorf("BLEU chart lacks the text %q", w)
@@ -264,50 +185,50 @@ func TestWriteReport(t *testing.T) {
 					{"2", "24.75", "–", "19.50", "–", "40", "200", "300", "2.25"},
 					{"3", "23.10", "26.00", "21.00", "–", "33", "300", "300", "3.50"},
 				}
-				checkRows(t, rows(t, doc, "metrics"), want)
+				htmltest.CheckRows(t, htmltest.Rows(t, doc, "metrics"), want)
 				// Best epoch (dev 26.0) is 3 and is marked.
-				trs := elements(byID(doc, "metrics"), "tr")
-				if attr(trs[3], "class") != "best" {
-					t.Errorf("epoch 3's row class %q, want best", attr(trs[3], "class"))
+				trs := htmltest.Elements(htmltest.ByID(t, doc, "metrics"), "tr")
+				if htmltest.Attr(trs[3], "class") != "best" {
+					t.Errorf("epoch 3's row class %q, want best", htmltest.Attr(trs[3], "class"))
 				}
-				checkRows(t, rows(t, doc, "dense"), [][]string{
+				htmltest.CheckRows(t, htmltest.Rows(t, doc, "dense"), [][]string{
 					{"LM0", "1.5"}, {"TranslationModel0", "0.25 0 -0.125"}, {"Distortion0", "-0.3"},
 				})
 				var wantSparse [][]string
 				for i := 24; i >= 5; i-- {
 					wantSparse = append(wantSparse, []string{strconv.Itoa(25 - i), fixtureSparseName(i), strconv.FormatFloat(fixtureSparseValue(i), 'g', 6, 64)})
 				}
-				checkRows(t, rows(t, doc, "sparse"), wantSparse)
+				htmltest.CheckRows(t, htmltest.Rows(t, doc, "sparse"), wantSparse)
 				if !strings.Contains(page, "4 of 5 dense weights and 25 sparse weights are non-zero") {
 					t.Error("page lacks the non-zero counts 4 of 5 dense, 25 sparse")
 				}
-				man := text(byID(doc, "manifest"))
+				man := htmltest.Text(htmltest.ByID(t, doc, "manifest"))
 				for _, w := range []string{"mtune tune --config model/moses.ini", "'" + scriptName + "'", `--dev 'my dir/it'\''s'`, "v0.1.0-test", "done", "2026-11-22T12:00:00Z", "2026-11-22T13:00:00Z", "42", "linesearch", "adagrad"} {
 					if !strings.Contains(man, w) {
 						t.Errorf("manifest table lacks %q", w)
 					}
 				}
-				checkRows(t, rows(t, doc, "inputs"), [][]string{{"config", "model/moses.ini", "ab12cd"}, {"src", "tune.fr", "ef34ab"}})
+				htmltest.CheckRows(t, htmltest.Rows(t, doc, "inputs"), [][]string{{"config", "model/moses.ini", "ab12cd"}, {"src", "tune.fr", "ef34ab"}})
 			},
 		},
 		{
 			name: "no dev set, script in the top sparse feature",
 			fx:   reportFixture{metrics: fixtureMetrics(false), sparseCount: 1, bestOnly: true},
 			check: func(t *testing.T, page string, doc *html.Node) {
-				ss := svgSeries(t, elements(doc, "svg")[0])
+				ss := htmltest.Series(t, htmltest.Elements(doc, "svg")[0])
 				if len(ss) != 1 {
 					t.Errorf("series %v, want tune BLEU only", ss)
 				}
 				checkCurve(t, ss["tune BLEU"], []float64{20.5, 24.75, 23.1})
-				if strings.Contains(text(elements(doc, "svg")[0]), "dev BLEU") {
+				if strings.Contains(htmltest.Text(htmltest.Elements(doc, "svg")[0]), "dev BLEU") {
 					t.Error("dev BLEU drawn without a dev set")
 				}
-				for _, r := range rows(t, doc, "metrics") {
+				for _, r := range htmltest.Rows(t, doc, "metrics") {
 					if len(r) != 7 {
 						t.Errorf("metrics row %q has %d cells, want 7 (no dev, no α)", r, len(r))
 					}
 				}
-				checkRows(t, rows(t, doc, "sparse"), [][]string{{"1", fixtureSparseName(0), "0.125"}})
+				htmltest.CheckRows(t, htmltest.Rows(t, doc, "sparse"), [][]string{{"1", fixtureSparseName(0), "0.125"}})
 				if strings.Contains(page, "<script") {
 					t.Error("page contains an unescaped <script")
 				}
@@ -428,26 +349,19 @@ func checkCurve(t *testing.T, pts [][2]float64, vals []float64) {
 func checkTicks(t *testing.T, svg *html.Node, lo, hi float64) {
 	t.Helper()
 	var ys []float64
-	for _, tx := range elements(svg, "text") {
-		if attr(tx, "text-anchor") != "end" {
+	for _, tx := range htmltest.Elements(svg, "text") {
+		if htmltest.Attr(tx, "text-anchor") != "end" {
 			continue
 		}
-		v, err := strconv.ParseFloat(text(tx), 64)
+		v, err := strconv.ParseFloat(htmltest.Text(tx), 64)
 		if err != nil {
-			t.Errorf("y tick label %q: %v", text(tx), err)
+			t.Errorf("y tick label %q: %v", htmltest.Text(tx), err)
 			continue
 		}
 		ys = append(ys, v)
 	}
 	if len(ys) < 3 || ys[0] > lo || ys[len(ys)-1] < hi {
 		t.Errorf("y ticks %v do not cover [%g, %g] with at least 3 ticks", ys, lo, hi)
-	}
-}
-
-func checkRows(t *testing.T, got, want [][]string) {
-	t.Helper()
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("rows\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -507,7 +421,7 @@ func TestWriteReportGCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkCurve(t, svgSeries(t, elements(doc, "svg")[0])["dev BLEU"], []float64{18.5, 26.0})
+	checkCurve(t, htmltest.Series(t, htmltest.Elements(doc, "svg")[0])["dev BLEU"], []float64{18.5, 26.0})
 	if !strings.Contains(string(b), "gs://mtune-test/run/best/weights.json") {
 		t.Error("report does not name gs://mtune-test/run/best/weights.json")
 	}
