@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"math"
 	"os"
@@ -303,7 +302,7 @@ func TestWriteReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			page := string(b)
-			checkSelfContained(t, page)
+			htmltest.CheckSelfContained(t, page, "")
 			doc, err := html.Parse(bytes.NewReader(b))
 			if err != nil {
 				t.Fatal(err)
@@ -362,42 +361,6 @@ func checkTicks(t *testing.T, svg *html.Node, lo, hi float64) {
 	}
 	if len(ys) < 3 || ys[0] > lo || ys[len(ys)-1] < hi {
 		t.Errorf("y ticks %v do not cover [%g, %g] with at least 3 ticks", ys, lo, hi)
-	}
-}
-
-// checkSelfContained checks the page loads nothing from elsewhere and its
-// SVG parts are well-formed XML.
-func checkSelfContained(t *testing.T, page string) {
-	t.Helper()
-	for _, bad := range []string{"<script", "src=", "href=", "url(", "@import", "<link"} {
-		if strings.Contains(page, bad) {
-			t.Errorf("page contains %q", bad)
-		}
-	}
-	rest := page
-	n := 0
-	for {
-		i := strings.Index(rest, "<svg")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i:], "</svg>")
-		if j < 0 {
-			t.Fatal("unterminated <svg>")
-		}
-		part := rest[i : i+j+len("</svg>")]
-		d := xml.NewDecoder(strings.NewReader(part))
-		for {
-			_, err := d.Token()
-			if err != nil {
-				if err.Error() != "EOF" {
-					t.Errorf("svg %d is not well-formed XML: %v", n, err)
-				}
-				break
-			}
-		}
-		n++
-		rest = rest[i+j:]
 	}
 }
 

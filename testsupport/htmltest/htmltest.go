@@ -4,7 +4,10 @@
 package htmltest
 
 import (
+	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -111,4 +114,46 @@ func Series(tb testing.TB, svg *html.Node) map[string][][2]float64 {
 		}
 	}
 	return out
+}
+
+// CheckSelfContained fails the test unless page is a complete HTML
+// document that loads nothing from elsewhere (no script, src, url(),
+// @import or link; template escaping left no ZgotmplZ), links only to
+// targets starting with linkPrefix (none at all if it is ""), and whose
+// <svg> parts are well-formed XML.
+func CheckSelfContained(tb testing.TB, page, linkPrefix string) {
+	tb.Helper()
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.HasSuffix(page, "</html>\n") {
+		tb.Error("not a complete HTML document")
+	}
+	for _, bad := range []string{"<script", "src=", "url(", "@import", "<link", "ZgotmplZ"} {
+		if strings.Contains(page, bad) {
+			tb.Errorf("page contains %q", bad)
+		}
+	}
+	for _, h := range strings.Split(page, `href="`)[1:] {
+		if linkPrefix == "" || !strings.HasPrefix(h, linkPrefix) {
+			tb.Errorf("link %.40q is not to %q", h, linkPrefix+"…")
+		}
+	}
+	for n, rest := 0, page; ; n++ {
+		i := strings.Index(rest, "<svg")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "</svg>")
+		if j < 0 {
+			tb.Fatal("unterminated <svg>")
+		}
+		d := xml.NewDecoder(strings.NewReader(rest[i : i+j+len("</svg>")]))
+		for {
+			if _, err := d.Token(); err != nil {
+				if !errors.Is(err, io.EOF) {
+					tb.Errorf("svg %d is not well-formed XML: %v", n, err)
+				}
+				break
+			}
+		}
+		rest = rest[i+j:]
+	}
 }
