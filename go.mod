@@ -9,6 +9,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/api v0.307.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
