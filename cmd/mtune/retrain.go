@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -28,7 +29,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 	o := &t.o
 	registerTuneFlags(fs, t)
 	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
-	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time); a killed night resumes when called again with its id, a finished one does nothing")
+	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time, or in a Cloud Run job its execution's name, $CLOUD_RUN_EXECUTION); a killed night resumes when called again with its id, a finished one does nothing")
 	var gate registry.GateOptions
 	fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev BLEU beats the promoted weights' by at least this many points")
 	fs.Float64Var(&gate.MaxP, "max-p", 0.05, "promote only if paired bootstrap resampling gives a p-value below this")
@@ -42,7 +43,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		}
 		id := *runID
 		if id == "" {
-			id = registry.DefaultRunID(time.Now())
+			id = defaultRunID(os.Getenv, time.Now())
 		}
 		if err := registry.CheckRunID(id); err != nil {
 			return usagef("--run-id: %v", err)
@@ -131,4 +132,15 @@ func devScorer(o pipelines.Options) func(context.Context, string) ([]metric.Stat
 var retrainFlagGroups = []flagGroup{
 	tuneFlagGroups[0], tuneFlagGroups[1], tuneFlagGroups[2],
 	{"registry", []string{"registry", "run-id", "min-gain", "max-p", "bootstrap"}},
+}
+
+// defaultRunID is the run id of a night given none: in a Cloud Run job the
+// execution's name, which every retried attempt of the task shares (so a
+// retry resumes the night, as a fixed id does elsewhere), else the UTC
+// date-time of now.
+func defaultRunID(getenv func(string) string, now time.Time) string {
+	if e := getenv("CLOUD_RUN_EXECUTION"); e != "" && registry.CheckRunID(e) == nil {
+		return e
+	}
+	return registry.DefaultRunID(now)
 }

@@ -227,3 +227,22 @@ func TestRetrainUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultRunID(t *testing.T) {
+	now := time.Date(2026, 11, 24, 2, 30, 0, 0, time.UTC)
+	for env, want := range map[string]string{
+		"":                    "20261124T023000Z",
+		"mtune-retrain-x7k2p": "mtune-retrain-x7k2p",
+		"not/a plain name":    "20261124T023000Z",
+	} {
+		got := defaultRunID(func(k string) string {
+			if k == "CLOUD_RUN_EXECUTION" {
+				return env
+			}
+			return ""
+		}, now)
+		if got != want {
+			t.Errorf("CLOUD_RUN_EXECUTION=%q: %q, want %q", env, got, want)
+		}
+	}
+}
