@@ -139,17 +139,7 @@ func TestScheduleCommandLines(t *testing.T) {
 // and puts back the Beam flags (shared with flag.CommandLine) it sets.
 func scheduleParseRetrain(t *testing.T, args []string) *flag.FlagSet {
 	t.Helper()
-	saved := map[string]string{}
-	flag.CommandLine.VisitAll(func(f *flag.Flag) { saved[f.Name] = f.Value.String() })
-	t.Cleanup(func() {
-		flag.CommandLine.VisitAll(func(f *flag.Flag) {
-			if v := f.Value.String(); v != saved[f.Name] {
-				if err := f.Value.Set(saved[f.Name]); err != nil {
-					t.Errorf("restoring --%s=%q: %v", f.Name, saved[f.Name], err)
-				}
-			}
-		})
-	})
+	restoreBeamFlags(t)
 	c, ok := lookup("retrain")
 	if !ok {
 		t.Fatal("no retrain command")
@@ -813,17 +803,36 @@ type scheduleCronJob struct {
 
 func scheduleParseCronJob(t *testing.T, text string) scheduleCronJob {
 	t.Helper()
-	var cj scheduleCronJob
-	if err := yaml.Unmarshal([]byte(text), &cj); err != nil {
-		t.Fatalf("cronjob.yaml: %v", err)
+	return scheduleParseYAML[scheduleCronJob](t, "cronjob.yaml", text, "batch/v1", "CronJob")
+}
+
+// kubeObject is a parsed Kubernetes-style object: its kind and how many
+// containers its pod template has.
+type kubeObject interface {
+	header() (apiVersion, kind string)
+	containers() int
+}
+
+func (cj scheduleCronJob) header() (string, string) { return cj.APIVersion, cj.Kind }
+func (cj scheduleCronJob) containers() int {
+	return len(cj.Spec.JobTemplate.Spec.Template.Spec.Containers)
+}
+
+// scheduleParseYAML parses the YAML text of file name into T and checks
+// its apiVersion and kind, and that its pod has one container.
+func scheduleParseYAML[T kubeObject](t *testing.T, name, text, apiVersion, kind string) T {
+	t.Helper()
+	var o T
+	if err := yaml.Unmarshal([]byte(text), &o); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	if cj.APIVersion != "batch/v1" || cj.Kind != "CronJob" {
-		t.Fatalf("cronjob.yaml: %s %s, want batch/v1 CronJob", cj.APIVersion, cj.Kind)
+	if v, k := o.header(); v != apiVersion || k != kind {
+		t.Fatalf("%s: %s %s, want %s %s", name, v, k, apiVersion, kind)
 	}
-	if n := len(cj.Spec.JobTemplate.Spec.Template.Spec.Containers); n != 1 {
-		t.Fatalf("cronjob.yaml: %d containers, want one", n)
+	if n := o.containers(); n != 1 {
+		t.Fatalf("%s: %d containers, want one", name, n)
 	}
-	return cj
+	return o
 }
 
 // scheduleKubeExpand expands $(NAME) as Kubernetes (and Cloud Run) do in
@@ -987,17 +996,12 @@ type scheduleCloudRunJob struct {
 
 func scheduleParseCloudRun(t *testing.T, text string) scheduleCloudRunJob {
 	t.Helper()
-	var j scheduleCloudRunJob
-	if err := yaml.Unmarshal([]byte(text), &j); err != nil {
-		t.Fatalf("cloudrun-job.yaml: %v", err)
-	}
-	if j.APIVersion != "run.googleapis.com/v1" || j.Kind != "Job" {
-		t.Fatalf("cloudrun-job.yaml: %s %s, want run.googleapis.com/v1 Job", j.APIVersion, j.Kind)
-	}
-	if n := len(j.Spec.Template.Spec.Template.Spec.Containers); n != 1 {
-		t.Fatalf("cloudrun-job.yaml: %d containers, want one", n)
-	}
-	return j
+	return scheduleParseYAML[scheduleCloudRunJob](t, "cloudrun-job.yaml", text, "run.googleapis.com/v1", "Job")
+}
+
+func (j scheduleCloudRunJob) header() (string, string) { return j.APIVersion, j.Kind }
+func (j scheduleCloudRunJob) containers() int {
+	return len(j.Spec.Template.Spec.Template.Spec.Containers)
 }
 
 func scheduleCloudRunArgv(t *testing.T, text string, entry []string) []string {
