@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -281,32 +280,7 @@ func (c *compiled) oneBest(w []float64, threads int) metric.Stats {
 		}
 		sums[ch] = s
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	threads = min(threads, chunks)
-	if threads <= 1 {
-		for ch := range chunks {
-			work(ch)
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int, chunks)
-		for ch := range chunks {
-			next <- ch
-		}
-		close(next)
-		for range threads {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for ch := range next {
-					work(ch)
-				}
-			}()
-		}
-		wg.Wait()
-	}
+	par.Do(chunks, threads, work)
 	total := make([]float64, c.stride)
 	for _, s := range sums {
 		for k := range total {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -253,15 +253,7 @@ func (s *Searcher) parallel(fn func(w *worker)) {
 		fn(s.workers[0])
 		return
 	}
-	var wg sync.WaitGroup
-	for _, w := range s.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w)
-		}()
-	}
-	wg.Wait()
+	par.Do(len(s.workers), len(s.workers), func(i int) { fn(s.workers[i]) })
 }
 
 func (s *Searcher) workerErr() error {

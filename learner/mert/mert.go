@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/metric"
@@ -346,16 +346,7 @@ func (p *problem) parallel(fn func(lo, hi int)) {
 		fn(0, p.n)
 		return
 	}
-	var wg sync.WaitGroup
-	for i := range t {
-		lo, hi := p.n*i/t, p.n*(i+1)/t
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	par.Do(t, t, func(i int) { fn(p.n*i/t, p.n*(i+1)/t) })
 }
 
 // scores writes into dst the model score of every hypothesis at pt (with
