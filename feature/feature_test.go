@@ -15,13 +15,11 @@ func TestIndexConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	ids := make([][]ID, workers)
 	for g := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range names {
 				ids[g] = append(ids[g], x.ID("f"+strconv.Itoa(i)))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if x.Len() != names {

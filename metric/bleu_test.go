@@ -345,9 +345,7 @@ func TestConcurrent(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k := 0; k < 2000; k++ {
 				i := (g + k) % len(hyps)
 				if got := ref.StatsString(hyps[i]); got != want[i] {
@@ -355,7 +353,7 @@ func TestConcurrent(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

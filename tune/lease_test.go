@@ -63,9 +63,7 @@ func TestLeaseRace(t *testing.T) {
 			var mu sync.Mutex
 			won, busy := 0, 0
 			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					_, err := AcquireLease(ctx, p, LeaseOptions{})
 					mu.Lock()
 					defer mu.Unlock()
@@ -77,7 +75,7 @@ func TestLeaseRace(t *testing.T) {
 					default:
 						t.Errorf("acquire: %v", err)
 					}
-				}()
+				})
 			}
 			wg.Wait()
 			if won != 1 || busy != 7 {

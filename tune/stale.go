@@ -155,9 +155,7 @@ func RunStale(ctx context.Context, on learner.Online, n int, prepare BatchFunc, 
 	jobs := make(chan *staleJob)
 	var wg sync.WaitGroup
 	for t := 0; t < min(o.threads(), n); t++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for ctx.Err() == nil {
 				nextMu.Lock()
 				i := next
@@ -191,7 +189,7 @@ func RunStale(ctx context.Context, on learner.Online, n int, prepare BatchFunc, 
 					return
 				}
 			}
-		}()
+		})
 	}
 	go func() { wg.Wait(); close(jobs) }()
 	for j := range jobs {

@@ -143,9 +143,7 @@ func extractAll(ctx context.Context, b *bitext, maxLen, workers int) ([]occ, err
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var sc extractScratch
 			for c := range next {
 				var out []occ
@@ -154,7 +152,7 @@ func extractAll(ctx context.Context, b *bitext, maxLen, workers int) ([]occ, err
 				}
 				parts[c] = out
 			}
-		}()
+		})
 	}
 	var err error
 	for c := range nChunks {

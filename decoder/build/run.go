@@ -92,16 +92,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	var lmErr error
 	if !o.SkipLM {
 		res.LM = path(LMFile(o.LMOrder))
-		lmWG.Add(1)
-		go func() {
-			defer lmWG.Done()
+		lmWG.Go(func() {
 			t := time.Now()
 			res.NGrams, lmErr = writeLM(ctx, lmEst, b, o.LMOrder, res.LM)
 			if lmErr != nil {
 				cancel()
 			}
 			res.Stages.LM = time.Since(t).Seconds()
-		}()
+		})
 	}
 	fail := func(err error) (Result, error) {
 		cancel()

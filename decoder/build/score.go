@@ -452,22 +452,18 @@ func (m *model) write(ctx context.Context, pt, reo io.Writer, workers int) (int,
 		}
 	}()
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var sc scoreScratch
 			for c := range jobs {
 				c.pt, c.reo, c.pairs = m.formatRange(c.lo, c.hi, getBuf(), getBuf(), &sc)
 				close(c.done)
 			}
-		}()
+		})
 	}
 	errs := make([]error, 2)
 	var ww sync.WaitGroup
 	for d, w := range []io.Writer{pt, reo} {
-		ww.Add(1)
-		go func() {
-			defer ww.Done()
+		ww.Go(func() {
 			for _, c := range chunks {
 				select {
 				case <-c.done:
@@ -493,7 +489,7 @@ func (m *model) write(ctx context.Context, pt, reo io.Writer, workers int) (int,
 					<-window
 				}
 			}
-		}()
+		})
 	}
 	ww.Wait()
 	cancel()

@@ -203,13 +203,11 @@ func (rd *reader) run(ctx context.Context, r io.Reader, size int) (*Model, error
 	rd.free = make(chan *batch, 2*rd.opts.Workers+2)
 	var workers sync.WaitGroup
 	for range rd.opts.Workers {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
+		workers.Go(func() {
 			for j := range rd.jobs {
 				j.res <- rd.parseJob(j)
 			}
-		}()
+		})
 	}
 	done := make(chan error, 1)
 	go func() { done <- rd.insert() }()

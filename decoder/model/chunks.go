@@ -69,9 +69,7 @@ func runChunks[R any](ctx context.Context, r io.Reader, workers, chunkSize int,
 
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for job := range jobs {
 				o := chunkOut[R]{seq: job.seq}
 				if job.err != nil {
@@ -91,7 +89,7 @@ func runChunks[R any](ctx context.Context, r io.Reader, workers, chunkSize int,
 					return
 				}
 			}
-		}()
+		})
 	}
 	go func() {
 		wg.Wait()

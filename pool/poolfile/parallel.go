@@ -31,14 +31,12 @@ func orderedMap[J, R any](ctx context.Context, workers int,
 
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for jb := range jobs {
 				r, err := work(jb.j)
 				jb.out <- result{r, err}
 			}
-		}()
+		})
 	}
 
 	// The producer: reads items and queues them in order.
