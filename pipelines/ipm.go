@@ -351,7 +351,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if initPath == "" {
 		initPath = o.Config
 	}
-	init, err := transforms.ReadWeightsFile(ctx, initPath)
+	init, err := weights.ReadByName(ctx, initPath)
 	if err != nil {
 		return Result{}, err
 	}
@@ -388,7 +388,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if len(res.Epochs) == 0 {
-		if err := transforms.WriteWeightsFile(ctx, startPath, init); err != nil {
+		if err := weights.WriteByName(ctx, startPath, init); err != nil {
 			return Result{}, err
 		}
 	}
@@ -517,7 +517,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 		}
 		m.Staleness = newStaleness(st)
 	}
-	ww, err := transforms.ReadWeightsFile(ctx, dir.Mixed())
+	ww, err := weights.ReadByName(ctx, dir.Mixed())
 	if err != nil {
 		return Metrics{}, err
 	}

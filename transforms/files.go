@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
@@ -29,45 +28,16 @@ func ReadWeights(s beam.Scope, path string) beam.PCollection {
 	return beam.ParDo(s, &readWeightsFn{Path: path}, beam.Impulse(s))
 }
 
-// ReadWeightsFile reads the weights file at path as weights.ByName.
-func ReadWeightsFile(ctx context.Context, path string) (weights.ByName, error) {
-	set, err := weights.Read(ctx, path, nil)
-	if err != nil {
-		return weights.ByName{}, fmt.Errorf("transforms: %w", err)
-	}
-	ww := weights.NewByName(set.Index, set.Weights)
-	if err := ww.Validate(); err != nil {
-		return weights.ByName{}, fmt.Errorf("%w (%s)", err, path)
-	}
-	return ww, nil
-}
-
 type readWeightsFn struct {
 	Path string
 }
 
 func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (weights.ByName, error) {
-	return ReadWeightsFile(ctx, f.Path)
-}
-
-// WriteWeightsFile writes ww to path (local or gs://) as io/weights JSON,
-// atomically.
-func WriteWeightsFile(ctx context.Context, path string, ww weights.ByName) error {
-	if err := ww.Validate(); err != nil {
-		return err
-	}
-	idx := feature.NewIndexOf(ww.Names...)
-	set := weights.NewSet(idx)
-	set.Weights = append(feature.Weights(nil), ww.Vals...)
-	set.Groups = weights.GroupsOf(ww.Names)
-	if err := weights.Write(ctx, path, set, weights.JSON); err != nil {
-		return fmt.Errorf("transforms: %w", err)
-	}
-	return nil
+	return weights.ReadByName(ctx, f.Path)
 }
 
 // WriteWeights writes the weights of a singleton PCollection<weights.ByName>
-// to path (see WriteWeightsFile) and returns a singleton
+// to path (weights.WriteByName: JSON, atomically) and returns a singleton
 // PCollection<string> holding path once it is written.
 func WriteWeights(s beam.Scope, ws beam.PCollection, path string) beam.PCollection {
 	s = s.Scope("transforms.WriteWeights")
@@ -82,7 +52,7 @@ type writeWeightsFn struct {
 }
 
 func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
-	return f.Path, WriteWeightsFile(ctx, f.Path, ww)
+	return f.Path, weights.WriteByName(ctx, f.Path, ww)
 }
 
 // ShardResultPath returns the file of shard k's result in dir:

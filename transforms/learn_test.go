@@ -334,7 +334,7 @@ func TestEpochPipeline(t *testing.T) {
 		ptest.RunAndValidate(t, p)
 
 		// What the next launch reads.
-		got, err := transforms.ReadWeightsFile(ctx, weightsPath)
+		got, err := weights.ReadByName(ctx, weightsPath)
 		if err != nil {
 			t.Fatal(err)
 		}
