@@ -497,7 +497,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 	}
 	var prog metric.Stats
 	for k := 0; k < o.Shards; k++ {
-		r, err := transforms.ReadShardResultFile(ctx, dir.ShardState(k))
+		r, err := tune.ReadShardResult(ctx, dir.ShardState(k))
 		if err != nil {
 			return Metrics{}, err
 		}
@@ -509,7 +509,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 	if o.Mode == "stale" {
 		var st tune.StaleStats
 		for k := 0; k < o.Shards; k++ {
-			r, err := transforms.ReadStaleReportFile(ctx, dir.StaleReport(k))
+			r, err := tune.ReadStaleReport(ctx, dir.StaleReport(k))
 			if err != nil {
 				return Metrics{}, err
 			}
