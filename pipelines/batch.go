@@ -75,5 +75,5 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 		return Metrics{}, err
 	}
 	m.ProgressiveBLEU = 100 * decoded.BLEU()
-	return finishMetrics(ctx, m, dir.Dir, ww, dense, t0)
+	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
 }

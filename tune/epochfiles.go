@@ -7,13 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 
+	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 )
 
-// The files an epoch's pipeline writes into its EpochLayout for the driver:
-// each shard's result (state/shard-NNN.json) and stale mode's staleness
-// reports (work/stale-NNNNN.json).
+// The files an epoch's pipeline writes into its EpochLayout and the driver
+// reads back (ReadEpoch): each shard's result (state/shard-NNN.json), stale
+// mode's staleness reports (work/stale-NNNNN.json), the mixed weights and
+// BLEU statistics of work/; then FinishEpoch writes the epoch's weights
+// trio.
 
 // WriteShardResult writes r as JSON, atomically, to its file in the folder
 // dir, ShardStateName(r.Shard) (dir is an EpochLayout's State(), so the
@@ -87,4 +94,106 @@ func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 		return StaleReport{}, err
 	}
 	return r, nil
+}
+
+// EpochOutputs says which files of an EpochLayout an ipm or stale epoch's
+// pipeline wrote, besides work/tune-stats.json and work/mixed.json.
+type EpochOutputs struct {
+	// Shards is the number of shards: state/shard-000.json … of each.
+	Shards int
+	// Dev: work/dev-stats.json (a dev set); LineSearch:
+	// work/linesearch.json (mix linesearch); Stale: each shard's
+	// work/stale-NNNNN.json (stale mode).
+	Dev, LineSearch, Stale bool
+}
+
+// ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
+// the epoch's Metrics — tune (and dev) BLEU, the line search's α, the
+// shards' updates, sentences and progressive BLEU, stale mode's staleness —
+// and its mixed weights. NonZero and Seconds are FinishEpoch's. A missing or
+// malformed file is an error naming it.
+func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
+	m := Metrics{Epoch: e.N}
+	var st metric.Stats
+	if err := ReadJSON(ctx, e.TuneStats(), &st); err != nil {
+		return Metrics{}, weights.ByName{}, err
+	}
+	m.TuneBLEU = 100 * st.BLEU()
+	if o.Dev {
+		var ds metric.Stats
+		if err := ReadJSON(ctx, e.DevStats(), &ds); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		b := 100 * ds.BLEU()
+		m.DevBLEU = &b
+	}
+	if o.LineSearch {
+		var ls LineSearchResult
+		if err := ReadJSON(ctx, e.LineSearch(), &ls); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		m.Alpha = &ls.Alpha
+	}
+	var prog metric.Stats
+	for k := range o.Shards {
+		r, err := ReadShardResult(ctx, e.ShardState(k))
+		if err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		prog.Add(r.Stats)
+		m.Updates += r.Updates
+		m.Sentences += r.Sentences
+	}
+	m.ProgressiveBLEU = 100 * prog.BLEU()
+	if o.Stale {
+		var st StaleStats
+		for k := range o.Shards {
+			r, err := ReadStaleReport(ctx, e.StaleReport(k))
+			if err != nil {
+				return Metrics{}, weights.ByName{}, err
+			}
+			st.Add(r.Stats)
+		}
+		m.Staleness = newStaleness(st)
+	}
+	ww, err := weights.ReadByName(ctx, e.Mixed())
+	if err != nil {
+		return Metrics{}, weights.ByName{}, err
+	}
+	return m, ww, nil
+}
+
+// newStaleness is the Metrics' form of st.
+func newStaleness(st StaleStats) *Staleness {
+	h := map[string]int{}
+	for k, c := range st.Histogram {
+		if c > 0 {
+			h[strconv.Itoa(k)] = c
+		}
+	}
+	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
+}
+
+// FinishEpoch completes epoch e's metrics m: it counts the non-zero weights
+// of ww, the epoch's new weights, writes them as e's weights trio
+// (io/weights.WriteTrio: the dense groups are those of the features dense,
+// the starting weights', every other feature is sparse) and stamps m with
+// the seconds since t0.
+func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
+	for _, v := range ww.Vals {
+		if v != 0 {
+			m.NonZero++
+		}
+	}
+	idx := feature.NewIndexOf(dense...)
+	set := weights.NewSet(idx)
+	set.Groups = weights.GroupsOf(dense)
+	for i, name := range ww.Names {
+		set.Weights.Set(idx.ID(name), ww.Vals[i])
+	}
+	if err := weights.WriteTrio(ctx, e.Dir, set); err != nil {
+		return Metrics{}, fmt.Errorf("tune: %w", err)
+	}
+	m.Seconds = time.Since(t0).Seconds()
+	return m, nil
 }
