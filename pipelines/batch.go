@@ -7,6 +7,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -56,7 +57,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
-	prev, err := transforms.ReadWeightsFile(ctx, prevPath)
+	prev, err := weights.ReadByName(ctx, prevPath)
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -74,5 +75,5 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 		return Metrics{}, err
 	}
 	m.ProgressiveBLEU = 100 * decoded.BLEU()
-	return finishMetrics(ctx, m, dir.Dir, ww, dense, t0)
+	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
@@ -100,7 +101,7 @@ func plainEpoch(b *testing.B, dec tune.Decoder, ini, src, ref string, shards int
 	if err != nil {
 		b.Fatal(err)
 	}
-	init, err := transforms.ReadWeightsFile(ctx, ini)
+	init, err := weights.ReadByName(ctx, ini)
 	if err != nil {
 		b.Fatal(err)
 	}

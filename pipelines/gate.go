@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -38,7 +39,7 @@ func DevScorer(ctx context.Context, o Options) (func(ctx context.Context, path s
 		if path == "" {
 			path = o.Config
 		}
-		ww, err := transforms.ReadWeightsFile(ctx, path)
+		ww, err := weights.ReadByName(ctx, path)
 		if err != nil {
 			return nil, err
 		}

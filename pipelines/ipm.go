@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,11 +15,9 @@ import (
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/model"
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -108,16 +105,6 @@ type (
 	ManifestFlags = tune.ManifestFlags
 	InputFile     = tune.InputFile
 )
-
-func newStaleness(st tune.StaleStats) *Staleness {
-	h := map[string]int{}
-	for k, c := range st.Histogram {
-		if c > 0 {
-			h[strconv.Itoa(k)] = c
-		}
-	}
-	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
-}
 
 func (o *Options) manifestFlags() ManifestFlags {
 	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
@@ -351,7 +338,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if initPath == "" {
 		initPath = o.Config
 	}
-	init, err := transforms.ReadWeightsFile(ctx, initPath)
+	init, err := weights.ReadByName(ctx, initPath)
 	if err != nil {
 		return Result{}, err
 	}
@@ -388,7 +375,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if len(res.Epochs) == 0 {
-		if err := transforms.WriteWeightsFile(ctx, startPath, init); err != nil {
+		if err := weights.WriteByName(ctx, startPath, init); err != nil {
 			return Result{}, err
 		}
 	}
@@ -421,7 +408,8 @@ func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, e.dense)
 }
 
-// runEpoch launches epoch n's pipeline and writes its weights files.
+// runEpoch launches epoch n's pipeline, reads back what it wrote
+// (tune.ReadEpoch) and writes the epoch's weights trio (tune.FinishEpoch).
 func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
@@ -474,84 +462,9 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
-	m := Metrics{Epoch: n}
-	var st metric.Stats
-	if err := tune.ReadJSON(ctx, tunePath, &st); err != nil {
-		return Metrics{}, err
-	}
-	m.TuneBLEU = 100 * st.BLEU()
-	if dev != nil {
-		var ds metric.Stats
-		if err := tune.ReadJSON(ctx, devPath, &ds); err != nil {
-			return Metrics{}, err
-		}
-		b := 100 * ds.BLEU()
-		m.DevBLEU = &b
-	}
-	if o.Mix == "linesearch" {
-		var ls transforms.LineSearchResult
-		if err := tune.ReadJSON(ctx, lsPath, &ls); err != nil {
-			return Metrics{}, err
-		}
-		m.Alpha = &ls.Alpha
-	}
-	var prog metric.Stats
-	for k := 0; k < o.Shards; k++ {
-		r, err := transforms.ReadShardResultFile(ctx, dir.ShardState(k))
-		if err != nil {
-			return Metrics{}, err
-		}
-		prog.Add(r.Stats)
-		m.Updates += r.Updates
-		m.Sentences += r.Sentences
-	}
-	m.ProgressiveBLEU = 100 * prog.BLEU()
-	if o.Mode == "stale" {
-		var st tune.StaleStats
-		for k := 0; k < o.Shards; k++ {
-			r, err := transforms.ReadStaleReportFile(ctx, dir.StaleReport(k))
-			if err != nil {
-				return Metrics{}, err
-			}
-			st.Add(r.Stats)
-		}
-		m.Staleness = newStaleness(st)
-	}
-	ww, err := transforms.ReadWeightsFile(ctx, dir.Mixed())
+	m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
 	if err != nil {
 		return Metrics{}, err
 	}
-	return finishMetrics(ctx, m, dir.Dir, ww, dense, t0)
-}
-
-// finishMetrics completes an epoch's metrics m: it counts the non-zero
-// weights of ww, the epoch's new weights, writes them into dir as the
-// weights trio (writeTrio) and stamps m with the seconds since t0.
-func finishMetrics(ctx context.Context, m Metrics, dir string, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
-	for _, v := range ww.Vals {
-		if v != 0 {
-			m.NonZero++
-		}
-	}
-	if err := writeTrio(ctx, dir, ww, dense); err != nil {
-		return Metrics{}, err
-	}
-	m.Seconds = time.Since(t0).Seconds()
-	return m, nil
-}
-
-// writeTrio writes ww into dir as the weights trio (weights.WriteTrio):
-// its dense groups are those of the features dense (the starting
-// weights'), every other feature is sparse.
-func writeTrio(ctx context.Context, dir string, ww weights.ByName, dense []string) error {
-	idx := feature.NewIndexOf(dense...)
-	set := weights.NewSet(idx)
-	set.Groups = weights.GroupsOf(dense)
-	for i, name := range ww.Names {
-		set.Weights.Set(idx.ID(name), ww.Vals[i])
-	}
-	if err := weights.WriteTrio(ctx, dir, set); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	return nil
+	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
 }

@@ -27,7 +27,7 @@ func TestFirstEpochByHand(t *testing.T) {
 	o.Epochs = 1
 	o.Algo = "sgd"
 	mustRun(t, ctx, o)
-	got, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+	got, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestFirstEpochByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, err := transforms.ReadWeightsFile(ctx, d.ini)
+	init, err := weights.ReadByName(ctx, d.ini)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestSparseTemplates(t *testing.T) {
 	o := options(d, t.TempDir())
 	o.Epochs, o.Sparse = 1, []string{"pt"}
 	res := mustRun(t, ctx, o)
-	w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+	w, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestBatchScale(t *testing.T) {
 		o := options(d, t.TempDir())
 		o.Mode, o.Algo, o.Epochs, o.KeepScale = "batch", "kbmira", 1, keep
 		mustRun(t, ctx, o)
-		w, err := transforms.ReadWeightsFile(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+		w, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,8 @@
 //
 // Weights enter a pipeline as a file read when the pipeline runs
 // (ReadWeights), never embedded in the job graph, and leave it as files
-// (WriteWeights, WriteShardResults) that the epoch driver reads back;
+// (WriteWeights, WriteShardResults) that the epoch driver reads back
+// (tune.ReadEpoch; the files' formats are io/weights' and tune's);
 // batch mode's n-best lists leave as a Moses n-best file (WriteNBests). The
 // long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
 // per shard or batch, not as a side input: prism busy-loops while a stage

@@ -1,18 +1,12 @@
 package transforms
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
@@ -29,45 +23,16 @@ func ReadWeights(s beam.Scope, path string) beam.PCollection {
 	return beam.ParDo(s, &readWeightsFn{Path: path}, beam.Impulse(s))
 }
 
-// ReadWeightsFile reads the weights file at path as weights.ByName.
-func ReadWeightsFile(ctx context.Context, path string) (weights.ByName, error) {
-	set, err := weights.Read(ctx, path, nil)
-	if err != nil {
-		return weights.ByName{}, fmt.Errorf("transforms: %w", err)
-	}
-	ww := weights.NewByName(set.Index, set.Weights)
-	if err := ww.Validate(); err != nil {
-		return weights.ByName{}, fmt.Errorf("%w (%s)", err, path)
-	}
-	return ww, nil
-}
-
 type readWeightsFn struct {
 	Path string
 }
 
 func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (weights.ByName, error) {
-	return ReadWeightsFile(ctx, f.Path)
-}
-
-// WriteWeightsFile writes ww to path (local or gs://) as io/weights JSON,
-// atomically.
-func WriteWeightsFile(ctx context.Context, path string, ww weights.ByName) error {
-	if err := ww.Validate(); err != nil {
-		return err
-	}
-	idx := feature.NewIndexOf(ww.Names...)
-	set := weights.NewSet(idx)
-	set.Weights = append(feature.Weights(nil), ww.Vals...)
-	set.Groups = weights.GroupsOf(ww.Names)
-	if err := weights.Write(ctx, path, set, weights.JSON); err != nil {
-		return fmt.Errorf("transforms: %w", err)
-	}
-	return nil
+	return weights.ReadByName(ctx, f.Path)
 }
 
 // WriteWeights writes the weights of a singleton PCollection<weights.ByName>
-// to path (see WriteWeightsFile) and returns a singleton
+// to path (weights.WriteByName: JSON, atomically) and returns a singleton
 // PCollection<string> holding path once it is written.
 func WriteWeights(s beam.Scope, ws beam.PCollection, path string) beam.PCollection {
 	s = s.Scope("transforms.WriteWeights")
@@ -82,72 +47,12 @@ type writeWeightsFn struct {
 }
 
 func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
-	return f.Path, WriteWeightsFile(ctx, f.Path, ww)
+	return f.Path, weights.WriteByName(ctx, f.Path, ww)
 }
 
-// ShardResultPath returns the file of shard k's result in dir:
-// dir/shard-NNN.json.
-func ShardResultPath(dir string, shard int) string {
-	return storage.Join(dir, tune.ShardStateName(shard))
-}
-
-// WriteShardResultFile writes r to path as JSON, atomically.
-func WriteShardResultFile(ctx context.Context, path string, r tune.ShardResult) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("transforms: encoding shard %d's result: %w", r.Shard, err)
-	}
-	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
-		return fmt.Errorf("transforms: %w", err)
-	}
-	return nil
-}
-
-// ReadShardResultFile reads a shard result WriteShardResultFile wrote.
-func ReadShardResultFile(ctx context.Context, path string) (tune.ShardResult, error) {
-	data, err := storage.ReadFile(ctx, path)
-	if err != nil {
-		return tune.ShardResult{}, fmt.Errorf("transforms: %w", err)
-	}
-	r, err := DecodeShardResult(data)
-	if err != nil {
-		return tune.ShardResult{}, fmt.Errorf("%w (%s)", err, path)
-	}
-	return r, nil
-}
-
-// ErrShardResult is wrapped by the errors of DecodeShardResult.
-var ErrShardResult = errors.New("transforms: malformed shard result")
-
-// DecodeShardResult decodes the JSON of a shard result and checks it: a
-// negative shard, epoch or count, invalid weights or statistics, unknown
-// fields, trailing data or truncated input are errors (wrapping
-// ErrShardResult).
-func DecodeShardResult(data []byte) (tune.ShardResult, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var r tune.ShardResult
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return tune.ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return tune.ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
-	}
-	if err := r.Validate(); err != nil {
-		return tune.ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
-	}
-	return r, nil
-}
-
-// WriteShardResults writes each result of a PCollection<tune.ShardResult> to
-// ShardResultPath(dir, shard) and returns a PCollection<string> of the
-// paths written.
+// WriteShardResults writes each result of a PCollection<tune.ShardResult>
+// into the folder dir (tune.WriteShardResult: dir/shard-NNN.json) and
+// returns a PCollection<string> of the paths written.
 func WriteShardResults(s beam.Scope, results beam.PCollection, dir string) beam.PCollection {
 	s = s.Scope("transforms.WriteShardResults")
 	if dir == "" {
@@ -161,8 +66,7 @@ type writeShardResultFn struct {
 }
 
 func (f *writeShardResultFn) ProcessElement(ctx context.Context, r tune.ShardResult) (string, error) {
-	path := ShardResultPath(f.Dir, r.Shard)
-	return path, WriteShardResultFile(ctx, path, r)
+	return tune.WriteShardResult(ctx, f.Dir, r)
 }
 
 // ReadShardStates reads the shard results at paths (written by
@@ -179,7 +83,7 @@ type readShardStatesFn struct {
 
 func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit func(tune.ShardState)) error {
 	for _, p := range f.Paths {
-		r, err := ReadShardResultFile(ctx, p)
+		r, err := tune.ReadShardResult(ctx, p)
 		if err != nil {
 			return err
 		}

@@ -117,11 +117,11 @@ func TestLearnShard(t *testing.T) {
 		if err := st2.UnmarshalBinary(data); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(t.TempDir(), "r.json")
-		if err := transforms.WriteShardResultFile(context.Background(), path, r0); err != nil {
+		path, err := tune.WriteShardResult(context.Background(), t.TempDir(), r0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := transforms.ReadShardResultFile(context.Background(), path)
+		back, err := tune.ReadShardResult(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +322,7 @@ func TestEpochPipeline(t *testing.T) {
 		var progressive metric.Stats
 		for _, r := range results {
 			wantRes = append(wantRes, formatResult(r))
-			wantPaths = append(wantPaths, transforms.ShardResultPath(filepath.Join(outDir, "shards"), r.Shard))
+			wantPaths = append(wantPaths, filepath.Join(outDir, "shards", tune.ShardStateName(r.Shard)))
 			progressive.Add(r.Stats)
 		}
 		passert.Equals(s, beam.ParDo(s, formatResult, res), wantRes...)
@@ -334,7 +334,7 @@ func TestEpochPipeline(t *testing.T) {
 		ptest.RunAndValidate(t, p)
 
 		// What the next launch reads.
-		got, err := transforms.ReadWeightsFile(ctx, weightsPath)
+		got, err := weights.ReadByName(ctx, weightsPath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func TestEpochPipeline(t *testing.T) {
 		paths = nil
 		prevStates = nil
 		for _, r := range results {
-			paths = append(paths, transforms.ShardResultPath(filepath.Join(outDir, "shards"), r.Shard))
+			paths = append(paths, filepath.Join(outDir, "shards", tune.ShardStateName(r.Shard)))
 			prevStates = append(prevStates, r.ShardState())
 		}
 		prevWeights = got

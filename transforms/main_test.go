@@ -115,7 +115,7 @@ func (e europarl100) decoder(t testing.TB) tune.Decoder {
 
 func (e europarl100) initWeights(t testing.TB) weights.ByName {
 	t.Helper()
-	w, err := transforms.ReadWeightsFile(context.Background(), e.weights)
+	w, err := weights.ReadByName(context.Background(), e.weights)
 	if err != nil {
 		t.Fatal(err)
 	}

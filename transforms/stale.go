@@ -2,14 +2,12 @@ package transforms
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
@@ -21,29 +19,10 @@ func init() {
 		func(tune.ShardResult), func(tune.NBest), error](&StaleLearnFn{})
 }
 
-// StaleReportPath is the file StaleLearnFn writes shard k's tune.StaleReport to
-// in dir.
-func StaleReportPath(dir string, k int) string {
-	return storage.Join(dir, tune.StaleReportName(k))
-}
-
-// ReadStaleReportFile reads a file StaleLearnFn wrote.
-func ReadStaleReportFile(ctx context.Context, path string) (tune.StaleReport, error) {
-	data, err := storage.ReadFile(ctx, path)
-	if err != nil {
-		return tune.StaleReport{}, fmt.Errorf("transforms: %w", err)
-	}
-	var r tune.StaleReport
-	if err := json.Unmarshal(data, &r); err != nil {
-		return tune.StaleReport{}, fmt.Errorf("transforms: %s: %w", path, err)
-	}
-	return r, nil
-}
-
 // StaleLearn is Learn with StaleLearnFn: each shard learns its epoch with
 // stale gradients. It returns the shards' results and the n-best lists as
-// Learn does; each shard's tune.StaleReport is written to
-// StaleReportPath(fn.ReportDir, shard).
+// Learn does; each shard's tune.StaleReport is written into fn.ReportDir
+// (tune.WriteStaleReport).
 func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
 	s = s.Scope("transforms.StaleLearn")
 	if err := fn.check(); err != nil {
@@ -99,12 +78,8 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 		return err
 	}
 	if f.ReportDir != "" {
-		data, err := json.Marshal(tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: stats})
-		if err != nil {
-			return fmt.Errorf("transforms: %w", err)
-		}
-		if err := storage.WriteFile(ctx, StaleReportPath(f.ReportDir, shard), append(data, '\n')); err != nil {
-			return fmt.Errorf("transforms: %w", err)
+		if _, err := tune.WriteStaleReport(ctx, f.ReportDir, tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: stats}); err != nil {
+			return err
 		}
 	}
 	emitResult(res)

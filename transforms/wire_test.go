@@ -6,14 +6,12 @@ import (
 	"errors"
 	"io"
 	"math"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -171,79 +169,4 @@ func FuzzShardState(f *testing.F) {
 			t.Fatalf("round trip: %q, want %q (%v)", again, data, err)
 		}
 	})
-}
-
-func sampleResult() tune.ShardResult {
-	return tune.ShardResult{
-		Shard: 1, Epoch: 2, Updates: 3, TotalUpdates: 9, Sentences: 60, Stats: okStats(), State: []byte("state\x00"),
-		Weights: weights.ByName{Names: []string{"a", "b_1"}, Vals: []float64{0.1, -1e-300}},
-	}
-}
-
-func TestShardResultFile(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	r := sampleResult()
-	path := transforms.ShardResultPath(dir, r.Shard)
-	if filepath.Base(path) != "shard-001.json" {
-		t.Errorf("path %s", path)
-	}
-	if err := transforms.WriteShardResultFile(ctx, path, r); err != nil {
-		t.Fatal(err)
-	}
-	back, err := transforms.ReadShardResultFile(ctx, path)
-	if err != nil || !reflect.DeepEqual(back, r) {
-		t.Fatalf("round trip: %+v, %v", back, err)
-	}
-	bad := []struct {
-		name, json string
-	}{
-		{"empty", ""},
-		{"truncated", `{"Shard":1,`},
-		{"unknown field", `{"Shard":1,"Weights":{"Names":[],"Vals":[]},"Extra":1}`},
-		{"trailing data", `{"Weights":{"Names":[],"Vals":[]}} {}`},
-		{"negative updates", `{"Updates":-1,"TotalUpdates":-1,"Weights":{"Names":[],"Vals":[]}}`},
-		{"weights lengths", `{"Weights":{"Names":["a"],"Vals":[]}}`},
-		{"bad stats", `{"Weights":{"Names":[],"Vals":[]},"Stats":{"order":4,"matches":[5,0,0,0,0,0],"totals":[1,0,0,0,0,0],"ref_len":1}}`},
-	}
-	for _, tc := range bad {
-		if _, err := transforms.DecodeShardResult([]byte(tc.json)); !errors.Is(err, transforms.ErrShardResult) {
-			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-	if _, err := transforms.ReadShardResultFile(ctx, filepath.Join(dir, "missing.json")); err == nil {
-		t.Error("reading a missing file: no error")
-	}
-}
-
-func FuzzDecodeShardResult(f *testing.F) {
-	f.Add([]byte(`{"Shard":1,"Weights":{"Names":["a"],"Vals":[1]}}`))
-	f.Add([]byte(`{"Weights":{"Names":[],"Vals":[]},"Stats":{"order":4,"matches":[1,0,0,0,0,0],"totals":[1,0,0,0,0,0],"ref_len":1}}`))
-	f.Add([]byte(`{"Shard":1,`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := transforms.DecodeShardResult(data)
-		if err != nil {
-			return
-		}
-		dir := t.TempDir()
-		path := filepath.Join(dir, "r.json")
-		if err := transforms.WriteShardResultFile(context.Background(), path, r); err != nil {
-			t.Fatalf("a result that decodes does not encode: %v", err)
-		}
-		back, err := transforms.ReadShardResultFile(context.Background(), path)
-		if err != nil || !reflect.DeepEqual(normal(back), normal(r)) {
-			t.Fatalf("round trip: %+v, want %+v (%v)", back, r, err)
-		}
-	})
-}
-
-// normal makes nil and empty slices alike, as JSON does not tell them apart.
-func normal(r tune.ShardResult) tune.ShardResult {
-	if len(r.State) == 0 {
-		r.State = nil
-	}
-	if len(r.Weights.Names) == 0 {
-		r.Weights = weights.ByName{}
-	}
-	return r
 }

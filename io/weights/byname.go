@@ -1,6 +1,7 @@
 package weights
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -70,4 +71,30 @@ func (ww ByName) Map() map[string]float64 {
 		m[n] = ww.Vals[i]
 	}
 	return m
+}
+
+// ReadByName reads the weights file at path (local or gs://, any format
+// Read detects) as ByName: every name, in the order of the file.
+func ReadByName(ctx context.Context, path string) (ByName, error) {
+	set, err := Read(ctx, path, nil)
+	if err != nil {
+		return ByName{}, err
+	}
+	ww := NewByName(set.Index, set.Weights)
+	if err := ww.Validate(); err != nil {
+		return ByName{}, fmt.Errorf("%w (%s)", err, path)
+	}
+	return ww, nil
+}
+
+// WriteByName writes ww to path (local or gs://) as mtune's JSON document,
+// atomically; its dense layout is GroupsOf(ww.Names).
+func WriteByName(ctx context.Context, path string, ww ByName) error {
+	if err := ww.Validate(); err != nil {
+		return err
+	}
+	set := NewSet(feature.NewIndexOf(ww.Names...))
+	set.Weights = append(feature.Weights(nil), ww.Vals...)
+	set.Groups = GroupsOf(ww.Names)
+	return Write(ctx, path, set, JSON)
 }

@@ -96,6 +96,7 @@
 // # Files
 //
 // Read detects the format of a file (see Detect); ReadFormat, ReadListFile
-// and Write name it. Paths are local or gs://, and .gz/.zst files are
+// and Write name it; ReadByName and WriteByName read any format and write
+// JSON as ByName. Paths are local or gs://, and .gz/.zst files are
 // decompressed, through package storage.
 package weights

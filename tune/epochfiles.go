@@ -1,0 +1,199 @@
+package tune
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
+)
+
+// The files an epoch's pipeline writes into its EpochLayout and the driver
+// reads back (ReadEpoch): each shard's result (state/shard-NNN.json), stale
+// mode's staleness reports (work/stale-NNNNN.json), the mixed weights and
+// BLEU statistics of work/; then FinishEpoch writes the epoch's weights
+// trio.
+
+// WriteShardResult writes r as JSON, atomically, to its file in the folder
+// dir, ShardStateName(r.Shard) (dir is an EpochLayout's State(), so the
+// file is its ShardState(r.Shard)), and returns the file's path.
+func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, error) {
+	if err := r.Validate(); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("tune: encoding shard %d's result: %w", r.Shard, err)
+	}
+	path := storage.Join(dir, ShardStateName(r.Shard))
+	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("tune: %w", err)
+	}
+	return path, nil
+}
+
+// ReadShardResult reads the shard result file at path (WriteShardResult).
+func ReadShardResult(ctx context.Context, path string) (ShardResult, error) {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return ShardResult{}, fmt.Errorf("tune: %w", err)
+	}
+	r, err := DecodeShardResult(data)
+	if err != nil {
+		return ShardResult{}, fmt.Errorf("%w (%s)", err, path)
+	}
+	return r, nil
+}
+
+// ErrShardResult is wrapped by the errors of DecodeShardResult.
+var ErrShardResult = errors.New("tune: malformed shard result")
+
+// DecodeShardResult decodes the JSON of a shard result and checks it: a
+// negative shard, epoch or count, invalid weights or statistics, unknown
+// fields, trailing data or truncated input are errors (wrapping
+// ErrShardResult).
+func DecodeShardResult(data []byte) (ShardResult, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r ShardResult
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
+	}
+	if err := r.Validate(); err != nil {
+		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+	}
+	return r, nil
+}
+
+// WriteStaleReport writes r as JSON, atomically, to its file in the folder
+// dir, StaleReportName(r.Shard) (dir is an EpochLayout's Work(), so the
+// file is its StaleReport(r.Shard)), and returns the file's path.
+func WriteStaleReport(ctx context.Context, dir string, r StaleReport) (string, error) {
+	path := storage.Join(dir, StaleReportName(r.Shard))
+	return path, WriteJSON(ctx, path, r)
+}
+
+// ReadStaleReport reads the staleness report at path (WriteStaleReport).
+func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
+	var r StaleReport
+	if err := ReadJSON(ctx, path, &r); err != nil {
+		return StaleReport{}, err
+	}
+	return r, nil
+}
+
+// EpochOutputs says which files of an EpochLayout an ipm or stale epoch's
+// pipeline wrote, besides work/tune-stats.json and work/mixed.json.
+type EpochOutputs struct {
+	// Shards is the number of shards: state/shard-000.json … of each.
+	Shards int
+	// Dev: work/dev-stats.json (a dev set); LineSearch:
+	// work/linesearch.json (mix linesearch); Stale: each shard's
+	// work/stale-NNNNN.json (stale mode).
+	Dev, LineSearch, Stale bool
+}
+
+// ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
+// the epoch's Metrics — tune (and dev) BLEU, the line search's α, the
+// shards' updates, sentences and progressive BLEU, stale mode's staleness —
+// and its mixed weights. NonZero and Seconds are FinishEpoch's. A missing or
+// malformed file is an error naming it.
+func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
+	m := Metrics{Epoch: e.N}
+	var st metric.Stats
+	if err := ReadJSON(ctx, e.TuneStats(), &st); err != nil {
+		return Metrics{}, weights.ByName{}, err
+	}
+	m.TuneBLEU = 100 * st.BLEU()
+	if o.Dev {
+		var ds metric.Stats
+		if err := ReadJSON(ctx, e.DevStats(), &ds); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		b := 100 * ds.BLEU()
+		m.DevBLEU = &b
+	}
+	if o.LineSearch {
+		var ls LineSearchResult
+		if err := ReadJSON(ctx, e.LineSearch(), &ls); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		m.Alpha = &ls.Alpha
+	}
+	var prog metric.Stats
+	for k := range o.Shards {
+		r, err := ReadShardResult(ctx, e.ShardState(k))
+		if err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		prog.Add(r.Stats)
+		m.Updates += r.Updates
+		m.Sentences += r.Sentences
+	}
+	m.ProgressiveBLEU = 100 * prog.BLEU()
+	if o.Stale {
+		var st StaleStats
+		for k := range o.Shards {
+			r, err := ReadStaleReport(ctx, e.StaleReport(k))
+			if err != nil {
+				return Metrics{}, weights.ByName{}, err
+			}
+			st.Add(r.Stats)
+		}
+		m.Staleness = newStaleness(st)
+	}
+	ww, err := weights.ReadByName(ctx, e.Mixed())
+	if err != nil {
+		return Metrics{}, weights.ByName{}, err
+	}
+	return m, ww, nil
+}
+
+// newStaleness is the Metrics' form of st.
+func newStaleness(st StaleStats) *Staleness {
+	h := map[string]int{}
+	for k, c := range st.Histogram {
+		if c > 0 {
+			h[strconv.Itoa(k)] = c
+		}
+	}
+	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
+}
+
+// FinishEpoch completes epoch e's metrics m: it counts the non-zero weights
+// of ww, the epoch's new weights, writes them as e's weights trio
+// (io/weights.WriteTrio: the dense groups are those of the features dense,
+// the starting weights', every other feature is sparse) and stamps m with
+// the seconds since t0.
+func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
+	for _, v := range ww.Vals {
+		if v != 0 {
+			m.NonZero++
+		}
+	}
+	idx := feature.NewIndexOf(dense...)
+	set := weights.NewSet(idx)
+	set.Groups = weights.GroupsOf(dense)
+	for i, name := range ww.Names {
+		set.Weights.Set(idx.ID(name), ww.Vals[i])
+	}
+	if err := weights.WriteTrio(ctx, e.Dir, set); err != nil {
+		return Metrics{}, fmt.Errorf("tune: %w", err)
+	}
+	m.Seconds = time.Since(t0).Seconds()
+	return m, nil
+}
