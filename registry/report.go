@@ -171,13 +171,7 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("regi
 	},
 }))).Parse(reportHTML))
 
-const reportHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>mtune registry: {{.Root}}</title>
-<style>
-{{template "chart-css"}}.decision { font-weight: bold; }
+const reportHTML = `{{template "page-head" (printf "mtune registry: %s" .Root)}}.decision { font-weight: bold; }
 tr.decision-promoted td { background: #e6f4e6; } tr.decision-promoted .decision { color: #2a7d2a; }
 tr.decision-kept .decision { color: #555; }
 tr.decision-failed td { background: #fbe9e9; } tr.decision-failed .decision { color: #b22; }

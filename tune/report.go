@@ -247,13 +247,7 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("repo
 	"time":  formatTime,
 }))).Parse(reportHTML))
 
-const reportHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>mtune report: {{.Out}}</title>
-<style>
-{{template "chart-css"}}tr.best td { background: #fff6d5; }
+const reportHTML = `{{template "page-head" (printf "mtune report: %s" .Out)}}tr.best td { background: #fff6d5; }
 .status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
 </style>
 </head>

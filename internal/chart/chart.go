@@ -223,6 +223,20 @@ const Template = "chart"
 // PageCSS and CSS; include it inside the page's <style> element.
 const CSSTemplate = "chart-css"
 
+// HeadTemplate is the name of the template, added by Define, that starts
+// a report page: the doctype, <html>, <head> with the title (its data, a
+// string) and an open <style> element holding CSSTemplate's rules. The
+// page goes on with its own rules, then "</style></head>".
+const HeadTemplate = "page-head"
+
+const headTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.}}</title>
+<style>
+{{template "chart-css"}}`
+
 // PageCSS holds the style rules mtune's report pages share: body, tables,
 // code. The CSS template writes it before CSS. It ends in a newline.
 const PageCSS = `body { font-family: sans-serif; margin: 2em; color: #222; }
@@ -269,7 +283,7 @@ var funcs = template.FuncMap{
 }
 
 // Define adds to t's set the templates Template ("chart", whose data is a
-// Chart) and CSSTemplate ("chart-css"), and the functions chartAdd,
+// Chart), CSSTemplate ("chart-css") and HeadTemplate ("page-head"), and the functions chartAdd,
 // chartSub and chartMid they use. Call it before t is executed; it returns
 // t.
 func Define(t *template.Template) (*template.Template, error) {
@@ -279,6 +293,9 @@ func Define(t *template.Template) (*template.Template, error) {
 	}
 	if _, err := t.New(CSSTemplate).Delims("{{", "}}").Parse(PageCSS + CSS); err != nil {
 		return nil, fmt.Errorf("chart: template %s: %w", CSSTemplate, err)
+	}
+	if _, err := t.New(HeadTemplate).Delims("{{", "}}").Parse(headTemplate); err != nil {
+		return nil, fmt.Errorf("chart: template %s: %w", HeadTemplate, err)
 	}
 	return t, nil
 }
