@@ -204,7 +204,7 @@ func lineProblems(t testing.TB) []lineProblem {
 				avg[j] += r.NormFloat64()
 			}
 		}
-		out = append(out, lineProblem{"random", idx, randpool.Lists(r, 1+r.IntN(30), 12, dims), prev, avg})
+		out = append(out, lineProblem{"random", idx, randpool.Lists(r, 1+r.IntN(30), 0, 12, dims), prev, avg})
 	}
 
 	// europarl100 with its init.weights and the average of four perturbed

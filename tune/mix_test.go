@@ -107,7 +107,7 @@ func TestLineSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for c := range 40 {
 		dims := 1 + r.IntN(4)
-		lists := randpool.Lists(r, 1+r.IntN(20), 9, dims)
+		lists := randpool.Lists(r, 1+r.IntN(20), 0, 9, dims)
 		prev, avg := make(feature.Weights, dims), make(feature.Weights, dims)
 		for j := range prev {
 			prev[j], avg[j] = r.NormFloat64(), float64(r.IntN(5)-2)

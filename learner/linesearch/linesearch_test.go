@@ -13,48 +13,13 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/testsupport/europarl100"
+	"github.com/mtune/mtune/testsupport/randpool"
 )
 
-// randomStats returns plausible BLEU-4 statistics of a hypothesis.
-func randomStats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4, RefLen: float64(4 + r.IntN(12))}
-	n := 4 + r.IntN(12)
-	prev := n
-	for i := 0; i < 4; i++ {
-		t := n - i
-		m := r.IntN(min(t, prev) + 1)
-		s.Totals[i], s.Matches[i] = float64(t), float64(m)
-		prev = m + 1
-	}
-	return s
-}
-
-// randomLists returns sentences of random hypotheses over dims dense
-// features. Some features are small integers (many equal slopes), and some
-// hypotheses repeat another's features (identical lines) with other stats.
+// randomLists returns sentences of 1 to hyps random hypotheses over dims
+// dense features (randpool.Lists).
 func randomLists(r *rand.Rand, sentences, hyps, dims int) []pool.List {
-	lists := make([]pool.List, sentences)
-	for i := range lists {
-		n := 1 + r.IntN(hyps)
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, n)}
-		for k := range l.Hyps {
-			if k > 0 && r.IntN(8) == 0 {
-				l.Hyps[k] = pool.Hyp{Features: l.Hyps[r.IntN(k)].Features, Stats: randomStats(r)}
-				continue
-			}
-			d := make([]float64, dims)
-			for j := range d {
-				if j%2 == 0 {
-					d[j] = float64(r.IntN(5) - 2)
-				} else {
-					d[j] = math.Round(r.NormFloat64()*1000) / 100
-				}
-			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: randomStats(r)}
-		}
-		lists[i] = l
-	}
-	return lists
+	return randpool.Lists(r, sentences, 1, hyps, dims)
 }
 
 func randomWeights(r *rand.Rand, dims int) feature.Weights {

@@ -1,9 +1,12 @@
 // Package randpool makes random n-best pools for tests of mixing and
-// line search: hypotheses with coarse dense features, so that ties and
-// shared breakpoints are common, and plausible BLEU statistics.
+// line search: hypotheses whose dense features are a mix of small
+// integers (many equal slopes, ties and shared breakpoints) and reals,
+// some repeating another hypothesis' features (identical lines) with
+// other statistics, and plausible BLEU statistics.
 package randpool
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/mtune/mtune/feature"
@@ -11,29 +14,42 @@ import (
 	"github.com/mtune/mtune/pool"
 )
 
-// Stats returns plausible BLEU statistics of a random hypothesis: a
-// reference of 5 to 14 words, a hypothesis of 5 to 14 words and a random
-// count of matches of each order.
+// Stats returns plausible BLEU-4 statistics of a random hypothesis: a
+// reference of 4 to 15 words, a hypothesis of 4 to 15 words, and matches
+// of each order no more than one above those of the order below.
 func Stats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
-	n := 5 + r.IntN(10)
+	s := metric.Stats{Order: 4, RefLen: float64(4 + r.IntN(12))}
+	n := 4 + r.IntN(12)
+	prev := n
 	for o := range 4 {
-		s.Totals[o] = float64(n - o)
-		s.Matches[o] = float64(r.IntN(n - o + 1))
+		t := n - o
+		m := r.IntN(min(t, prev) + 1)
+		s.Totals[o], s.Matches[o] = float64(t), float64(m)
+		prev = m + 1
 	}
 	return s
 }
 
-// Lists returns sentences lists of 0 to maxHyps random hypotheses each
-// over dims dense features, every value one of -3…3, with Stats.
-func Lists(r *rand.Rand, sentences, maxHyps, dims int) []pool.List {
+// Lists returns sentences lists of minHyps to maxHyps random hypotheses
+// each over dims dense features: even features are integers in -2…2, odd
+// ones reals with two decimals; one hypothesis in eight (after the first)
+// repeats an earlier one's features with other Stats.
+func Lists(r *rand.Rand, sentences, minHyps, maxHyps, dims int) []pool.List {
 	lists := make([]pool.List, sentences)
 	for i := range lists {
-		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, r.IntN(maxHyps+1))}
+		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, minHyps+r.IntN(maxHyps-minHyps+1))}
 		for k := range l.Hyps {
+			if k > 0 && r.IntN(8) == 0 {
+				l.Hyps[k] = pool.Hyp{Features: l.Hyps[r.IntN(k)].Features, Stats: Stats(r)}
+				continue
+			}
 			d := make([]float64, dims)
 			for j := range d {
-				d[j] = float64(r.IntN(7) - 3)
+				if j%2 == 0 {
+					d[j] = float64(r.IntN(5) - 2)
+				} else {
+					d[j] = math.Round(r.NormFloat64()*1000) / 100
+				}
 			}
 			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: Stats(r)}
 		}
