@@ -118,6 +118,7 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 		return e, err
 	}
 	defer dir.Close(context.WithoutCancel(ctx))
+	ctx = dir.Hold(ctx) // renewed for as long as the night runs
 
 	d, err := n.decision(ctx, dir)
 	if err != nil {

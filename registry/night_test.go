@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -447,5 +448,28 @@ func TestCheckRunID(t *testing.T) {
 		if err := CheckRunID(id); (err == nil) != ok {
 			t.Errorf("CheckRunID(%q) = %v", id, err)
 		}
+	}
+}
+
+// TestNightHoldsRunFolder: a night renews its run folder's lease for as
+// long as it tunes, so no other process can take the folder over midway.
+func TestNightHoldsRunFolder(t *testing.T) {
+	r := Registry{Root: filepath.Join(t.TempDir(), "reg")}
+	ctx := context.Background()
+	w := &world{t: t, quality: 0.5, model: 0.2}
+	n := w.night(r, "long")
+	n.Lease = tune.LeaseOptions{TTL: 300 * time.Millisecond}
+	n.Tune = func(ctx context.Context, dir *tune.RunDir, init string) error {
+		time.Sleep(time.Second) // three lifetimes of the lease
+		if l, err := tune.AcquireLease(ctx, dir.LeaseFile(), tune.LeaseOptions{Owner: "intruder"}); err == nil {
+			l.Release(ctx)
+			return errors.New("another process took the run folder over while the night tuned")
+		} else if !errors.Is(err, tune.ErrBusy) {
+			return err
+		}
+		return w.tuneFn(ctx, dir, init)
+	}
+	if _, err := n.Run(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
