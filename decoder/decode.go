@@ -115,6 +115,24 @@ func (m *Model) searchOptions(o SearchOptions) (SearchOptions, error) {
 	if o.EarlyDistortionCost != nil {
 		s.EarlyDistortionCost = o.EarlyDistortionCost
 	}
+	switch o.Algorithm {
+	case ModelAlgorithm:
+	case StackSearch, CubePruning:
+		s.Algorithm = o.Algorithm
+	default:
+		return s, fmt.Errorf("decoder: unknown search algorithm %d", int(o.Algorithm))
+	}
+	if o.CubePruningPopLimit < 0 {
+		return s, fmt.Errorf("decoder: negative cube pruning pop limit %d", o.CubePruningPopLimit)
+	}
+	if o.CubePruningPopLimit > 0 {
+		s.CubePruningPopLimit = o.CubePruningPopLimit
+	}
+	if o.CubePruningDiversity < 0 {
+		s.CubePruningDiversity = 0
+	} else if o.CubePruningDiversity > 0 {
+		s.CubePruningDiversity = o.CubePruningDiversity
+	}
 	return s, nil
 }
 

@@ -78,7 +78,7 @@
 // # Search
 //
 // The search is Moses' multi-stack beam search (Koehn 2003;
-// SearchNormal). Hypotheses covering the same number of source words
+// SearchNormal), or Moses' cube pruning (see below). Hypotheses covering the same number of source words
 // share a stack. A hypothesis is expanded with every translation option of
 // every span that does not overlap its coverage and that the distortion
 // limit allows: the jump from the end of the last phrase to the start of
@@ -107,6 +107,32 @@
 // language-model lookups of an expansion that the other scores already put
 // below the threshold, which is exact for a normalised language model (a
 // log probability is at most 0) with a non-negative weight.
+//
+// # Cube pruning
+//
+// With [search-algorithm] 1 in the moses.ini (or SearchOptions.Algorithm
+// CubePruning), the search is Moses' cube pruning (Huang and Chiang 2007;
+// SearchCubePruning) on the same stacks, with the same scores, future
+// costs, distortion limit, recombination, beam and histogram pruning, and
+// the same search graph for n-best lists. Instead of expanding every
+// hypothesis with every option, it groups the hypotheses of a stack by
+// coverage and pairs each group with each span it may translate next: a
+// cube whose rows are the group's hypotheses that may jump to the span
+// (best score plus weighted distortion cost first) and whose columns are
+// the span's options (best future score first). Each later stack starts
+// from the corner of each of its cubes and pops the best hypothesis built
+// so far [cube-pruning-pop-limit] times (Moses' default 1000), building the
+// two neighbours of each popped hypothesis in its cube; with
+// [cube-pruning-diversity] d, each coverage of the stack then pops until d
+// of its hypotheses have joined the stack. With no limit on the pops (and
+// no pruning) it finds what the stack search finds. On europarl-fr-en-8k
+// (test lines 9001–9200, default weights), with the default pop limit it
+// scores about 41,000 hypotheses a sentence with the language model where
+// the stack search scores 250,000, and takes about 13 ms of CPU a sentence
+// instead of 37; 193 of the 200 1-best translations are Moses' (BLEU
+// 19.80, Moses 19.79; model scores 0.02 below on average). With pop limit
+// 200: 3.3 ms a sentence, 169 of 200, BLEU 19.81, 0.12 below. See
+// BenchmarkEuroparl8kDecodeCube and scripts/bench-decoder.sh.
 //
 // # N-best lists
 //

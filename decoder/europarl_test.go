@@ -100,12 +100,20 @@ type run8k struct {
 	n, better, same int
 	bleu, mosesBLEU float64
 	seconds, cpu    float64
-	worst           []string // sentences whose score is below Moses'
+	// scoreDiff is the mean of the 1-best's model score minus Moses'.
+	scoreDiff float64
+	worst     []string // sentences whose score is below Moses'
 }
 
 // decode8k decodes test lines 9001 … 9000+n of europarl-fr-en with the 8k
 // model on threads goroutines and compares them with Moses' 1-best.
 func decode8k(tb testing.TB, m *Model, n, threads int) run8k {
+	tb.Helper()
+	return decode8kWith(tb, m, n, threads, DecodeOptions{})
+}
+
+// decode8kWith is decode8k with decoding options.
+func decode8kWith(tb testing.TB, m *Model, n, threads int, opts DecodeOptions) run8k {
 	tb.Helper()
 	d := shared.Path(tb, "moses-models", "europarl-fr-en-8k")
 	src := europarlLines(tb, "fr.gz", 9001, 9000+n)
@@ -113,7 +121,7 @@ func decode8k(tb testing.TB, m *Model, n, threads int) run8k {
 	moses := readLines(tb, filepath.Join(d, "expected-moses-test200.txt"))[:n]
 	want := readNBest(tb, filepath.Join(d, "expected-moses-test200.scores.nbest.gz"), m.Index())
 	start, cpu := time.Now(), shared.CPUTime()
-	res, err := DecodeAll(context.Background(), m, src, DecodeOptions{}, threads)
+	res, err := DecodeAll(context.Background(), m, src, opts, threads)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -122,6 +130,7 @@ func decode8k(tb testing.TB, m *Model, n, threads int) run8k {
 	for i := range res {
 		w := want[i][0]
 		best := res[i].Best
+		r.scoreDiff += (best.Score - w.Score) / float64(n)
 		// Moses prints 6 significant digits.
 		if best.Score >= w.Score-(1e-4+5e-6*math.Abs(w.Score)) {
 			r.better++
@@ -251,6 +260,94 @@ func BenchmarkEuroparl8kDecode(b *testing.B) {
 			b.ReportMetric(float64(r.same), "same-as-moses")
 			b.ReportMetric(r.bleu, "BLEU")
 			b.ReportMetric(r.mosesBLEU, "moses-BLEU")
+			b.ReportMetric(r.scoreDiff, "score-diff")
 		})
+	}
+}
+
+// cube8k are the cube pruning settings the tests and benchmarks of the 8k
+// model try: Moses' default pop limit and a fifth of it.
+var cube8k = []SearchOptions{
+	{Algorithm: CubePruning, CubePruningPopLimit: 1000},
+	{Algorithm: CubePruning, CubePruningPopLimit: 200},
+}
+
+// TestEuroparl8kCube decodes the first 50 test sentences with cube pruning:
+// BLEU must be within 0.5 of Moses' (the stack search gives Moses' 1-best
+// on all of them), and enough 1-best translations must score as high as
+// Moses', the mean score not too far below (measured: 47 and -0.04 with
+// pop limit 1000, 40 and -0.19 with 200).
+func TestEuroparl8kCube(t *testing.T) {
+	m := load8k(t)
+	for i, want := range []struct {
+		better int
+		diff   float64
+	}{{45, -0.1}, {35, -0.4}} {
+		so := cube8k[i]
+		r := decode8kWith(t, m, 50, 2, DecodeOptions{Search: so})
+		t.Logf("pop limit %d: %d sentences in %.1f s: score >= Moses' for %d, same translation for %d, mean score difference %.4f; BLEU %.2f (Moses %.2f)",
+			so.CubePruningPopLimit, r.n, r.seconds, r.better, r.same, r.scoreDiff, r.bleu, r.mosesBLEU)
+		if r.better < want.better || r.scoreDiff < want.diff {
+			t.Errorf("pop limit %d: %d of %d scores are at least Moses' (want %d), mean difference %.4f (want ≥ %g)",
+				so.CubePruningPopLimit, r.better, r.n, want.better, r.scoreDiff, want.diff)
+		}
+		if math.Abs(r.bleu-r.mosesBLEU) > 0.5 {
+			t.Errorf("pop limit %d: BLEU %.2f, Moses %.2f", so.CubePruningPopLimit, r.bleu, r.mosesBLEU)
+		}
+	}
+	// The n-best lists of the first 10 sentences: the hypotheses Moses'
+	// distinct 100-best lists share have Moses' features and scores.
+	d := shared.Path(t, "moses-models", "europarl-fr-en-8k")
+	want := readNBest(t, filepath.Join(d, "expected-moses-test20.nbest.gz"), m.Index())
+	src := europarlLines(t, "fr.gz", 9001, 9010)
+	res, err := DecodeAll(context.Background(), m, src, DecodeOptions{NBest: 100, Search: cube8k[0]}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	common, total := 0, 0
+	for i := range src {
+		mine := map[string]*Hypothesis{}
+		for k := range res[i].NBest {
+			h := &res[i].NBest[k]
+			checkScore(t, "cube n-best", h, m.Weights())
+			mine[h.Target] = h
+		}
+		for _, w := range want[i] {
+			total++
+			if h := mine[strings.TrimSpace(w.Target)]; h != nil {
+				common++
+				checkNBestEntry(t, m, i, h, w, fmt.Sprintf("%q", w.Target), 1e-4+5e-6*math.Abs(w.Score))
+			}
+		}
+	}
+	t.Logf("cube pruning's 100-best lists hold %d of the %d hypotheses of Moses' (stack search) lists", common, total)
+	if common*10 < total*9 {
+		t.Errorf("only %d of %d hypotheses in common", common, total)
+	}
+}
+
+// BenchmarkEuroparl8kDecodeCube is BenchmarkEuroparl8kDecode with cube
+// pruning, pop limits 1000 (Moses' default) and 200; score-diff is the
+// mean model score of the 1-best minus Moses' (the stack search's).
+func BenchmarkEuroparl8kDecodeCube(b *testing.B) {
+	m := load8k(b)
+	for _, so := range cube8k {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("pop=%d/threads=%d", so.CubePruningPopLimit, threads), func(b *testing.B) {
+				var r run8k
+				var secs, cpu float64
+				for b.Loop() {
+					r = decode8kWith(b, m, 200, threads, DecodeOptions{Search: so})
+					secs += r.seconds
+					cpu += r.cpu
+				}
+				b.ReportMetric(float64(r.n*b.N)/secs, "sent/s")
+				b.ReportMetric(1000*cpu/float64(r.n*b.N), "cpu-ms/sent")
+				b.ReportMetric(float64(r.better), "score-ge-moses")
+				b.ReportMetric(float64(r.same), "same-as-moses")
+				b.ReportMetric(r.bleu, "BLEU")
+				b.ReportMetric(r.scoreDiff, "score-diff")
+			})
+		}
 	}
 }

@@ -9,12 +9,14 @@ import (
 )
 
 // FuzzDecode decodes arbitrary input with the tiny system and every sparse
-// template: no panic, and when it decodes, the scores are the features
-// times the weights, the segments cover the input once and the target has
-// as many words as the segments say.
+// template, with the stack search or with cube pruning (pops the limit
+// byte's low bits select): no panic, and when it decodes, the scores are
+// the features times the weights, the segments cover the input once and
+// the target has as many words as the segments say.
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{"le chat noir dort", "", "dort le", "chien chat chien", "le\tchat\nnoir", "\xff", "le le le le le le le le le le"} {
 		f.Add(s, uint8(3), true)
+		f.Add(s, uint8(0x93), false)
 	}
 	all, _ := ParseTemplates("all")
 	m := loadSmall(f, LoadOptions{Sparse: all, SparseWeightsFile: writeFile(f, "lb_s1 0.1\npp_le~the 0.2\nlo_fd_chat~cat -0.3\n")})
@@ -22,9 +24,12 @@ func FuzzDecode(f *testing.F) {
 		if len(strings.Fields(in)) > 12 {
 			return
 		}
-		lim := int(limit%6) - 1
-		res, err := Decode(context.Background(), m, in, DecodeOptions{NBest: 5, AllDerivations: !distinct,
-			Search: SearchOptions{DistortionLimit: &lim}})
+		lim := int(limit&0xf)%6 - 1
+		so := SearchOptions{DistortionLimit: &lim}
+		if pops := int(limit >> 4); pops > 0 {
+			so.Algorithm, so.CubePruningPopLimit, so.CubePruningDiversity = CubePruning, pops, pops%3
+		}
+		res, err := Decode(context.Background(), m, in, DecodeOptions{NBest: 5, AllDerivations: !distinct, Search: so})
 		if err != nil {
 			if utf8.ValidString(in) {
 				t.Fatalf("%q: %v", in, err)

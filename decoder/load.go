@@ -46,6 +46,10 @@ type LoadOptions struct {
 	// Workers is the number of parsing goroutines of each file; zero means
 	// runtime.GOMAXPROCS(0).
 	Workers int
+	// Search overrides the moses.ini's search settings for every decode,
+	// as DecodeOptions.Search does for one; its zero value changes
+	// nothing.
+	Search SearchOptions
 }
 
 // Model is a phrase-based translation system loaded from a moses.ini: its
@@ -112,7 +116,8 @@ type featureFn struct {
 }
 
 // SearchOptions are the search settings. A Model takes them from its
-// moses.ini; DecodeOptions.Search overrides them per call.
+// moses.ini, overridden by LoadOptions.Search; DecodeOptions.Search
+// overrides them per call.
 type SearchOptions struct {
 	// StackSize is the histogram pruning limit ([stack]); zero means the
 	// model's (Moses' default 200).
@@ -129,6 +134,61 @@ type SearchOptions struct {
 	// EarlyDistortionCost is [early-distortion-cost] (Moore and Quirk
 	// 2007); nil means the model's.
 	EarlyDistortionCost *bool
+	// Algorithm is the search algorithm ([search-algorithm]): StackSearch
+	// or CubePruning; zero (ModelAlgorithm) means the model's (Moses'
+	// default StackSearch).
+	Algorithm Algorithm
+	// CubePruningPopLimit is the number of hypotheses cube pruning pops
+	// into each stack ([cube-pruning-pop-limit]); zero means the model's
+	// (Moses' default 1000). The stack search ignores it.
+	CubePruningPopLimit int
+	// CubePruningDiversity is [cube-pruning-diversity]: after the pop
+	// limit, cube pruning pops the hypotheses of each coverage of a stack
+	// until this many of them have joined the stack; zero means the
+	// model's (Moses' default 0), a negative value none. The stack search
+	// ignores it.
+	CubePruningDiversity int
+}
+
+// Algorithm is a search algorithm, Moses' [search-algorithm].
+type Algorithm int
+
+const (
+	// ModelAlgorithm is the zero Algorithm: in SearchOptions, the model's.
+	ModelAlgorithm Algorithm = iota
+	// StackSearch is Moses' multi-stack beam search, SearchNormal
+	// ([search-algorithm] 0, Moses' default).
+	StackSearch
+	// CubePruning is Moses' cube pruning, SearchCubePruning
+	// ([search-algorithm] 1): Huang and Chiang (2007) on the same stacks.
+	CubePruning
+)
+
+// String returns the name ParseAlgorithm reads: "model", "normal" or
+// "cube".
+func (a Algorithm) String() string {
+	switch a {
+	case ModelAlgorithm:
+		return "model"
+	case StackSearch:
+		return "normal"
+	case CubePruning:
+		return "cube"
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// ParseAlgorithm reads a search algorithm as a command line gives it:
+// Moses' number ("0", "1") or a name ("normal" or "stack"; "cube" or
+// "cube-pruning").
+func ParseAlgorithm(s string) (Algorithm, error) {
+	switch s {
+	case "0", "normal", "stack":
+		return StackSearch, nil
+	case "1", "cube", "cube-pruning":
+		return CubePruning, nil
+	}
+	return ModelAlgorithm, fmt.Errorf("decoder: unknown search algorithm %q (want 0 or normal, 1 or cube)", s)
 }
 
 // DefaultNBestSize is mtune's usual n-best list size (DESIGN.md §4); Moses
@@ -262,10 +322,16 @@ func newModel(cfg *model.Config, idx *feature.Index, opts LoadOptions) (*Model, 
 		}
 	}
 	m.search = SearchOptions{
-		StackSize:           cfg.StackSize,
-		BeamThreshold:       cfg.BeamThreshold,
-		DistortionLimit:     &cfg.DistortionLimit,
-		EarlyDistortionCost: &cfg.EarlyDistortionCost,
+		StackSize:            cfg.StackSize,
+		BeamThreshold:        cfg.BeamThreshold,
+		DistortionLimit:      &cfg.DistortionLimit,
+		EarlyDistortionCost:  &cfg.EarlyDistortionCost,
+		Algorithm:            StackSearch,
+		CubePruningPopLimit:  cfg.CubePruningPopLimit,
+		CubePruningDiversity: cfg.CubePruningDiversity,
+	}
+	if cfg.SearchAlgorithm == model.SearchCubePruning {
+		m.search.Algorithm = CubePruning
 	}
 	if m.search.StackSize <= 0 {
 		m.search.StackSize = model.DefaultStackSize
@@ -273,6 +339,16 @@ func newModel(cfg *model.Config, idx *feature.Index, opts LoadOptions) (*Model, 
 	if cfg.BeamThreshold <= 0 {
 		m.search.BeamThreshold = -1
 	}
+	if m.search.CubePruningPopLimit <= 0 {
+		m.search.CubePruningPopLimit = model.DefaultCubePruningPopLimit
+	}
+	m.search.CubePruningDiversity = max(0, m.search.CubePruningDiversity)
+	var err error
+	if m.search, err = m.searchOptions(opts.Search); err != nil {
+		return nil, err
+	}
+	d, e := *m.search.DistortionLimit, *m.search.EarlyDistortionCost // not the caller's
+	m.search.DistortionLimit, m.search.EarlyDistortionCost = &d, &e
 	m.maxLen = cfg.MaxPhraseLength
 	if m.maxLen <= 0 {
 		m.maxLen = model.DefaultMaxPhraseLength

@@ -135,6 +135,7 @@ type searcher struct {
 	keepArcs  bool
 	arcLimit  int // prune arc lists longer than 5×arcLimit to arcLimit (0: never)
 	stackSize int
+	cubing    bool    // cube pruning (cube.go) instead of the stack search
 	beam      float64 // ln(beam threshold); -Inf for none
 	limit     int     // distortion limit; negative: none
 	early     bool
@@ -150,6 +151,8 @@ type searcher struct {
 	memoState []lm.State
 	memoSum   []float32
 	memoLen   []int8
+
+	cube cubeState
 }
 
 func (m *Model) newSearcher() *searcher {
@@ -180,6 +183,7 @@ func (x *searcher) setup(words []string, w *dense, so SearchOptions, nbest int, 
 	}
 	x.loOn = m.tmpl.Reordering && w.sparse
 	x.lmBound = w.lm >= 0
+	x.cubing = so.Algorithm == CubePruning
 	m.collect(&x.st, words, w, &x.sb)
 	n := len(words)
 	x.hyps = x.hyps[:0]
@@ -196,37 +200,37 @@ func (x *searcher) setup(words []string, w *dense, so SearchOptions, nbest int, 
 		*st = stack{ids: st.ids[:0], keys: st.keys[:0], hashes: st.hashes[:0], slots: st.slots[:0],
 			best: math.Inf(-1), worst: math.Inf(-1)}
 	}
+	if x.cubing {
+		x.cube.setup(x, so)
+	}
 }
 
-// run is Moses' SearchNormal::Decode: the stacks in order, each pruned to
-// the stack size, then every hypothesis expanded. It returns the final
-// stack sorted best first.
+// run decodes the sentence of setup with the stack search or cube
+// pruning and returns the final stack sorted best first.
 func (x *searcher) run(ctx context.Context) ([]int32, error) {
 	n := x.st.n
-	root := hyp{prev: -1, opt: -1, cov: x.covs.empty(), s: -1, e: -1, arcHead: -1, arcTail: -1, arcNext: -1}
-	if x.m.lm != nil {
-		root.lm = x.m.lm.BeginSentence()
-	}
-	var key recKey
-	x.keyOf(&key, &root)
-	x.add(&x.stacks[0], &root, &key, hashKey(&key))
+	x.addRoot()
 	for k := 0; k <= n; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("decoder: %w", err)
 		}
-		st := &x.stacks[k]
-		x.prune(st, x.stackSize)
-		x.sortStack(st)
-		if x.arcLimit > 0 {
-			for _, id := range st.ids {
-				x.cleanupArcs(id)
+		if x.cubing {
+			if k > 0 {
+				x.cube.fill(x, k)
 			}
+			x.closeStack(k)
+			if k < n {
+				x.cube.forward(x, k)
+			}
+			continue
 		}
-		st.slots = st.slots[:0] // no more additions
+		// Moses' SearchNormal::Decode: the stacks in order, each pruned to
+		// the stack size, then every hypothesis expanded.
+		x.closeStack(k)
 		if k == n {
 			break
 		}
-		for _, id := range st.ids {
+		for _, id := range x.stacks[k].ids {
 			x.processOne(id)
 		}
 	}
@@ -235,6 +239,31 @@ func (x *searcher) run(ctx context.Context) ([]int32, error) {
 		return nil, fmt.Errorf("decoder: %w", ErrNoTranslation)
 	}
 	return final, nil
+}
+
+// addRoot puts the empty hypothesis in the first stack.
+func (x *searcher) addRoot() {
+	root := hyp{prev: -1, opt: -1, cov: x.covs.empty(), s: -1, e: -1, arcHead: -1, arcTail: -1, arcNext: -1}
+	if x.m.lm != nil {
+		root.lm = x.m.lm.BeginSentence()
+	}
+	var key recKey
+	x.keyOf(&key, &root)
+	x.add(&x.stacks[0], &root, &key, hashKey(&key))
+}
+
+// closeStack ends the additions to stack k: it is pruned to the stack
+// size, sorted best first and its arc lists cleaned up.
+func (x *searcher) closeStack(k int) {
+	st := &x.stacks[k]
+	x.prune(st, x.stackSize)
+	x.sortStack(st)
+	if x.arcLimit > 0 {
+		for _, id := range st.ids {
+			x.cleanupArcs(id)
+		}
+	}
+	st.slots = st.slots[:0] // no more additions
 }
 
 // sortStack orders a stack's hypotheses best first (ties: older first).
@@ -292,40 +321,14 @@ func (x *searcher) processOne(id int32) {
 // expandAll is SearchNormal::ExpandAllHypotheses with ExpandHypothesis:
 // every option of span [s, e] applied to hypothesis id.
 func (x *searcher) expandAll(id int32, s, e int) {
-	m, w := x.m, x.w
+	w := x.w
 	h := x.hyps[id] // a copy: x.hyps may grow below
 	ncov := x.covs.extend(h.cov, s, e)
 	fut := x.covs.future[ncov]
 	count := x.covs.count[ncov]
 	st := &x.stacks[count]
 	complete := count == x.st.n
-	first := h.opt < 0
-
-	base := h.score
-	if m.fDist >= 0 {
-		base += w.dist * distortion(x.early, int(h.s), int(h.e), x.covs.firstGap[h.cov], s, e)
-	}
-	lr := &m.lr
-	ori := 0
-	if m.fLR >= 0 {
-		if first {
-			ori = lr.orientFirst(s)
-		} else {
-			ori = lr.orient(int(h.s), int(h.e), s, e)
-			if lr.fwd {
-				if p := x.st.opts[h.opt].lr; p != nil {
-					base += w.lr[lr.offF+ori] * float64(p[lr.offF+ori])
-				}
-			}
-		}
-	}
-	loB, loM := 0, 0
-	if x.loOn {
-		loB, loM = msdBack(msdOrient(int(h.s), int(h.e), s, e))
-		if !first {
-			base += x.st.lo[int(h.opt)*numLO+msdFwd(msdOrient(int(h.s), int(h.e), s, e))]
-		}
-	}
+	t := x.stepFrom(&h, s, e)
 	start := x.st.spanStart(s, e-s+1)
 	opts := x.st.span(s, e-s+1)
 	var key recKey
@@ -336,15 +339,7 @@ func (x *searcher) expandAll(id int32, s, e int) {
 		x.memoSum = make([]float32, len(opts)*K)
 	}
 	for i := range opts {
-		o := &opts[i]
-		sc := base + o.static
-		if lr.back && o.lr != nil {
-			sc += w.lr[lr.offB+ori] * float64(o.lr[lr.offB+ori])
-		}
-		if x.loOn {
-			k := (int(start) + i) * numLO
-			sc += x.st.lo[k+loB] + x.st.lo[k+loM]
-		}
+		sc := x.optionScore(&t, start+int32(i))
 		if x.lmBound && sc+fut < st.worst {
 			continue // the language model can only make it worse
 		}
@@ -359,6 +354,61 @@ func (x *searcher) expandAll(id int32, s, e int) {
 		x.keyOf(&key, &nh)
 		x.add(st, &nh, &key, hashKey(&key))
 	}
+}
+
+// step is what the scores of the options of one span applied to one
+// hypothesis share: the hypothesis' score plus the distortion cost of the
+// jump and the forward reordering scores of its last phrase (base), and
+// the orientations of the span after its last phrase.
+type step struct {
+	base          float64
+	ori, loB, loM int
+}
+
+// stepFrom returns the step from hypothesis h to the span [s, e].
+func (x *searcher) stepFrom(h *hyp, s, e int) step {
+	m, w := x.m, x.w
+	first := h.opt < 0
+	t := step{base: h.score}
+	if m.fDist >= 0 {
+		t.base += w.dist * distortion(x.early, int(h.s), int(h.e), x.covs.firstGap[h.cov], s, e)
+	}
+	lr := &m.lr
+	if m.fLR >= 0 {
+		if first {
+			t.ori = lr.orientFirst(s)
+		} else {
+			t.ori = lr.orient(int(h.s), int(h.e), s, e)
+			if lr.fwd {
+				if p := x.st.opts[h.opt].lr; p != nil {
+					t.base += w.lr[lr.offF+t.ori] * float64(p[lr.offF+t.ori])
+				}
+			}
+		}
+	}
+	if x.loOn {
+		t.loB, t.loM = msdBack(msdOrient(int(h.s), int(h.e), s, e))
+		if !first {
+			t.base += x.st.lo[int(h.opt)*numLO+msdFwd(msdOrient(int(h.s), int(h.e), s, e))]
+		}
+	}
+	return t
+}
+
+// optionScore is the score of the hypothesis of step t extended with
+// option oi, but for the language model's score in context: the option's
+// score in isolation and its backward reordering scores.
+func (x *searcher) optionScore(t *step, oi int32) float64 {
+	o := &x.st.opts[oi]
+	sc := t.base + o.static
+	if lr := &x.m.lr; lr.back && o.lr != nil {
+		sc += x.w.lr[lr.offB+t.ori] * float64(o.lr[lr.offB+t.ori])
+	}
+	if x.loOn {
+		k := int(oi) * numLO
+		sc += x.st.lo[k+t.loB] + x.st.lo[k+t.loM]
+	}
+	return sc
 }
 
 // lmContext scores the first words of o's target in the context of state
@@ -467,7 +517,8 @@ func (x *searcher) release(id int32) {
 
 // add is HypothesisStackNormal::AddPrune (after the threshold test): a new
 // hypothesis joins the stack, or recombines with the one that has its key.
-func (x *searcher) add(st *stack, h *hyp, key *recKey, hash uint64) {
+// It reports whether h is a new entry of the stack (not recombined).
+func (x *searcher) add(st *stack, h *hyp, key *recKey, hash uint64) bool {
 	if pos := st.find(key, hash); pos >= 0 {
 		old := st.ids[pos]
 		if h.total > x.hyps[old].total {
@@ -483,7 +534,7 @@ func (x *searcher) add(st *stack, h *hyp, key *recKey, hash uint64) {
 			id := x.newHyp(h)
 			x.addArc(old, id)
 		}
-		return
+		return false
 	}
 	id := x.newHyp(h)
 	st.ids = append(st.ids, id)
@@ -494,6 +545,7 @@ func (x *searcher) add(st *stack, h *hyp, key *recKey, hash uint64) {
 	if len(st.ids) > 2*x.stackSize-1 {
 		x.prune(st, x.stackSize)
 	}
+	return true
 }
 
 func (x *searcher) noteBest(st *stack, total float64) {

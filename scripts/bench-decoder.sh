@@ -5,9 +5,16 @@
 #  (b) BLEU (Moses: 19.79);
 #  (c) dense features of both n-best lists on the first 20 sentences (a test);
 #  (d) load time and memory, sentences per second on 1 and 2 threads
-#      (Moses: load 4.6-7.6 s / 693 MiB; 5.6 sent/s on 1 thread, 8.9 on 2).
+#      (Moses: load 4.6-7.6 s / 693 MiB; 5.6 sent/s on 1 thread, 8.9 on 2);
+#  (e) cube pruning ([search-algorithm] 1) with pop limits 1000 (Moses'
+#      default) and 200: sentences per second on 1 and 2 threads, BLEU, the
+#      mean model score difference from Moses' (= the stack search's) 1-best
+#      and the number of identical 1-best (BenchmarkEuroparl8kDecodeCube,
+#      then the command).
 #
 # usage: scripts/bench-decoder.sh [SHARED_DATA_DIR]
+# BENCH_COUNT=5 repeats each Go benchmark 5 times (report the medians: the
+# machine may be shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(cd "${1:-../shared/data}" && pwd)
@@ -19,8 +26,8 @@ go build -o "$work/mtune" ./cmd/mtune
 gzip -dc "$data/europarl-fr-en/fr.gz" | sed -n 9001,9200p > "$work/test.fr"
 gzip -dc "$data/europarl-fr-en/en.gz" | sed -n 9001,9200p > "$work/test.en"
 
-echo "== (a), (b), (d): the Go benchmarks (load; decode on 1 and 2 threads, BLEU, score >= Moses)"
-MTUNE_SHARED_DATA=$data go test -run XXX -bench 'Europarl8k' -benchtime 1x ./decoder/
+echo "== (a), (b), (d), (e): the Go benchmarks (load; decode on 1 and 2 threads with the stack search and cube pruning, BLEU, score >= Moses, score-diff)"
+MTUNE_SHARED_DATA=$data go test -run XXX -bench 'Europarl8k' -benchtime 1x -count "${BENCH_COUNT:-1}" -timeout 60m ./decoder/
 
 echo "== (c): n-best features against Moses' 100-best lists of the first 20 sentences"
 MTUNE_SHARED_DATA=$data go test -count=1 -run 'Europarl8k' ./decoder/
@@ -37,3 +44,15 @@ if diff -q <(sed 's/ *$//' "$work/out.1") <(sed 's/ *$//' "$model/expected-moses
 else
   echo "1-best differs from Moses' for $(diff <(sed 's/ *$//' "$work/out.1") <(sed 's/ *$//' "$model/expected-moses-test200.txt") | grep -c '^<') sentences"
 fi
+
+echo "== (e): the command with cube pruning"
+for pop in 1000 200; do
+  { cat "$model/moses.ini"; printf '\n[search-algorithm]\n1\n[cube-pruning-pop-limit]\n%d\n' "$pop"; } > "$work/cube$pop.ini"
+  for threads in 1 2; do
+    MODEL_PATH=$model /usr/bin/time -f "pop limit $pop, threads=$threads: %e s wall, %M KB max RSS" \
+      "$work/mtune" decode --threads "$threads" --config "$work/cube$pop.ini" "$work/test.fr" > "$work/cube$pop.$threads" 2> "$work/cubelog.$threads"
+    grep -h 'msg=decode\|wall' "$work/cubelog.$threads"
+  done
+  "$work/mtune" score -r "$work/test.en" "$work/cube$pop.1"
+  echo "pop limit $pop: $(diff <(sed 's/ *$//' "$work/cube$pop.1") <(sed 's/ *$//' "$model/expected-moses-test200.txt") | grep -c '^<' || true) of 200 1-best differ from Moses'"
+done

@@ -28,7 +28,27 @@ const (
 	DefaultMaxPhraseLength = 20   // [max-phrase-length]
 	DefaultDistortionLimit = -1   // [distortion-limit]: unlimited
 	DefaultTableLimit      = 20   // table-limit= of a phrase table
+
+	DefaultCubePruningPopLimit  = 1000 // [cube-pruning-pop-limit]
+	DefaultCubePruningDiversity = 0    // [cube-pruning-diversity]
 )
+
+// Values of [search-algorithm] (Moses' SearchAlgorithm) that this package
+// reads; Moses' default is SearchNormal.
+const (
+	SearchNormal      = 0 // multi-stack beam search (SearchNormal)
+	SearchCubePruning = 1 // cube pruning (SearchCubePruning)
+)
+
+// mosesAlgorithms names the other values of Moses' SearchAlgorithm, for
+// errors.
+var mosesAlgorithms = map[int]string{
+	2: "cube growing, no longer in Moses", 3: "CYK+ chart decoding", 4: "normal batch search",
+	5: "incremental chart decoding", 6: "string-to-tree syntax decoding", 7: "tree-to-string syntax decoding",
+	8: "tree-to-string SCFG decoding", 9: "forest-to-string decoding", 10: "Moses2's cube pruning per mini-stack",
+	11: "Moses2's cube pruning per bitmap", 12: "Moses2's cube pruning by cardinality",
+	13: "Moses2's cube pruning bitmap stacks", 14: "Moses2's cube pruning mini-stacks",
+}
 
 // Feature types this package reads (the decoder implements them).
 const (
@@ -79,6 +99,16 @@ type Config struct {
 	// of their stack times this are pruned; 0 disables beam pruning
 	// (Moses' default 1e-5).
 	BeamThreshold float64
+	// SearchAlgorithm is [search-algorithm]: SearchNormal (Moses' default)
+	// or SearchCubePruning; ReadConfig refuses Moses' other algorithms.
+	SearchAlgorithm int
+	// CubePruningPopLimit is [cube-pruning-pop-limit], the number of
+	// hypotheses cube pruning pops per stack (Moses' default 1000).
+	CubePruningPopLimit int
+	// CubePruningDiversity is [cube-pruning-diversity], the number of
+	// hypotheses cube pruning pops at least for each coverage of a stack
+	// after the pop limit (Moses' default 0).
+	CubePruningDiversity int
 
 	// NBestFile and NBestSize are [n-best-list] ("file", "size" and an
 	// optional "distinct" line, which sets NBestDistinct); empty and 0 when
@@ -110,6 +140,10 @@ func NewConfig() *Config {
 		MaxPhraseLength: DefaultMaxPhraseLength,
 		StackSize:       DefaultStackSize,
 		BeamThreshold:   DefaultBeamThreshold,
+
+		SearchAlgorithm:      SearchNormal,
+		CubePruningPopLimit:  DefaultCubePruningPopLimit,
+		CubePruningDiversity: DefaultCubePruningDiversity,
 	}
 }
 
@@ -296,6 +330,7 @@ var knownSections = map[string]bool{
 	"input-factors": true, "mapping": true, "feature": true, "weight": true, "weight-file": true,
 	"distortion-limit": true, "early-distortion-cost": true, "max-phrase-length": true,
 	"stack": true, "beam-threshold": true, "n-best-list": true,
+	"search-algorithm": true, "cube-pruning-pop-limit": true, "cube-pruning-diversity": true,
 	"include-segmentation-in-n-best": true, "print-alignment-info-in-n-best": true,
 }
 
@@ -463,6 +498,8 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 		{"distortion-limit", &c.DistortionLimit, minDistortion},
 		{"max-phrase-length", &c.MaxPhraseLength, 1},
 		{"stack", &c.StackSize, 1},
+		{"cube-pruning-pop-limit", &c.CubePruningPopLimit, 1},
+		{"cube-pruning-diversity", &c.CubePruningDiversity, 0},
 	}
 	for _, s := range ints {
 		l, ok, err := p.one(byName, headers, s.sec)
@@ -477,6 +514,23 @@ func (p *configParser) settings(c *Config, byName map[string][]secLine, headers 
 			return p.errAt(l.line, 0, ErrNumber, "[%s] value %s is not an integer ≥ %d", s.sec, textpos.Quote(l.text), max(s.min, -1<<30))
 		}
 		*s.dst = n
+	}
+	if l, ok, err := p.one(byName, headers, "search-algorithm"); err != nil {
+		return err
+	} else if ok {
+		n, err := strconv.Atoi(l.text)
+		if err != nil {
+			return p.errAt(l.line, 0, ErrNumber, "[search-algorithm] value %s is not an integer", textpos.Quote(l.text))
+		}
+		if n != SearchNormal && n != SearchCubePruning {
+			what := "unknown to Moses"
+			if name, ok := mosesAlgorithms[n]; ok {
+				what = "Moses' " + name
+			}
+			return p.errAt(l.line, 0, ErrUnsupported, "[search-algorithm] %d (%s): mtune has %d (normal stack search) and %d (cube pruning)",
+				n, what, SearchNormal, SearchCubePruning)
+		}
+		c.SearchAlgorithm = n
 	}
 	if l, ok, err := p.one(byName, headers, "beam-threshold"); err != nil {
 		return err
@@ -928,6 +982,15 @@ func WriteConfig(w io.Writer, c *Config) error {
 	if c.BeamThreshold != DefaultBeamThreshold {
 		fmt.Fprintf(&b, "[beam-threshold]\n%s\n\n", strconv.FormatFloat(c.BeamThreshold, 'g', -1, 64))
 	}
+	if c.SearchAlgorithm != SearchNormal {
+		fmt.Fprintf(&b, "[search-algorithm]\n%d\n\n", c.SearchAlgorithm)
+	}
+	if c.CubePruningPopLimit != DefaultCubePruningPopLimit {
+		fmt.Fprintf(&b, "[cube-pruning-pop-limit]\n%d\n\n", c.CubePruningPopLimit)
+	}
+	if c.CubePruningDiversity != DefaultCubePruningDiversity {
+		fmt.Fprintf(&b, "[cube-pruning-diversity]\n%d\n\n", c.CubePruningDiversity)
+	}
 	if c.NBestFile != "" {
 		fmt.Fprintf(&b, "[n-best-list]\n%s\n%d\n", c.NBestFile, c.NBestSize)
 		if c.NBestDistinct {
@@ -975,7 +1038,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("model: %w: no weights", ErrConfig)
 	}
 	if c.MaxPhraseLength < 1 || c.StackSize < 1 || !(c.BeamThreshold >= 0) || math.IsInf(c.BeamThreshold, 1) || c.NBestSize < 0 ||
-		c.DistortionLimit < minDistortion || c.DistortionLimit > 1<<30 || c.MaxPhraseLength > 1<<30 || c.StackSize > 1<<30 || c.NBestSize > 1<<30 {
+		c.DistortionLimit < minDistortion || c.DistortionLimit > 1<<30 || c.MaxPhraseLength > 1<<30 || c.StackSize > 1<<30 || c.NBestSize > 1<<30 ||
+		c.SearchAlgorithm != SearchNormal && c.SearchAlgorithm != SearchCubePruning ||
+		c.CubePruningPopLimit < 1 || c.CubePruningPopLimit > 1<<30 || c.CubePruningDiversity < 0 || c.CubePruningDiversity > 1<<30 {
 		return fmt.Errorf("model: %w: search settings out of range (use NewConfig for Moses' defaults)", ErrConfig)
 	}
 	if c.NBestFile != "" && (c.NBestSize < 1 || strings.ContainsAny(c.NBestFile, " \t\n\r#") || !utf8.ValidString(c.NBestFile)) {

@@ -156,7 +156,8 @@ func configDiff(a, b *Config) string {
 	if a.DistortionLimit != b.DistortionLimit || a.EarlyDistortionCost != b.EarlyDistortionCost || a.MaxPhraseLength != b.MaxPhraseLength ||
 		a.StackSize != b.StackSize || a.BeamThreshold != b.BeamThreshold || a.NBestFile != b.NBestFile || a.NBestSize != b.NBestSize ||
 		a.NBestDistinct != b.NBestDistinct || a.IncludeSegmentation != b.IncludeSegmentation || a.IncludeAlignment != b.IncludeAlignment ||
-		a.WeightFile != b.WeightFile {
+		a.WeightFile != b.WeightFile || a.SearchAlgorithm != b.SearchAlgorithm || a.CubePruningPopLimit != b.CubePruningPopLimit ||
+		a.CubePruningDiversity != b.CubePruningDiversity {
 		return "settings differ"
 	}
 	if !reflect.DeepEqual(a.Weights.Groups, b.Weights.Groups) {
@@ -217,6 +218,19 @@ func TestReadConfig(t *testing.T) {
 				}
 				if c.Features[0].Tuneable() {
 					t.Error("tuneable=false ignored")
+				}
+			}},
+		{"cube pruning", "[search-algorithm]\n1\n[cube-pruning-pop-limit]\n200 # pops per stack\n[cube-pruning-diversity]\n5\n" +
+			head + "WordPenalty\n[weight]\nWordPenalty0= -1\n",
+			func(t *testing.T, c *Config) {
+				if c.SearchAlgorithm != SearchCubePruning || c.CubePruningPopLimit != 200 || c.CubePruningDiversity != 5 {
+					t.Errorf("search %d pop limit %d diversity %d", c.SearchAlgorithm, c.CubePruningPopLimit, c.CubePruningDiversity)
+				}
+			}},
+		{"search defaults", "[search-algorithm]\n0\n" + head + "WordPenalty\n[weight]\nWordPenalty0= -1\n",
+			func(t *testing.T, c *Config) {
+				if c.SearchAlgorithm != SearchNormal || c.CubePruningPopLimit != 1000 || c.CubePruningDiversity != 0 {
+					t.Errorf("search %d pop limit %d diversity %d, want Moses' 0 1000 0", c.SearchAlgorithm, c.CubePruningPopLimit, c.CubePruningDiversity)
 				}
 			}},
 		{"repeated section continues", head + "WordPenalty\n[weight]\nWordPenalty0= -1\n[feature]\nDistortion\n[weight]\nDistortion0= 0.3\n",
@@ -281,6 +295,15 @@ func TestReadConfigErrors(t *testing.T) {
 		{"lr default scores count", head + "LexicalReordering type=msd-fe path=/r default-scores=0.5,0.5\n", ErrConfig, 2, "default-scores"},
 		{"distortion-limit not int", "[distortion-limit]\nsix\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrNumber, 2, "six"},
 		{"two distortion limits", "[distortion-limit]\n6\n7\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrSyntax, 3, "2 values"},
+		{"chart search algorithm", "[search-algorithm]\n3\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrUnsupported, 2, "[search-algorithm] 3 (Moses' CYK+ chart decoding)"},
+		{"search algorithm after the weights", "[feature]\nWordPenalty\n[weight]\nWordPenalty0= 1\n\n[search-algorithm]\n42\n", ErrUnsupported, 7, "42 (unknown to Moses)"},
+		{"negative search algorithm", "[search-algorithm]\n-1\n", ErrUnsupported, 2, "mtune has 0 (normal stack search) and 1 (cube pruning)"},
+		{"search algorithm by name", "[search-algorithm]\ncube\n", ErrNumber, 2, `"cube"`},
+		{"search algorithm empty", "[search-algorithm]\n[stack]\n100\n", ErrSyntax, 1, "[search-algorithm] has no value"},
+		{"two search algorithms", "[search-algorithm]\n0\n1\n", ErrSyntax, 3, "2 values"},
+		{"pop limit 0", "[cube-pruning-pop-limit]\n0\n", ErrNumber, 2, "[cube-pruning-pop-limit] value \"0\" is not an integer ≥ 1"},
+		{"pop limit float", "[cube-pruning-pop-limit]\n1e3\n", ErrNumber, 2, "1e3"},
+		{"negative diversity", "[cube-pruning-diversity]\n-2\n", ErrNumber, 2, "is not an integer ≥ 0"},
 		{"bad bool", "[early-distortion-cost]\nmaybe\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrSyntax, 2, "maybe"},
 		{"bad n-best", "[n-best-list]\nout\n0\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrNumber, 2, ""},
 		{"mapping two steps", "[mapping]\n0 T 0\n0 G 0\n" + head + "WordPenalty\n[weight]\nWordPenalty0= 1\n", ErrUnsupported, 3, ""},
@@ -358,6 +381,32 @@ func TestWriteConfigBuilt(t *testing.T) {
 	if err := WriteConfig(&buf, &bad); err == nil {
 		t.Error("stack 0 written")
 	}
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.SearchAlgorithm = 3 },
+		func(c *Config) { c.CubePruningPopLimit = 0 },
+		func(c *Config) { c.CubePruningDiversity = -1 },
+	} {
+		bad = *c
+		edit(&bad)
+		if err := WriteConfig(&buf, &bad); err == nil {
+			t.Errorf("search settings %d %d %d written", bad.SearchAlgorithm, bad.CubePruningPopLimit, bad.CubePruningDiversity)
+		}
+	}
+	cube := *c
+	cube.SearchAlgorithm, cube.CubePruningPopLimit, cube.CubePruningDiversity = SearchCubePruning, 200, 3
+	buf.Reset()
+	if err := WriteConfig(&buf, &cube); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[search-algorithm]\n1\n", "[cube-pruning-pop-limit]\n200\n", "[cube-pruning-diversity]\n3\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(out, "search-algorithm") || strings.Contains(out, "cube-pruning") {
+		t.Errorf("Moses' default search settings written:\n%s", out)
+	}
+	checkConfigRoundTrip(t, &cube)
 }
 
 func TestResolveConfigPath(t *testing.T) {

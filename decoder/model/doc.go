@@ -51,8 +51,11 @@
 // (a factor other than 0, sparse-* reordering features, …), and any
 // section other than [input-factors] (0), [mapping] (0 T 0), [feature],
 // [weight], [weight-file], [distortion-limit], [early-distortion-cost],
-// [max-phrase-length], [stack], [beam-threshold], [n-best-list] (file,
-// size, optional "distinct"), [include-segmentation-in-n-best] and
+// [max-phrase-length], [stack], [beam-threshold], [search-algorithm] (0,
+// the normal stack search, or 1, cube pruning; Moses' other algorithms are
+// ErrUnsupported errors at their line), [cube-pruning-pop-limit],
+// [cube-pruning-diversity], [n-best-list] (file, size, optional
+// "distinct"), [include-segmentation-in-n-best] and
 // [print-alignment-info-in-n-best] is an ErrUnsupported error listing them
 // all: never a setting silently ignored. Weights that name no feature, or
 // of the wrong length, are errors, as in Moses.

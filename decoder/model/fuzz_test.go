@@ -14,6 +14,7 @@ func FuzzReadConfig(f *testing.F) {
 	f.Add("[input-factors]\n0\n[mapping]\n0 T 0\n[distortion-limit]\n6\n[early-distortion-cost]\nyes\n[n-best-list]\nnbest\n50\n[feature]\nPhraseDictionaryMemory path=pt.gz num-features=5 table-limit=20\nWordPenalty\n[weight]\nWordPenalty0= -1\nPhraseDictionaryMemory0= 0.2 0.2 0.2 0.2 0.2\n")
 	f.Add("[feature]\nLexicalReordering type=wbe-msd-bidirectional-fe-allff path=r.gz default-scores=0.5,0.5,0.5,0.5,0.5,0.5\nKENLM path=/lm tuneable=false\n[weight]\nLexicalReordering0= 0.3 0.3 0.3 0.3 0.3 0.3\nKENLM0= 1\n[stack]\n100\n[beam-threshold]\n0\n")
 	f.Add("[weight-file]\n${X}/w\n[feature]\nUnknownWordPenalty\n[weight]\n")
+	f.Add("[search-algorithm]\n1\n[cube-pruning-pop-limit]\n200\n[cube-pruning-diversity]\n3\n[feature]\nWordPenalty\n[weight]\nWordPenalty0= -1\n")
 	getenv := func(k string) (string, bool) {
 		switch k {
 		case "MODEL_PATH":
