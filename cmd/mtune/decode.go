@@ -27,6 +27,13 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 	nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
 	nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
 	threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores)")
+	var search decoder.SearchOptions
+	fs.Func("search-algorithm", "search: 0 (normal, Moses' stack search) or 1 (cube pruning); default: the moses.ini's [search-algorithm]", func(v string) (err error) {
+		search.Algorithm, err = decoder.ParseAlgorithm(v)
+		return err
+	})
+	fs.IntVar(&search.CubePruningPopLimit, "cube-pruning-pop-limit", 0, "cube pruning: hypotheses popped into each stack (default: the moses.ini's, else Moses' 1000)")
+	fs.IntVar(&search.CubePruningDiversity, "cube-pruning-diversity", 0, "cube pruning: hypotheses of each coverage popped after the pop limit; 0 = none (default: the moses.ini's, else 0)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(args) > 1 {
 			return usagef("one input file at most, got %d", len(args))
@@ -43,7 +50,16 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 		if (*nb > 0) != (*nbOut != "") {
 			return usagef("--nbest and --nbest-out go together")
 		}
-		opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath, SparseFromWeights: true}
+		if err := positiveFlags(fs, "cube-pruning-pop-limit"); err != nil {
+			return err
+		}
+		if search.CubePruningDiversity < 0 {
+			return usagef("--cube-pruning-diversity %d: must not be negative", search.CubePruningDiversity)
+		}
+		if search.CubePruningDiversity == 0 && flagSet(fs, "cube-pruning-diversity") {
+			search.CubePruningDiversity = -1 // a typed-in 0: none, whatever the moses.ini says
+		}
+		opts := decoder.LoadOptions{WeightsFile: *weightsPath, SparseWeightsFile: *sparsePath, SparseFromWeights: true, Search: search}
 		if *sparse != "" {
 			t, err := decoder.ParseTemplates(strings.Split(*sparse, ",")...)
 			if err != nil {

@@ -100,3 +100,43 @@ func TestDecodeNameValueWeights(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; output\n%s\nwant\n%s", code, errOut, got, want)
 	}
 }
+
+// TestDecodeSearchFlags: decode with cube pruning from the command line;
+// its pop limit of 1 changes the output; bad values are refused.
+func TestDecodeSearchFlags(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "demo")
+	code, stdout, errOut := mtune(t, "", "build", "--demo", "--out", model)
+	if code != 0 {
+		t.Fatalf("build: exit %d: %s", code, errOut)
+	}
+	ini := strings.TrimSpace(stdout)
+	input := filepath.Join(model, "corpus", "test.src")
+	decode := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := mtune(t, "", append([]string{"decode", "--config", ini, "--threads", "1"}, append(args, input)...)...)
+		if code != 0 {
+			t.Fatalf("decode %q: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	stack := decode()
+	if got := decode("--search-algorithm", "0"); got != stack {
+		t.Error("--search-algorithm 0 differs from the default")
+	}
+	cube := decode("--search-algorithm", "cube")
+	if cube == "" || strings.Count(cube, "\n") != strings.Count(stack, "\n") {
+		t.Fatalf("cube pruning: %d lines, stack search %d", strings.Count(cube, "\n"), strings.Count(stack, "\n"))
+	}
+	if one := decode("--search-algorithm", "1", "--cube-pruning-pop-limit", "1"); one == cube {
+		t.Error("a pop limit of 1 changed nothing")
+	}
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--search-algorithm", "2"}},
+		{[]string{"--cube-pruning-pop-limit", "0"}},
+		{[]string{"--cube-pruning-diversity", "-1"}},
+	} {
+		if code, _, errOut := mtune(t, "", append([]string{"decode", "--config", ini}, append(tc.args, input)...)...); code != 2 {
+			t.Errorf("%q: exit %d, %s", tc.args, code, errOut)
+		}
+	}
+}

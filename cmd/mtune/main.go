@@ -121,7 +121,7 @@ var commands = []command{
 	{
 		name:    "decode",
 		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
-		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [INPUT]",
+		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [--search-algorithm 0|1 [--cube-pruning-pop-limit N] [--cube-pruning-diversity N]] [INPUT]",
 		flags:   decodeFlags,
 	},
 	{
