@@ -247,22 +247,30 @@ func BenchmarkEuroparl8kDecode(b *testing.B) {
 	m := load8k(b)
 	for _, threads := range []int{1, 2} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			var r run8k
-			var secs, cpu float64
-			for b.Loop() {
-				r = decode8k(b, m, 200, threads)
-				secs += r.seconds
-				cpu += r.cpu
-			}
-			b.ReportMetric(float64(r.n*b.N)/secs, "sent/s")
-			b.ReportMetric(1000*cpu/float64(r.n*b.N), "cpu-ms/sent")
-			b.ReportMetric(float64(r.better), "score-ge-moses")
-			b.ReportMetric(float64(r.same), "same-as-moses")
-			b.ReportMetric(r.bleu, "BLEU")
+			r := benchDecode8k(b, m, threads, DecodeOptions{})
 			b.ReportMetric(r.mosesBLEU, "moses-BLEU")
-			b.ReportMetric(r.scoreDiff, "score-diff")
 		})
 	}
+}
+
+// benchDecode8k decodes the 200 test sentences with o on threads
+// goroutines b.N times and reports speed, agreement with Moses' 1-best,
+// BLEU and the mean score difference; it returns the last run.
+func benchDecode8k(b *testing.B, m *Model, threads int, o DecodeOptions) run8k {
+	var r run8k
+	var secs, cpu float64
+	for b.Loop() {
+		r = decode8kWith(b, m, 200, threads, o)
+		secs += r.seconds
+		cpu += r.cpu
+	}
+	b.ReportMetric(float64(r.n*b.N)/secs, "sent/s")
+	b.ReportMetric(1000*cpu/float64(r.n*b.N), "cpu-ms/sent")
+	b.ReportMetric(float64(r.better), "score-ge-moses")
+	b.ReportMetric(float64(r.same), "same-as-moses")
+	b.ReportMetric(r.bleu, "BLEU")
+	b.ReportMetric(r.scoreDiff, "score-diff")
+	return r
 }
 
 // cube8k are the cube pruning settings the tests and benchmarks of the 8k
@@ -334,19 +342,7 @@ func BenchmarkEuroparl8kDecodeCube(b *testing.B) {
 	for _, so := range cube8k {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("pop=%d/threads=%d", so.CubePruningPopLimit, threads), func(b *testing.B) {
-				var r run8k
-				var secs, cpu float64
-				for b.Loop() {
-					r = decode8kWith(b, m, 200, threads, DecodeOptions{Search: so})
-					secs += r.seconds
-					cpu += r.cpu
-				}
-				b.ReportMetric(float64(r.n*b.N)/secs, "sent/s")
-				b.ReportMetric(1000*cpu/float64(r.n*b.N), "cpu-ms/sent")
-				b.ReportMetric(float64(r.better), "score-ge-moses")
-				b.ReportMetric(float64(r.same), "same-as-moses")
-				b.ReportMetric(r.bleu, "BLEU")
-				b.ReportMetric(r.scoreDiff, "score-diff")
+				benchDecode8k(b, m, threads, DecodeOptions{Search: so})
 			})
 		}
 	}
