@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
@@ -45,15 +44,12 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: decOpts}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: decOpts, Sentences: len(tuneSet)}
 	lists := transforms.Decode(s, dec, sents, w)
 	transforms.WriteNBests(s, lists, nbestPath, dense)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
-	exec := o.Execute
-	if exec == nil {
-		exec = beamx.Run
-	}
-	if err := exec(ctx, p); err != nil {
+	counters, dists, err := execute(ctx, o, p)
+	if err != nil {
 		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
@@ -75,5 +71,6 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 		return Metrics{}, err
 	}
 	m.ProgressiveBLEU = 100 * decoded.BLEU()
+	m.Counters, m.Distributions = counters, dists
 	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
 }

@@ -12,8 +12,11 @@
 // are averaged, weighted by their updates (transforms.Average), and with
 // Mix "linesearch" the mix (1−α)·prev + α·average is chosen by an exact
 // line search over the epoch's n-best lists (transforms.LineSearchMix).
-// The same launch decodes the tuning set (and the dev set) once more, 1-best,
-// with the mixed weights: that BLEU is the epoch's tune_bleu (dev_bleu).
+// The same launch decodes the dev set, 1-best, with the mixed weights: its
+// BLEU is the epoch's dev_bleu. The epoch's tune_bleu is the progressive
+// BLEU of the shards' own decoding (tune_decoded), so that an epoch decodes
+// each tuning sentence once, unless EvalTune decodes the tuning set once
+// more as the dev set is; the weights are the same either way.
 //
 // batch: the launch decodes the tuning set with the previous weights into
 // n-best lists; the driver pools the distinct hypotheses of every epoch so
@@ -62,15 +65,22 @@
 //	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
 //	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
 //	OUT/epochs/NNN/nbest.gz         batch mode: the epoch's n-best lists (Moses format, as decode --nbest-out writes)
-//	OUT/epochs/NNN/work/            what the pipeline hands the driver: the mixed weights, BLEU statistics (batch: decoded-stats.json), line-search result, stale mode's stale-KKKKK.json
+//	OUT/epochs/NNN/work/            what the pipeline hands the driver: the mixed weights, BLEU statistics (dev-stats.json, tune-stats.json with EvalTune; batch: decoded-stats.json), line-search result, stale mode's stale-KKKKK.json
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
 //	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set), the earlier on ties
 //	OUT/report.html                 learning curves and the best weights (tune.WriteReport)
 //
-// A line of metrics.jsonl:
+// A line of metrics.jsonl (the demo's first epoch, with --eval-tune; without
+// it "tune_bleu" is 61.74, "tune_decoded" true and there are no tune_*
+// counters), with the Beam metrics the pipeline reported
+// (transforms.MetricsNamespace):
 //
-//	{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":2.9,"nonzero":15,"updates":16,"sentences":300,"seconds":1.7}
+//	{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":5.22,"nonzero":15,"updates":16,"sentences":300,"seconds":3.08,
+//	 "counters":{"dev_decode_ms":2544,"dev_hypotheses":300,"dev_sentences":300,"learn_decode_ms":880,"learn_hypotheses":29973,
+//	   "learn_sentences":300,"learn_update_ms":29,"learn_updates":16,"tune_decode_ms":2459,"tune_hypotheses":300,"tune_sentences":300},
+//	 "distributions":{"dev_batch_ms":{"count":5,"sum":1364,"min":232,"max":291},"learn_shard_ms":{"count":2,"sum":1010,"min":493,"max":517},
+//	   "tune_batch_ms":{"count":5,"sum":1327,"min":176,"max":299}}}
 //
 // and in stale mode, with "staleness" added (histogram: staleness → updates):
 //

@@ -50,6 +50,13 @@ type Options struct {
 	MaxStaleness int
 	// Mix is "average" (the default when empty) or "linesearch".
 	Mix string
+	// EvalTune, in ipm and stale mode, decodes the tuning set once more
+	// each epoch (1-best, with the mixed weights) for its tune BLEU, as a
+	// dev set is decoded. Without it the tune BLEU is the progressive BLEU
+	// of the epoch's own decoding (Metrics.TuneDecoded), and an epoch
+	// decodes each tuning sentence once. The weights do not depend on it;
+	// the best epoch does only without a dev set.
+	EvalTune bool
 	// Algo names a learner of learner/algo; "" means "adagrad" in ipm
 	// mode (which needs an online one) and "mert" in batch mode.
 	Algo string
@@ -89,9 +96,11 @@ type Options struct {
 	// Decoder is the registered decoder name; "" means DecoderName (the
 	// real decoder, configured by Config).
 	Decoder string
-	// Execute runs one epoch's pipeline; nil means beamx.Run (the runner
-	// of the --runner flag, prism by default).
-	Execute func(ctx context.Context, p *beam.Pipeline) error
+	// Execute runs one epoch's pipeline and returns its result, whose
+	// Beam metrics (transforms.MetricsNamespace) go to the epoch's
+	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
+	// flag, prism by default). A nil result records no metrics.
+	Execute func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
 	// Progress receives a line per epoch; nil means none.
 	Progress io.Writer
 }
@@ -109,8 +118,8 @@ type (
 func (o *Options) manifestFlags() ManifestFlags {
 	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
 		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
-		KeepScale: o.KeepScale && o.Mode == "batch",
-		Loss:      o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
+		KeepScale: o.KeepScale && o.Mode == "batch", EvalTune: o.EvalTune,
+		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
 	if o.Mode == "stale" {
 		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
 	}
@@ -169,6 +178,8 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
 	case o.Mode == "batch" && o.DevSrc != "":
 		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
+	case o.Mode == "batch" && o.EvalTune:
+		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode != "ipm" && o.Mode != "batch" && o.Mode != "stale":
 		return fmt.Errorf("pipelines: unknown mode %q (ipm, batch, stale)", o.Mode)
 	case o.Mix != "average" && o.Mix != "linesearch":
@@ -283,9 +294,9 @@ func version() string {
 // (o.Execute) that deals the tuning set
 // out to o.Shards shards, runs each shard's online learner with the
 // decoder in the loop, mixes the shards' weights (average or line search
-// over the epoch's n-best lists), decodes the tuning set (and the dev set)
-// once more with the mixed weights for their BLEU, and writes the epoch's
-// weights and learner states. The driver then writes the output folder of
+// over the epoch's n-best lists), decodes the dev set (and with
+// o.EvalTune the tuning set) once more with the mixed weights for their
+// BLEU, and writes the epoch's weights and learner states. The driver then writes the output folder of
 // DESIGN.md §6 (every file atomically): manifest.json, epochs/NNN/{weights,
 // weights.sparse, weights.json, state/, complete}, metrics.jsonl and
 // best/. Inputs are checked, and the model loaded, before any epoch starts.
@@ -448,23 +459,45 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 	}
 	transforms.WriteWeights(s, mixed, dir.Mixed())
 	transforms.WriteShardResults(s, results, stateDir)
-	oneBest := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1}}
-	writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, sents, mixed), mixed), tunePath)
+	// The 1-best decodings of the mixed weights: the dev set's, and the
+	// tuning set's only if asked for (without it the tune BLEU is the
+	// shards' own decoding's, and the epoch decodes each tuning sentence
+	// once).
+	oneBest := func(name string, sents beam.PCollection, count int, path string) {
+		fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1},
+			Sentences: count, Name: name}
+		writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, mixed), mixed), path)
+	}
+	if o.EvalTune {
+		oneBest("tune", sents, len(tuneSet), tunePath)
+	}
 	if dev != nil {
-		devSents := transforms.ReadSentences(s.Scope("dev"), o.DevSrc, o.DevRefs, len(dev))
-		writeStats(s, transforms.OneBest(s, transforms.Decode(s, oneBest, devSents, mixed), mixed), devPath)
+		oneBest("dev", transforms.ReadSentences(s.Scope("dev"), o.DevSrc, o.DevRefs, len(dev)), len(dev), devPath)
 	}
-	exec := o.Execute
-	if exec == nil {
-		exec = beamx.Run
-	}
-	if err := exec(ctx, p); err != nil {
+	counters, dists, err := execute(ctx, o, p)
+	if err != nil {
 		return Metrics{}, &PipelineError{Epoch: n, Err: err}
 	}
 
-	m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
+	m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
 	if err != nil {
 		return Metrics{}, err
 	}
+	m.Counters, m.Distributions = counters, dists
 	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
+}
+
+// execute launches p with o.Execute (beamx.RunWithMetrics if nil) and
+// returns the Beam metrics of its result (transforms.ReadMetrics).
+func execute(ctx context.Context, o *Options, p *beam.Pipeline) (map[string]int64, map[string]tune.Distribution, error) {
+	exec := o.Execute
+	if exec == nil {
+		exec = beamx.RunWithMetrics
+	}
+	res, err := exec(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	counters, dists := transforms.ReadMetrics(res)
+	return counters, dists, nil
 }

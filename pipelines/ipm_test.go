@@ -65,9 +65,8 @@ func smallDemo(t *testing.T) demo {
 	return demoSys
 }
 
-func execute(ctx context.Context, p *beam.Pipeline) error {
-	_, err := ptest.RunWithMetrics(p)
-	return err
+func execute(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+	return ptest.RunWithMetrics(p)
 }
 
 // mustRun runs o and fails the test on an error.
@@ -99,7 +98,7 @@ func oneEpoch(t *testing.T, dev bool) (demo, pipelines.Options) {
 // returns.
 func countLaunches(o *pipelines.Options) *int {
 	n := new(int)
-	o.Execute = func(ctx context.Context, p *beam.Pipeline) error { *n++; return execute(ctx, p) }
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) { *n++; return execute(ctx, p) }
 	return n
 }
 
@@ -182,6 +181,7 @@ func TestResumeOtherOptions(t *testing.T) {
 		{"l1", func(o *pipelines.Options) { o.AlgoConfig.L1 = &l1 }},
 		{"noise", func(o *pipelines.Options) { o.AlgoConfig.Noise = 0.1 }},
 		{"mode stale", func(o *pipelines.Options) { o.Mode = "stale" }},
+		{"eval-tune", func(o *pipelines.Options) { o.EvalTune = true }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,5 +192,70 @@ func TestResumeOtherOptions(t *testing.T) {
 				t.Fatalf("resume with another %s: error %v", tt.name, err)
 			}
 		})
+	}
+}
+
+// TestEvalTune runs one epoch with a dev set without and with EvalTune:
+// the weights and the dev BLEU are the same, bit for bit; without it the
+// tune BLEU is the progressive BLEU and the epoch decodes each tuning
+// sentence once, with it the tuning set is decoded a second time for the
+// tune BLEU. The pipeline's Beam metrics, in metrics.jsonl, count both.
+func TestEvalTune(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	run := func(name string, eval bool) (pipelines.Metrics, []byte) {
+		o := options(d, filepath.Join(dir, name))
+		o.Epochs, o.EvalTune = 1, eval
+		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+		var progress bytes.Buffer
+		o.Progress = &progress
+		res := mustRun(t, ctx, o)
+		t.Logf("%s: %s", name, progress.String())
+		w, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(1).JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := tune.ReadMetrics(ctx, tune.Layout{Root: o.Out}.Metrics())
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("metrics.jsonl: %v, %v", ms, err)
+		}
+		if m := ms[0]; m.TuneBLEU != res.Epochs[0].TuneBLEU || m.Counters["learn_sentences"] != res.Epochs[0].Counters["learn_sentences"] {
+			t.Errorf("metrics.jsonl %+v, Run returned %+v", m, res.Epochs[0])
+		}
+		_, statErr := os.Stat(tune.Layout{Root: o.Out}.Epoch(1).TuneStats())
+		if (statErr == nil) != eval {
+			t.Errorf("%s: tune-stats.json: %v", name, statErr)
+		}
+		return res.Epochs[0], w
+	}
+	once, onceW := run("once", false)
+	eval, evalW := run("eval", true)
+	if !bytes.Equal(onceW, evalW) || *once.DevBLEU != *eval.DevBLEU || once.ProgressiveBLEU != eval.ProgressiveBLEU {
+		t.Errorf("the extra pass changed the learning: dev BLEU %v vs %v, weights\n%s\n%s", *once.DevBLEU, *eval.DevBLEU, onceW, evalW)
+	}
+	if !once.TuneDecoded || once.TuneBLEU != once.ProgressiveBLEU {
+		t.Errorf("without EvalTune: tune BLEU %v (as decoded: %v), progressive %v", once.TuneBLEU, once.TuneDecoded, once.ProgressiveBLEU)
+	}
+	if eval.TuneDecoded || eval.TuneBLEU == eval.ProgressiveBLEU {
+		t.Errorf("with EvalTune: tune BLEU %v (as decoded: %v), progressive %v", eval.TuneBLEU, eval.TuneDecoded, eval.ProgressiveBLEU)
+	}
+	// The demo has 40 tuning and 30 dev sentences, 2 shards.
+	for _, tc := range []struct {
+		m                     pipelines.Metrics
+		learn, tuneAgain, dev int64
+	}{{once, 40, 0, 30}, {eval, 40, 40, 30}} {
+		c := tc.m.Counters
+		if c["learn_sentences"] != tc.learn || c["tune_sentences"] != tc.tuneAgain || c["dev_sentences"] != tc.dev ||
+			c["learn_updates"] != int64(tc.m.Updates) || c["learn_hypotheses"] < tc.learn || c["dev_hypotheses"] != tc.dev {
+			t.Errorf("counters %v: want %d sentences learnt from, %d decoded again, %d dev sentences (1-best), %d updates",
+				c, tc.learn, tc.tuneAgain, tc.dev, tc.m.Updates)
+		}
+		if d := tc.m.Distributions["learn_shard_ms"]; d.Count != 2 {
+			t.Errorf("%d shards timed, want 2 (distributions %v)", d.Count, tc.m.Distributions)
+		}
+		if d := tc.m.Distributions["dev_batch_ms"]; d.Count != 1 {
+			t.Errorf("%d dev batches, want 1 (30 sentences)", d.Count)
+		}
 	}
 }

@@ -54,7 +54,7 @@ func TestFirstEpochByHand(t *testing.T) {
 				mine = append(mine, tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
 			}
 		}
-		r, err := tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
+		r, _, err := tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
 			Algo: o.Algo, Decode: tune.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -130,6 +130,7 @@ func TestOptionErrors(t *testing.T) {
 		{"dev without refs", func(o *pipelines.Options) { o.DevSrc = d.devSrc }, "dev"},
 		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},
 		{"missing init", func(o *pipelines.Options) { o.Init = filepath.Join(o.Out, "none") }, "none"},
+		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = "batch", true }, "--eval-tune"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, filepath.Join(t.TempDir(), "out"))

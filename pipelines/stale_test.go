@@ -70,6 +70,12 @@ func TestStaleMode(t *testing.T) {
 				if maxK != m.Staleness.Max || (tc.maxS > 0 && maxK > tc.maxS) {
 					t.Errorf("epoch %d: max staleness %d (reported %d), bound %d", m.Epoch, maxK, m.Staleness.Max, tc.maxS)
 				}
+				// The same updates in the pipeline's Beam metrics.
+				if st := m.Distributions["learn_staleness"]; st.Count != int64(n) || st.Max != int64(maxK) ||
+					m.Counters["learn_updates"] != int64(n) || m.Counters["learn_recomputes"] != int64(m.Staleness.Recomputes) {
+					t.Errorf("epoch %d: Beam metrics %v %v, want %d updates, max staleness %d, %d recomputes",
+						m.Epoch, m.Counters, m.Distributions, n, maxK, m.Staleness.Recomputes)
+				}
 				t.Logf("epoch %d: tune BLEU %.2f, staleness %s", m.Epoch, m.TuneBLEU, sc.Bytes()[bytes.Index(sc.Bytes(), []byte(`"staleness"`)):])
 			}
 			if lines != 2 || len(res.Epochs) != 2 {

@@ -45,7 +45,7 @@ func BenchmarkLearnShard(b *testing.B) {
 	w := e.initWeights(b)
 	dec := e.decoder(b)
 	for b.Loop() {
-		if _, err := tune.LearnShard(context.Background(), dec, 0, e.sents, w, nil, tune.LearnOptions{}, func(tune.NBest) {}); err != nil {
+		if _, _, err := tune.LearnShard(context.Background(), dec, 0, e.sents, w, nil, tune.LearnOptions{}, func(tune.NBest) {}); err != nil {
 			b.Fatal(err)
 		}
 	}

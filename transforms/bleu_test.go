@@ -73,12 +73,51 @@ func TestDecodeAndBLEU(t *testing.T) {
 	passert.Equals(s, beam.ParDo(s, formatStats, summed), formatStats(want))
 
 	w := transforms.ReadWeights(s, e.weights)
-	fn := &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: e.nbest}
+	fn := &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Sentences: len(e.sents)}
 	lists := transforms.Decode(s, fn, beam.CreateList(s, e.sents), w)
 	passert.Count(s, lists, "lists", len(e.sents))
 	reranked := transforms.OneBest(s, lists, w)
 	passert.Equals(s, beam.ParDo(s, formatBLEU, reranked), "13.68")
-	ptest.RunAndValidate(t, p)
+	// Batches of 7 sentences (15 batches): the same lists.
+	small := &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Sentences: len(e.sents), BatchSize: 7, Name: "small"}
+	if small.Batches() != 15 || fn.Batches() != 2 {
+		t.Fatalf("%d and %d batches, want 15 and 2", small.Batches(), fn.Batches())
+	}
+	passert.Equals(s, beam.ParDo(s, formatBLEU, transforms.OneBest(s, transforms.Decode(s.Scope("small"), small, beam.CreateList(s, e.sents), w), w)), "13.68")
+	res := ptest.RunAndValidate(t, p)
+
+	// Each decoding step reports its work under its name.
+	hyps := int64(0)
+	for _, x := range e.sents {
+		h, err := e.decoder(t).NBest(context.Background(), x.ID, x.Src, nil, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hyps += int64(len(h))
+	}
+	counters, dists := transforms.ReadMetrics(res)
+	for _, name := range []string{"decode", "small"} {
+		if counters[name+"_sentences"] != 100 || counters[name+"_hypotheses"] != hyps {
+			t.Errorf("%s: %d sentences and %d hypotheses counted, want 100 and %d (counters %v)",
+				name, counters[name+"_sentences"], counters[name+"_hypotheses"], hyps, counters)
+		}
+	}
+	if n := dists["small_batch_ms"].Count; n != 15 {
+		t.Errorf("%d batches timed, want 15 (distributions %v)", n, dists)
+	}
+}
+
+// TestDecodeBatches: the number of decoding batches follows the number of
+// sentences.
+func TestDecodeBatches(t *testing.T) {
+	for _, tc := range []struct{ sents, size, want int }{
+		{1, 0, 1}, {64, 0, 1}, {65, 0, 2}, {1000, 0, 16}, {15000, 0, 235}, {25, 10, 3}, {100, 7, 15},
+	} {
+		fn := transforms.DecodeFn{Sentences: tc.sents, BatchSize: tc.size}
+		if got := fn.Batches(); got != tc.want {
+			t.Errorf("%d sentences in batches of %d: %d batches, want %d", tc.sents, tc.size, got, tc.want)
+		}
+	}
 }
 
 // formatBLEU prints BLEU in percent as Moses' figures are given.

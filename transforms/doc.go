@@ -2,7 +2,7 @@
 // of mtune's tuning pipeline (DESIGN.md §1): shard the tuning set, decode,
 // learn per shard with the decoder in the loop, merge the shards' weights
 // by averaging or line search, and sum BLEU statistics. Each step is also a
-// plain call (ShardOf, LearnShard, DecodeSentence, MixWeights; mixing is
+// plain call (ShardOf, LearnShard, DecodeSentences, MixWeights; mixing is
 // package tune's: AverageSums, LineSearchList, LineSearch) that runs and is
 // tested without Beam.
 //
@@ -44,7 +44,7 @@
 //
 //	Shard(s, PCollection<tune.Sentence>, S, seed)              → PCollection<KV<int, tune.Sentence>>
 //	Learn(s, *LearnFn, sentences, weights, states)             → PCollection<tune.ShardResult>, PCollection<tune.NBest>
-//	Decode(s, *DecodeFn, PCollection<tune.Sentence>, weights)  → PCollection<tune.NBest>
+//	Decode(s, *DecodeFn, PCollection<tune.Sentence>, weights)  → PCollection<tune.NBest> (batches of DecodeFn.BatchSize sentences)
 //	Average(s, PCollection<tune.ShardResult>, weighted)        → PCollection<weights.ByName> (one)
 //	LineSearchMix(s, PCollection<tune.NBest>, prev, avg)       → PCollection<weights.ByName>, PCollection<LineSearchResult> (one each)
 //	SumStats(s, PCollection<metric.Stats>)                     → PCollection<metric.Stats> (one)
@@ -54,6 +54,16 @@
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
 //	WriteNBests(s, PCollection<tune.NBest>, path, dense)       → PCollection<string> (one): a Moses n-best file
+//
+// # Metrics and logs
+//
+// The learning and decoding DoFns add the tune.Work their tune call
+// returns — sentences and hypotheses decoded, updates, decoding and update
+// time, staleness — to Beam metrics in MetricsNamespace (their names are
+// listed there), which reach the pipeline's result and, by ReadMetrics, the
+// epoch's metrics.jsonl line; they log each shard's start and end and each
+// decoding batch with Beam's log package, which a worker sends to the
+// runner.
 //
 // # Decoders
 //

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
@@ -156,10 +158,29 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 	if f.DropLists {
 		emitList = nil
 	}
-	res, err := tune.LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
+	start := time.Now()
+	logShardStart(ctx, shard, o.Epoch, len(xs), state != nil)
+	res, work, err := tune.LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
 	if err != nil {
 		return err
 	}
 	emitResult(res)
+	reportShard(ctx, work, time.Since(start))
+	logShardEnd(ctx, shard, work, time.Since(start))
 	return nil
+}
+
+// logShardStart and logShardEnd log a shard's epoch on the worker (Beam's
+// log: the runner's log, Dataflow's worker logs).
+func logShardStart(ctx context.Context, shard, epoch, sents int, resumed bool) {
+	from := "a new learner"
+	if resumed {
+		from = "its saved learner"
+	}
+	log.Infof(ctx, "shard %d: epoch %d: learning %d sentences from %s", shard, epoch+1, sents, from)
+}
+
+func logShardEnd(ctx context.Context, shard int, w tune.Work, wall time.Duration) {
+	log.Infof(ctx, "shard %d: %d sentences, %d hypotheses, %d updates in %.1f s (decoding %.1f s, updates %.1f s)",
+		shard, w.Sentences, w.Hypotheses, w.Updates, wall.Seconds(), w.Decode.Seconds(), w.Learn.Seconds())
 }

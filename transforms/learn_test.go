@@ -48,7 +48,7 @@ func decodeWith(dec tune.Decoder, x tune.Sentence, w weights.ByName, n int) (tun
 func learn(t *testing.T, e europarl100, sents []tune.Sentence, shard int, w weights.ByName, st *tune.ShardState, o tune.LearnOptions) (tune.ShardResult, []tune.NBest) {
 	t.Helper()
 	var lists []tune.NBest
-	r, err := tune.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n tune.NBest) { lists = append(lists, n) })
+	r, _, err := tune.LearnShard(context.Background(), e.decoder(t), shard, sents, w, st, o, func(n tune.NBest) { lists = append(lists, n) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestLearnShardErrors(t *testing.T) {
 		{"NaN weight", e.sents[:3], nan, nil, tune.LearnOptions{}, "NaN"},
 	}
 	for _, tc := range tests {
-		_, err := tune.LearnShard(context.Background(), e.decoder(t), 0, tc.sents, tc.w, tc.st, tc.o, nil)
+		_, _, err := tune.LearnShard(context.Background(), e.decoder(t), 0, tc.sents, tc.w, tc.st, tc.o, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
@@ -222,6 +222,7 @@ func TestLearnPipeline(t *testing.T) {
 	st := prior.ShardState()
 	var want []any
 	empty := 0
+	var updates, hyps int64
 	for k := 0; k < shards; k++ {
 		var mine []tune.Sentence
 		for _, x := range sents {
@@ -236,8 +237,12 @@ func TestLearnPipeline(t *testing.T) {
 		if k == 1 {
 			s = &st
 		}
-		r, _ := learn(t, e, mine, k, init, s, o)
+		r, lists := learn(t, e, mine, k, init, s, o)
 		want = append(want, formatResult(r))
+		updates += int64(r.Updates)
+		for _, l := range lists {
+			hyps += int64(len(l.Hyps))
+		}
 	}
 	if empty == 0 {
 		t.Fatal("no shard is empty: the test needs one")
@@ -248,7 +253,19 @@ func TestLearnPipeline(t *testing.T) {
 	results, lists := transforms.Learn(s, fn, beam.CreateList(s, sents), beam.Create(s, init), beam.CreateList(s, []tune.ShardState{st}))
 	passert.Equals(s, beam.ParDo(s, formatResult, results), want...)
 	passert.Count(s, lists, "lists", len(sents))
-	ptest.RunAndValidate(t, p)
+	res := ptest.RunAndValidate(t, p)
+
+	// The shards' work reaches the pipeline's metrics.
+	counters, dists := transforms.ReadMetrics(res)
+	if counters["learn_sentences"] != int64(len(sents)) || counters["learn_hypotheses"] != hyps || counters["learn_updates"] != updates {
+		t.Errorf("counters %v, want %d sentences, %d hypotheses, %d updates", counters, len(sents), hyps, updates)
+	}
+	if d := dists["learn_shard_ms"]; d.Count != shards {
+		t.Errorf("%d shards timed, want %d (distributions %v)", d.Count, shards, dists)
+	}
+	if _, ok := dists["learn_staleness"]; ok {
+		t.Error("an ipm epoch reports staleness")
+	}
 }
 
 // TestEpochPipeline runs two epochs of ipm tuning as the epoch driver will,

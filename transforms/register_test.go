@@ -119,7 +119,7 @@ func everyTransform(s beam.Scope) {
 	mixed, _ := transforms.LineSearchMix(s, lists, w, avg)
 	transforms.WriteWeights(s, mixed, "/nonexistent/out")
 	transforms.WriteShardResults(s, res, "/nonexistent/shards")
-	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}}, sents, w)
+	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}, Sentences: 1}, sents, w)
 	transforms.OneBest(s, dec, w)
 	transforms.SumStats(s, beam.CreateList(s, []metric.Stats{okStats()}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -73,15 +74,19 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 	if f.DropLists {
 		emitList = nil
 	}
-	res, stats, err := tune.StaleLearnShard(ctx, f.dec, shard, xs, w, state, f.Options, f.Stale, emitList)
+	start := time.Now()
+	logShardStart(ctx, shard, f.Options.Epoch, len(xs), state != nil)
+	res, work, err := tune.StaleLearnShard(ctx, f.dec, shard, xs, w, state, f.Options, f.Stale, emitList)
 	if err != nil {
 		return err
 	}
 	if f.ReportDir != "" {
-		if _, err := tune.WriteStaleReport(ctx, f.ReportDir, tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: stats}); err != nil {
+		if _, err := tune.WriteStaleReport(ctx, f.ReportDir, tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: work.Staleness}); err != nil {
 			return err
 		}
 	}
 	emitResult(res)
+	reportShard(ctx, work, time.Since(start))
+	logShardEnd(ctx, shard, work, time.Since(start))
 	return nil
 }

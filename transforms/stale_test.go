@@ -175,11 +175,14 @@ func TestStaleLearnShardOneThread(t *testing.T) {
 			o := tune.LearnOptions{Algo: name, Config: algo.Config{MiniBatch: 8}, Decode: tune.DecodeOptions{NBest: 20}, Seed: 3, Epoch: 1}
 			run := func() (tune.ShardResult, tune.StaleStats, int) {
 				lists := 0
-				r, st, err := tune.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, tune.StaleOptions{Threads: 1}, func(tune.NBest) { lists++ })
+				r, work, err := tune.StaleLearnShard(context.Background(), e.decoder(t), 0, sents, init, nil, o, tune.StaleOptions{Threads: 1}, func(tune.NBest) { lists++ })
 				if err != nil {
 					t.Fatal(err)
 				}
-				return r, st, lists
+				if work.Sentences != len(sents) || work.Updates != r.Updates || work.Hypotheses < len(sents) || work.Decode <= 0 {
+					t.Errorf("work %+v: want %d sentences, %d updates, their hypotheses and decoding time", work, len(sents), r.Updates)
+				}
+				return r, work.Staleness, lists
 			}
 			r1, st, lists := run()
 			if st.Updates() != r1.Updates || r1.Updates != 5 || st.Max() != 0 || lists != len(sents) {

@@ -1,9 +1,11 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
@@ -267,4 +269,38 @@ func (t *translator) vector(v feature.Vector) (feature.Vector, error) {
 		t.b.Add(t.locID(d), v.Vals[k])
 	}
 	return t.b.Vector(), nil
+}
+
+// DecodeSentences decodes and scores sents as DecodeSentence does, o.Threads
+// at a time (0: one), and returns their lists in id order with the Work
+// done: what the pipeline's decoding step does to a batch of sentences.
+// Results do not depend on o.Threads.
+func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w feature.Weights, o DecodeOptions) ([]NBest, Work, error) {
+	if err := o.Validate(); err != nil {
+		return nil, Work{}, err
+	}
+	sc, err := newScorer(o)
+	if err != nil {
+		return nil, Work{}, err
+	}
+	sents = slices.Clone(sents)
+	slices.SortFunc(sents, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
+	out := make([]NBest, len(sents))
+	times := make([]time.Duration, len(sents))
+	err = par.DoErr(ctx, len(sents), max(1, o.Threads), func(i int) error {
+		start := time.Now()
+		var err error
+		out[i], err = decodeSentenceWith(ctx, dec, sents[i], w, sc, o)
+		times[i] = time.Since(start)
+		return err
+	})
+	if err != nil {
+		return nil, Work{}, err
+	}
+	work := Work{Sentences: len(sents)}
+	for i, nb := range out {
+		work.Hypotheses += len(nb.Hyps)
+		work.Decode += times[i]
+	}
+	return out, work, nil
 }

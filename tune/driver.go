@@ -104,8 +104,14 @@ func (d Driver) progress(ran []Metrics, m Metrics) {
 	if st := m.Staleness; st != nil {
 		work += fmt.Sprintf(" (staleness max %d mean %.2f, %d recomputed)", st.Max, st.Mean, st.Recomputes)
 	}
-	fmt.Fprintf(d.Progress, "epoch %d/%d: tune BLEU %6.2f%s (decoded %6.2f), %s, %d non-zeros, %.1f s, ETA %.0f s\n",
-		m.Epoch, d.Epochs, m.TuneBLEU, dev, m.ProgressiveBLEU, work, m.NonZero, m.Seconds, eta)
+	// "decoded" always marks the progressive BLEU: as the tune BLEU when
+	// it is that, else after the tune and dev figures.
+	bleu := fmt.Sprintf("tune BLEU %6.2f%s (decoded %6.2f)", m.TuneBLEU, dev, m.ProgressiveBLEU)
+	if m.TuneDecoded {
+		bleu = fmt.Sprintf("tune BLEU (decoded) %6.2f%s", m.TuneBLEU, dev)
+	}
+	fmt.Fprintf(d.Progress, "epoch %d/%d: %s, %s, %d non-zeros, %.1f s, ETA %.0f s\n",
+		m.Epoch, d.Epochs, bleu, work, m.NonZero, m.Seconds, eta)
 }
 
 // CompleteEpochs returns the metrics of epochs 1, 2, … of the run folder

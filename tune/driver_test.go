@@ -91,3 +91,64 @@ func TestDriver(t *testing.T) {
 		t.Errorf("manifest after Finish: %+v, %v", man, err)
 	}
 }
+
+// metricsEpocher returns the given metrics as epoch 1's.
+type metricsEpocher struct {
+	dir Layout
+	m   Metrics
+}
+
+func (f metricsEpocher) Epoch(ctx context.Context, n int) (Metrics, error) {
+	for _, p := range []string{f.dir.Epoch(n).Moses(), f.dir.Epoch(n).Sparse(), f.dir.Epoch(n).JSON()} {
+		if err := storage.WriteFile(ctx, p, []byte("w 1\n")); err != nil {
+			return Metrics{}, err
+		}
+	}
+	m := f.m
+	m.Epoch = n
+	return m, nil
+}
+
+// TestProgressLine: "decoded" marks the progressive BLEU, given as the tune
+// BLEU when it is that (no --eval-tune) and after the tune and dev BLEU
+// otherwise; the pipeline's Beam metrics reach metrics.jsonl.
+func TestProgressLine(t *testing.T) {
+	ctx := context.Background()
+	dev := 89.6
+	tests := []struct {
+		name string
+		m    Metrics
+		want string
+	}{
+		{"--eval-tune", Metrics{TuneBLEU: 88.26, DevBLEU: &dev, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15},
+			"epoch 1/1: tune BLEU  88.26 dev BLEU  89.60 (decoded  61.74), 16 updates, 15 non-zeros,"},
+		{"as decoded", Metrics{TuneBLEU: 61.74, TuneDecoded: true, DevBLEU: &dev, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15},
+			"epoch 1/1: tune BLEU (decoded)  61.74 dev BLEU  89.60, 16 updates, 15 non-zeros,"},
+		{"as decoded, no dev set", Metrics{TuneBLEU: 61.74, TuneDecoded: true, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15,
+			Counters:      map[string]int64{"learn_sentences": 300},
+			Distributions: map[string]Distribution{"learn_shard_ms": {Count: 2, Sum: 30, Min: 10, Max: 20}}},
+			"epoch 1/1: tune BLEU (decoded)  61.74, 16 updates, 15 non-zeros,"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := Layout{Root: t.TempDir()}
+			if err := WriteJSON(ctx, dir.Manifest(), Manifest{Status: "running"}); err != nil {
+				t.Fatal(err)
+			}
+			var progress bytes.Buffer
+			if _, err := (Driver{Dir: dir, Epochs: 1, Progress: &progress}).Run(ctx, metricsEpocher{dir, tc.m}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(progress.String(), tc.want) {
+				t.Errorf("progress %q, want it to start %q", progress.String(), tc.want)
+			}
+			ms, err := ReadMetrics(ctx, dir.Metrics())
+			if err != nil || len(ms) != 1 {
+				t.Fatalf("metrics.jsonl: %v, %v", ms, err)
+			}
+			if got := ms[0]; got.TuneDecoded != tc.m.TuneDecoded || fmt.Sprint(got.Counters, got.Distributions) != fmt.Sprint(tc.m.Counters, tc.m.Distributions) {
+				t.Errorf("metrics.jsonl holds %+v, want %+v", got, tc.m)
+			}
+		})
+	}
+}

@@ -97,28 +97,32 @@ func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 }
 
 // EpochOutputs says which files of an EpochLayout an ipm or stale epoch's
-// pipeline wrote, besides work/tune-stats.json and work/mixed.json.
+// pipeline wrote, besides work/mixed.json.
 type EpochOutputs struct {
 	// Shards is the number of shards: state/shard-000.json … of each.
 	Shards int
+	// EvalTune: work/tune-stats.json (the tuning set decoded again);
 	// Dev: work/dev-stats.json (a dev set); LineSearch:
 	// work/linesearch.json (mix linesearch); Stale: each shard's
 	// work/stale-NNNNN.json (stale mode).
-	Dev, LineSearch, Stale bool
+	EvalTune, Dev, LineSearch, Stale bool
 }
 
 // ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
 // the epoch's Metrics — tune (and dev) BLEU, the line search's α, the
 // shards' updates, sentences and progressive BLEU, stale mode's staleness —
-// and its mixed weights. NonZero and Seconds are FinishEpoch's. A missing or
-// malformed file is an error naming it.
+// and its mixed weights. Without o.EvalTune the tune BLEU is the
+// progressive BLEU (TuneDecoded). NonZero and Seconds are FinishEpoch's. A
+// missing or malformed file is an error naming it.
 func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
 	m := Metrics{Epoch: e.N}
-	var st metric.Stats
-	if err := ReadJSON(ctx, e.TuneStats(), &st); err != nil {
-		return Metrics{}, weights.ByName{}, err
+	if o.EvalTune {
+		var st metric.Stats
+		if err := ReadJSON(ctx, e.TuneStats(), &st); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		m.TuneBLEU = 100 * st.BLEU()
 	}
-	m.TuneBLEU = 100 * st.BLEU()
 	if o.Dev {
 		var ds metric.Stats
 		if err := ReadJSON(ctx, e.DevStats(), &ds); err != nil {
@@ -145,6 +149,9 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		m.Sentences += r.Sentences
 	}
 	m.ProgressiveBLEU = 100 * prog.BLEU()
+	if !o.EvalTune {
+		m.TuneBLEU, m.TuneDecoded = m.ProgressiveBLEU, true
+	}
 	if o.Stale {
 		var st StaleStats
 		for k := range o.Shards {

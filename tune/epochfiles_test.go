@@ -116,21 +116,25 @@ func TestReadEpoch(t *testing.T) {
 		want    Metrics
 		wantErr bool
 	}{
-		{name: "ipm average", o: EpochOutputs{Shards: 2},
+		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11}},
-		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, Dev: true, LineSearch: true},
+		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true, LineSearch: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
 				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
-		{name: "stale", o: EpochOutputs{Shards: 2, Stale: true},
+		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21,
 				Staleness: &Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
-		{name: "one shard of two", o: EpochOutputs{Shards: 1},
+		{name: "one shard of two", o: EpochOutputs{Shards: 1, EvalTune: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10}},
+		// Without --eval-tune the tune BLEU is the progressive BLEU, and
+		// work/tune-stats.json is not read.
+		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.TuneStats() },
+			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
 		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.ShardState(1) }, wantErr: true},
 		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
 		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
 		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e EpochLayout) string { return e.LineSearch() }, wantErr: true},
-		{name: "missing tune stats", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
+		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
 		{name: "missing mixed weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.Mixed() }, wantErr: true},
 	}
 	for _, tc := range tests {

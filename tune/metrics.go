@@ -11,11 +11,18 @@ import (
 type Metrics struct {
 	// Epoch is 1-based.
 	Epoch int `json:"epoch"`
-	// TuneBLEU is the BLEU (0–100) of the tuning set decoded once more
-	// with the epoch's merged weights (1-best); DevBLEU the same on the
-	// dev set (absent without one).
+	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
+	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning
+	// decoded them (TuneDecoded is then true), unless --eval-tune decoded
+	// the tuning set once more with the epoch's merged weights (1-best)
+	// for it; in batch mode it is the BLEU of the pool's 1-bests under the
+	// new weights. DevBLEU is the BLEU of the dev set decoded with the
+	// epoch's weights (absent without one).
 	TuneBLEU float64  `json:"tune_bleu"`
 	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
+	// TuneDecoded reports that TuneBLEU is ProgressiveBLEU, not a
+	// decoding of its own (ipm and stale mode without --eval-tune).
+	TuneDecoded bool `json:"tune_decoded,omitempty"`
 	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
 	// during the epoch, with the weights current then (batch mode: the
 	// previous epoch's weights).
@@ -34,6 +41,32 @@ type Metrics struct {
 	// Staleness is stale mode's staleness distribution over every
 	// shard's updates (absent in other modes).
 	Staleness *Staleness `json:"staleness,omitempty"`
+	// Counters and Distributions are the Beam metrics the epoch's
+	// pipeline reported (namespace "mtune", summed over steps and
+	// workers; package transforms names them), absent when the runner
+	// reported none.
+	Counters      map[string]int64        `json:"counters,omitempty"`
+	Distributions map[string]Distribution `json:"distributions,omitempty"`
+}
+
+// Distribution is a Beam distribution metric: the count, sum, least and
+// greatest of the values reported.
+type Distribution struct {
+	Count int64 `json:"count"`
+	Sum   int64 `json:"sum"`
+	Min   int64 `json:"min"`
+	Max   int64 `json:"max"`
+}
+
+// Merge returns d and e as one distribution.
+func (d Distribution) Merge(e Distribution) Distribution {
+	switch {
+	case e.Count == 0:
+		return d
+	case d.Count == 0:
+		return e
+	}
+	return Distribution{Count: d.Count + e.Count, Sum: d.Sum + e.Sum, Min: min(d.Min, e.Min), Max: max(d.Max, e.Max)}
 }
 
 // Staleness is the staleness distribution of an epoch's updates in stale
@@ -72,6 +105,10 @@ type ManifestFlags struct {
 	Sparse string `json:",omitempty"`
 	// KeepScale is batch mode's (false elsewhere).
 	KeepScale bool `json:",omitempty"`
+	// EvalTune (ipm and stale mode) decodes the tuning set once more
+	// each epoch for its tune BLEU, which chooses the best epoch
+	// without a dev set.
+	EvalTune bool `json:",omitempty"`
 	// Threads and MaxStaleness are stale mode's (0 elsewhere).
 	Threads      int `json:",omitempty"`
 	MaxStaleness int `json:",omitempty"`
@@ -103,6 +140,7 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
+		{"eval-tune", strconv.FormatBool(f.EvalTune), strconv.FormatBool(g.EvalTune)},
 		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
 		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
 		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
@@ -125,7 +163,8 @@ type InputFile struct {
 }
 
 // Score is the figure by which epoch m is ranked: its dev BLEU, or its
-// tune BLEU without a dev set.
+// tune BLEU without a dev set (in ipm and stale mode the progressive BLEU
+// unless --eval-tune decoded the tuning set again).
 func (m Metrics) Score() float64 {
 	if m.DevBLEU != nil {
 		return *m.DevBLEU

@@ -97,6 +97,9 @@ type reportData struct {
 	NZChart   chart.Chart
 	Weights   *weightSummary
 	WeightErr string
+	// TuneLabel names the tune BLEU: "tune BLEU", or "tune BLEU
+	// (decoded)" when every epoch's is its progressive BLEU.
+	TuneLabel string
 }
 
 type weightSummary struct {
@@ -136,8 +139,12 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
 	d.Best = BestEpoch(d.Epochs)
+	d.TuneLabel = "tune BLEU"
+	if len(d.Epochs) > 0 && !slices.ContainsFunc(d.Epochs, func(m Metrics) bool { return !m.TuneDecoded }) {
+		d.TuneLabel = "tune BLEU (decoded)"
+	}
 
-	tuneBLEU := chart.Series{Name: "tune BLEU", Class: "s0"}
+	tuneBLEU := chart.Series{Name: d.TuneLabel, Class: "s0"}
 	dev := chart.Series{Name: "dev BLEU", Class: "s1"}
 	nz := chart.Series{Name: "non-zero weights", Class: "s0"}
 	for _, m := range d.Epochs {
@@ -263,7 +270,7 @@ const reportHTML = `{{template "page-head" (printf "mtune report: %s" .Out)}}tr.
 
 <h2>Metrics per epoch</h2>
 <table id="metrics">
-<tr><th>epoch</th><th>tune BLEU</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
+<tr><th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
 {{- $d := .}}
 {{range .Epochs}}<tr{{if eq .Epoch $d.Best}} class="best"{{end}}><td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
 {{end}}</table>

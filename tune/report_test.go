@@ -211,6 +211,23 @@ func TestWriteReport(t *testing.T) {
 			},
 		},
 		{
+			name: "tune BLEU as decoded",
+			fx: reportFixture{metrics: func() []Metrics {
+				ms := fixtureMetrics(true)
+				for i := range ms {
+					ms[i].TuneBLEU, ms[i].TuneDecoded = ms[i].ProgressiveBLEU, true
+				}
+				return ms
+			}()},
+			check: func(t *testing.T, page string, doc *html.Node) {
+				ss := htmltest.Series(t, htmltest.Elements(doc, "svg")[0])
+				checkCurve(t, ss["tune BLEU (decoded)"], []float64{15.25, 19.5, 21})
+				if th := htmltest.Text(htmltest.Elements(htmltest.ByID(t, doc, "metrics"), "th")[1]); th != "tune BLEU (decoded)" {
+					t.Errorf("metrics table's tune column is %q, want tune BLEU (decoded)", th)
+				}
+			},
+		},
+		{
 			name: "no dev set, script in the top sparse feature",
 			fx:   reportFixture{metrics: fixtureMetrics(false), sparseCount: 1, bestOnly: true},
 			check: func(t *testing.T, page string, doc *html.Node) {

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
@@ -94,9 +96,11 @@ type Session struct {
 	before  int
 	emit    func(NBest)
 
-	mu    sync.Mutex // guards tr, stats and emit: Prepare may run concurrently
+	mu    sync.Mutex // guards tr, stats, work and emit: Prepare may run concurrently
 	tr    *translator
 	stats metric.Stats
+	work  Work         // sentences, hypotheses and decoding time so far
+	learn atomic.Int64 // nanoseconds in the learner's updates
 }
 
 // NewSession readies shard's epoch over sents, starting from the weights
@@ -179,6 +183,7 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 	s.mu.Lock()
 	dw := s.tr.weights(w, nil)
 	s.mu.Unlock()
+	start := time.Now()
 	nbests, err := decodeAll(ctx, s.dec, sents, dw, s.o.Decode)
 	if err != nil {
 		return nil, fmt.Errorf("%w (shard %d)", err, s.shard)
@@ -187,6 +192,7 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 	defer s.mu.Unlock()
 	batch := make([]pool.List, len(sents))
 	var stats metric.Stats
+	hyps := 0
 	for k, x := range sents {
 		l, err := s.list(x, nbests[k])
 		if err != nil {
@@ -194,8 +200,10 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 		}
 		stats.Add(l.Hyps[0].Stats)
 		batch[k] = l
+		hyps += len(l.Hyps)
 	}
 	s.stats.Add(stats)
+	s.work.Add(Work{Sentences: len(sents), Hypotheses: hyps, Decode: time.Since(start)})
 	if s.emit != nil {
 		for k, l := range batch {
 			s.emit(NBestOf(l, targets(nbests[k]), s.idx))
@@ -234,16 +242,32 @@ func targets(hyps []decoder.Hypothesis) []string {
 // Run learns the epoch: for each mini-batch in order, Prepare it with the
 // learner's Current weights and make one Update.
 func (s *Session) Run(ctx context.Context) (ShardResult, error) {
+	on := s.timed()
 	for i := range s.batches {
-		batch, err := s.Prepare(ctx, i, s.on.Current())
+		batch, err := s.Prepare(ctx, i, on.Current())
 		if err != nil {
 			return ShardResult{}, err
 		}
-		if err := s.on.Update(ctx, batch); err != nil {
+		if err := on.Update(ctx, batch); err != nil {
 			return ShardResult{}, fmt.Errorf("tune: shard %d: update: %w", s.shard, err)
 		}
 	}
 	return s.result()
+}
+
+// timed is the session's learner, timing its updates into s.learn.
+func (s *Session) timed() timedOnline { return timedOnline{Online: s.on, learn: &s.learn} }
+
+// Work returns what the session did so far: the sentences and hypotheses
+// it decoded, the updates it made, the time it spent decoding and in the
+// learner's updates (Work.Staleness is left to RunStale's caller).
+func (s *Session) Work() Work {
+	s.mu.Lock()
+	w := s.work
+	s.mu.Unlock()
+	w.Updates = s.on.Updates() - s.before
+	w.Learn = time.Duration(s.learn.Load())
+	return w
 }
 
 // result is the shard's outcome once its mini-batches are learnt.
@@ -266,12 +290,17 @@ func (s *Session) result() (ShardResult, error) {
 // in the loop (NewSession, then Run): each mini-batch is decoded with the
 // learner's Current weights, scored against its references and learnt
 // from with one Update. The result's State resumes the shard in the next
-// epoch (ShardResult.ShardState). Decoding, and therefore the result, does
-// not depend on o.Decode.Threads.
-func LearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, emit func(NBest)) (ShardResult, error) {
+// epoch (ShardResult.ShardState); the Work says what the epoch did (for a
+// pipeline's metrics). Decoding, and therefore the result, does not depend
+// on o.Decode.Threads.
+func LearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, emit func(NBest)) (ShardResult, Work, error) {
 	s, err := NewSession(dec, shard, sents, w, state, o, emit)
 	if err != nil {
-		return ShardResult{}, err
+		return ShardResult{}, Work{}, err
 	}
-	return s.Run(ctx)
+	res, err := s.Run(ctx)
+	if err != nil {
+		return ShardResult{}, Work{}, err
+	}
+	return res, s.Work(), nil
 }

@@ -235,7 +235,7 @@ func StaleSeed(epochSeed uint64, shard, i int) uint64 {
 func (s *Session) RunStale(ctx context.Context, so StaleOptions) (ShardResult, StaleStats, error) {
 	es := EpochSeed(s.o.Seed, s.o.Epoch)
 	seed := func(i int) uint64 { return StaleSeed(es, s.shard, i) }
-	st, err := RunStale(ctx, s.on, len(s.batches), s.Prepare, seed, so)
+	st, err := RunStale(ctx, s.timed(), len(s.batches), s.Prepare, seed, so)
 	if err != nil {
 		return ShardResult{}, st, fmt.Errorf("tune: shard %d: %w", s.shard, err)
 	}
@@ -245,11 +245,18 @@ func (s *Session) RunStale(ctx context.Context, so StaleOptions) (ShardResult, S
 
 // StaleLearnShard is LearnShard with stale gradients (NewSession, then
 // RunStale). The n-best lists go to emit as each mini-batch is decoded (in
-// the order decoded; emit is never called concurrently).
-func StaleLearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, so StaleOptions, emit func(NBest)) (ShardResult, StaleStats, error) {
+// the order decoded; emit is never called concurrently). The Work's
+// Staleness holds the staleness of every update.
+func StaleLearnShard(ctx context.Context, dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, so StaleOptions, emit func(NBest)) (ShardResult, Work, error) {
 	s, err := NewSession(dec, shard, sents, w, state, o, emit)
 	if err != nil {
-		return ShardResult{}, StaleStats{}, err
+		return ShardResult{}, Work{}, err
 	}
-	return s.RunStale(ctx, so)
+	res, st, err := s.RunStale(ctx, so)
+	if err != nil {
+		return ShardResult{}, Work{}, err
+	}
+	work := s.Work()
+	work.Staleness = st
+	return res, work, nil
 }

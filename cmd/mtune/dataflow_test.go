@@ -118,7 +118,7 @@ func TestTuneDataflowDryRun(t *testing.T) {
 	code, stdout, errOut := mtune(t, "", "tune", "--runner", "dataflow", "--dry_run",
 		"--project", "mtune-test", "--region", "europe-west1",
 		"--temp_location", "gs://mtune-test/tmp", "--staging_location", "gs://mtune-test/staging",
-		"--epochs", "1", "--shards", "2", "--out", out)
+		"--epochs", "1", "--shards", "2", "--eval-tune", "--out", out)
 	// pipelines.Run reads the epoch's outputs after the launch, which a dry
 	// run does not write: the command ends with an error after the job is
 	// printed (see the report); only the printed job is checked here.
@@ -144,7 +144,8 @@ func TestTuneDataflowDryRun(t *testing.T) {
 	}
 
 	// The model: one launch with the transforms of an ipm epoch with
-	// line-search mixing (the demo's default) and a dev set.
+	// line-search mixing (the demo's default), a dev set and, with
+	// --eval-tune, the tuning set decoded again.
 	names := map[string]bool{}
 	for id, tr := range model.GetComponents().GetTransforms() {
 		names[tr.GetUniqueName()] = true

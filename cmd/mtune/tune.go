@@ -65,11 +65,11 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 			// A dry run builds and prints the first epoch's job (Beam
 			// logs it at Info level) and runs nothing, so there is no
 			// epoch output to go on with.
-			o.Execute = func(ctx context.Context, p *beam.Pipeline) error {
+			o.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 				if err := beamx.Run(ctx, p); err != nil {
-					return err
+					return nil, err
 				}
-				return errDryRun
+				return nil, errDryRun
 			}
 			if _, err := pipelines.Run(ctx, *o); !errors.Is(err, errDryRun) {
 				return err
@@ -82,8 +82,12 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		last := res.Epochs[len(res.Epochs)-1]
-		fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last tune BLEU %.2f; best epoch %d\n",
-			len(res.Epochs), time.Since(start).Seconds(), last.TuneBLEU, res.Best)
+		tuneBLEU := "tune BLEU"
+		if last.TuneDecoded {
+			tuneBLEU = "tune BLEU (decoded)"
+		}
+		fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last %s %.2f; best epoch %d\n",
+			len(res.Epochs), time.Since(start).Seconds(), tuneBLEU, last.TuneBLEU, res.Best)
 		fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
 			o.Out, res.BestWeights, dir.Metrics())
 		return nil
@@ -125,12 +129,13 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.Src, "src", "", "source side of the tuning set, one sentence a line")
 	fs.Var(&t.refs, "ref", "references of the tuning set (file, folder or prefix; repeat for several)")
 	fs.Var(&t.refs, "r", "the same as --ref")
-	fs.StringVar(&t.o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks)")
+	fs.StringVar(&t.o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks; see --eval-tune)")
 	fs.Var(&t.devRefs, "dev-ref", "references of the dev set")
 	fs.StringVar(&t.o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
 	fs.IntVar(&t.o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
 	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
+	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
 	fs.StringVar(&t.o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
@@ -195,13 +200,13 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
 	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "minibatch", "keep-scale", "seed"}},
-	{"pipeline", []string{"mode", "mix", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "runner"}},
+	{"pipeline", []string{"mode", "mix", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
 
 // modeFlags names the flags only some modes use.
 var modeFlags = map[string][]string{
-	"mix": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"},
+	"mix": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"}, "eval-tune": {"ipm", "stale"},
 	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"},
 }
 

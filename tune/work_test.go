@@ -1,0 +1,41 @@
+package tune
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDistributionMerge(t *testing.T) {
+	a := Distribution{Count: 2, Sum: 30, Min: 10, Max: 20}
+	b := Distribution{Count: 1, Sum: 5, Min: 5, Max: 5}
+	if got, want := a.Merge(b), (Distribution{Count: 3, Sum: 35, Min: 5, Max: 20}); got != want {
+		t.Errorf("merge %+v, want %+v", got, want)
+	}
+	// An empty distribution's zero Min does not win.
+	if got := a.Merge(Distribution{}); got != a {
+		t.Errorf("merge with none %+v, want %+v", got, a)
+	}
+	if got := (Distribution{}).Merge(b); got != b {
+		t.Errorf("none merged with %+v: %+v", b, got)
+	}
+}
+
+func TestWorkAdd(t *testing.T) {
+	w := Work{Sentences: 2, Hypotheses: 20, Updates: 1, Decode: time.Second, Learn: time.Millisecond, Staleness: StaleStats{Histogram: []int{1}}}
+	w.Add(Work{Sentences: 3, Hypotheses: 30, Updates: 2, Decode: 2 * time.Second, Learn: time.Millisecond, Staleness: StaleStats{Histogram: []int{1, 1}, Recomputes: 1}})
+	want := Work{Sentences: 5, Hypotheses: 50, Updates: 3, Decode: 3 * time.Second, Learn: 2 * time.Millisecond, Staleness: StaleStats{Histogram: []int{2, 1}, Recomputes: 1}}
+	if !reflect.DeepEqual(w, want) {
+		t.Errorf("sum %+v, want %+v", w, want)
+	}
+}
+
+// TestManifestDiffEvalTune: --eval-tune changes what chooses the best epoch
+// without a dev set, so a resume names it.
+func TestManifestDiffEvalTune(t *testing.T) {
+	d := ManifestFlags{Mode: "ipm", EvalTune: true}.Diff(ManifestFlags{Mode: "ipm"})
+	if len(d) != 1 || !strings.Contains(d[0], "--eval-tune: true in the run, false now") {
+		t.Errorf("diff %q", d)
+	}
+}
