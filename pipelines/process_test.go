@@ -93,13 +93,12 @@ func TestProcessEnvironment(t *testing.T) {
 	t.Cleanup(func() { killWorkers(t, launches, bin) })
 	proc := options(d, filepath.Join(tmp, "process"))
 	proc.Epochs = epochs
-	proc.Execute = func(ctx context.Context, p *beam.Pipeline) error {
+	proc.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 		// prism, in this process; a worker that dies before it connects
 		// leaves prism waiting, hence the deadline.
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		defer cancel()
-		_, err := beam.Run(ctx, "prism", p)
-		return err
+		return beam.Run(ctx, "prism", p)
 	}
 	start = time.Now()
 	mustRun(t, ctx, proc)
