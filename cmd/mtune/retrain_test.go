@@ -246,3 +246,24 @@ func TestDefaultRunID(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRegistry: a local registry is named by its absolute path (the
+// weights paths it records must hold from cron's or systemd's folder); a
+// gs:// one as given.
+func TestOpenRegistry(t *testing.T) {
+	t.Chdir(t.TempDir())
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"nightly":           filepath.Join(wd, "nightly"),
+		"/srv/mtune/reg":    "/srv/mtune/reg",
+		"gs://bucket/night": "gs://bucket/night",
+	} {
+		r, err := openRegistry(in)
+		if err != nil || r.Root != want {
+			t.Errorf("openRegistry(%q) = %q, %v; want %q", in, r.Root, err, want)
+		}
+	}
+}
