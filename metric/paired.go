@@ -28,14 +28,14 @@ import (
 
 // ErrPaired is wrapped by the errors the paired tests return for unusable
 // input: systems of different lengths, no sentences, a count of samples or
-// trials below 1 (or, for the bootstrap, above maxPairedSamples), statistics
+// trials below 1 (or, for the bootstrap, above MaxPairedSamples), statistics
 // of different orders. Malformed statistics (NaN, negative, …) wrap ErrStats
 // instead, and a cancelled context wraps the context's error.
 var ErrPaired = errors.New("metric: invalid paired test input")
 
-// maxPairedSamples bounds the bootstrap resamples: their gains are kept (8
+// MaxPairedSamples bounds PairedBootstrap's resamples: their gains are kept (8
 // bytes each) for the percentiles.
-const maxPairedSamples = 50_000_000
+const MaxPairedSamples = 50_000_000
 
 // pcgStream is the second PCG seed word of the paired tests' generator,
 // rand.NewPCG(seed, pcgStream).
@@ -253,8 +253,8 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 	if err != nil {
 		return PairedResult{}, err
 	}
-	if samples > maxPairedSamples {
-		return PairedResult{}, fmt.Errorf("%w: %s: %d samples, at most %d", ErrPaired, test, samples, maxPairedSamples)
+	if samples > MaxPairedSamples {
+		return PairedResult{}, fmt.Errorf("%w: %s: %d samples, at most %d", ErrPaired, test, samples, MaxPairedSamples)
 	}
 	n := len(base)
 	res := PairedResult{BaseBLEU: sb.BLEU(), CandBLEU: sc.BLEU(), Samples: samples}

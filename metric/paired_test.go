@@ -526,7 +526,7 @@ func TestPairedErrors(t *testing.T) {
 		{name: "empty", base: nil, cand: []Stats{}, samples: 10, want: ErrPaired},
 		{name: "zero samples", base: ok, cand: ok, samples: 0, want: ErrPaired},
 		{name: "negative samples", base: ok, cand: ok, samples: -3, want: ErrPaired},
-		{name: "too many samples", base: ok, cand: ok, samples: maxPairedSamples + 1, want: ErrPaired, bootOnly: true},
+		{name: "too many samples", base: ok, cand: ok, samples: MaxPairedSamples + 1, want: ErrPaired, bootOnly: true},
 		{name: "NaN in base", base: nan, cand: ok, samples: 10, want: ErrStats},
 		{name: "NaN in candidate", base: ok, cand: nan, samples: 10, want: ErrStats},
 		{name: "infinite", base: ok, cand: inf, samples: 10, want: ErrStats},

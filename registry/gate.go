@@ -41,8 +41,8 @@ func (g GateOptions) Validate() error {
 		return fmt.Errorf("registry: minimum gain %v is not a number", g.MinGain)
 	case !(g.MaxP > 0 && g.MaxP <= 1):
 		return fmt.Errorf("registry: maximum p-value %v is not in (0, 1]", g.MaxP)
-	case g.Samples < 1:
-		return fmt.Errorf("registry: %d bootstrap samples: must be positive", g.Samples)
+	case g.Samples < 1 || g.Samples > metric.MaxPairedSamples:
+		return fmt.Errorf("registry: %d bootstrap samples: must be from 1 to %d", g.Samples, metric.MaxPairedSamples)
 	}
 	return nil
 }

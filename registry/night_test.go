@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -433,7 +434,7 @@ func TestPromotionFault(t *testing.T) {
 }
 
 func TestGateOptionsValidate(t *testing.T) {
-	for _, g := range []GateOptions{{MaxP: 2}, {MaxP: -1}, {Samples: -3}} {
+	for _, g := range []GateOptions{{MaxP: 2}, {MaxP: -1}, {Samples: -3}, {Samples: metric.MaxPairedSamples + 1}, {MinGain: math.NaN()}} {
 		if err := g.Validate(); err == nil {
 			t.Errorf("%+v: no error", g)
 		}

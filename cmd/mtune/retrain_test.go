@@ -208,6 +208,7 @@ func TestRetrainUsage(t *testing.T) {
 		{[]string{"--registry", root, "--max-p", "0"}, "--max-p 0: must be positive"},
 		{[]string{"--registry", root, "--max-p", "1.5"}, "maximum p-value"},
 		{[]string{"--registry", root, "--bootstrap", "0"}, "--bootstrap 0"},
+		{[]string{"--registry", root, "--bootstrap", "100000000"}, "bootstrap samples"},
 		{[]string{"--registry", root, "--run-id", "a/b"}, "--run-id"},
 		{[]string{"--registry", root, "--init", "w"}, "-init"},
 		{[]string{"--registry", root, "--config", "m.ini", "--src", "s", "--ref", "r"}, "needs a dev set"},
