@@ -15,10 +15,14 @@ type LineReader struct {
 	// BOMOnlyEmpty makes an input that is nothing but a byte order mark,
 	// with no newline, hold no lines rather than one empty line.
 	BOMOnlyEmpty bool
+	// Continued marks input that starts inside a stream (a reader opened
+	// at a line's offset): a byte order mark at its start is text, kept.
+	Continued bool
 
 	br   *bufio.Reader
 	acc  []byte
 	line int
+	off  int64 // bytes consumed through the last line returned
 }
 
 // NewLineReader returns a LineReader reading r through a buffer of size
@@ -32,6 +36,11 @@ func NewLineReader(r io.Reader, size int) *LineReader {
 
 // Line returns the 1-based number of the line Next returned last.
 func (lr *LineReader) Line() int { return lr.line }
+
+// Offset returns the number of bytes of input consumed through the end of
+// the line Next returned last, its newline included: the byte offset at
+// which the next line starts.
+func (lr *LineReader) Offset() int64 { return lr.off }
 
 // Next returns the next line, valid until the following call; io.EOF at
 // the end of input; any other error of the underlying reader as it is,
@@ -48,6 +57,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 			} else {
 				b = frag
 			}
+			lr.off += int64(len(b))
 			b = b[:len(b)-1]
 			break
 		}
@@ -59,14 +69,15 @@ func (lr *LineReader) Next() ([]byte, error) {
 			return nil, err
 		}
 		lr.acc = append(lr.acc, frag...)
-		if len(lr.acc) == 0 || (lr.BOMOnlyEmpty && lr.line == 0 && bytes.Equal(lr.acc, bom)) {
+		if len(lr.acc) == 0 || (lr.BOMOnlyEmpty && !lr.Continued && lr.line == 0 && bytes.Equal(lr.acc, bom)) {
 			return nil, io.EOF
 		}
 		b = lr.acc
+		lr.off += int64(len(b))
 		break
 	}
 	lr.line++
-	if lr.line == 1 {
+	if lr.line == 1 && !lr.Continued {
 		b = bytes.TrimPrefix(b, bom)
 	}
 	if n := len(b); n > 0 && b[n-1] == '\r' {

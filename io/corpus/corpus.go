@@ -92,11 +92,7 @@ func readAll(ctx context.Context, rc io.Reader, path string) ([]string, error) {
 			return out, nil
 		}
 		if err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) {
-				pe.File = path
-			}
-			return nil, err
+			return nil, withPath(err, path)
 		}
 		out = append(out, s)
 	}

@@ -2,7 +2,10 @@ package corpus
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"testing/iotest"
@@ -48,6 +51,55 @@ func FuzzReadLines(f *testing.F) {
 			if want := string(bytes.TrimSuffix(seg, []byte("\r"))); lines[i] != want {
 				t.Fatalf("line %d = %q, want %q", i+1, lines[i], want)
 			}
+		}
+	})
+}
+
+// FuzzRanges checks Scan and ReadRange against Load: Scan accepts a
+// tuning set exactly when Load does and no source line is empty, and its
+// ranges read back what Load reads.
+func FuzzRanges(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), []byte("x\ny\nz\n"), uint8(2))
+	f.Add([]byte("\ufeffa\r\nb"), []byte("x\ny\n"), uint8(1))
+	f.Add([]byte("a\n\xffb\n"), []byte("x\ny\n"), uint8(3))
+	f.Add([]byte("a\n\ufeffb\n"), []byte("x\n\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, src, ref []byte, n uint8) {
+		ctx := context.Background()
+		dir := t.TempDir()
+		sp, rp := filepath.Join(dir, "src"), filepath.Join(dir, "ref")
+		if os.WriteFile(sp, src, 0o644) != nil || os.WriteFile(rp, ref, 0o644) != nil {
+			t.Skip("cannot write the files")
+		}
+		rangeLines := int(n%7) + 1
+		ix, err := Scan(ctx, sp, []string{rp}, rangeLines, true)
+		c, loadErr := Load(ctx, sp, []string{rp})
+		if loadErr == nil && len(c.EmptySource()) > 0 {
+			if !errors.Is(err, ErrEmptyLine) {
+				t.Fatalf("Scan: %v, want ErrEmptyLine", err)
+			}
+			return
+		}
+		if (err == nil) != (loadErr == nil) {
+			t.Fatalf("Scan: %v; Load: %v", err, loadErr)
+		}
+		if err != nil {
+			return
+		}
+		var got []string
+		for _, r := range ix.Ranges() {
+			part, err := ReadRange(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range part.Source {
+				if part.Refs[i][0] != c.Refs[r.First+i][0] {
+					t.Fatalf("reference %d = %q, want %q", r.First+i, part.Refs[i][0], c.Refs[r.First+i][0])
+				}
+			}
+			got = append(got, part.Source...)
+		}
+		if !slices.Equal(got, c.Source) {
+			t.Fatalf("ranges read %q, Load %q", got, c.Source)
 		}
 	})
 }

@@ -19,6 +19,9 @@ var (
 	ErrLineCount = textpos.ErrLineCount
 	// ErrEmpty marks a tuning set with no sentences.
 	ErrEmpty = errors.New("no sentences")
+	// ErrEmptyLine marks an empty source line where a caller refuses one
+	// (Scan).
+	ErrEmptyLine = errors.New("empty source line")
 )
 
 // ParseError is the error of malformed input. File is empty for the
@@ -46,6 +49,10 @@ func NewReader(r io.Reader) *Reader {
 
 // Line returns the number of the line Read returned last, 1-based.
 func (r *Reader) Line() int { return r.lr.Line() }
+
+// Offset returns the byte offset in the input at which the line after the
+// one Read returned last starts.
+func (r *Reader) Offset() int64 { return r.lr.Offset() }
 
 // Read returns the next line without its newline (or "\r\n"), io.EOF after
 // the last one, or a *ParseError for invalid UTF-8 or a failed read of the

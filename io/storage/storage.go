@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	gcs "cloud.google.com/go/storage"
 	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 )
 
@@ -327,6 +329,84 @@ func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 	if st, err := file.Stat(); err == nil && st.IsDir() {
 		file.Close()
 		return nil, fmt.Errorf("storage: open %s: is a directory", p)
+	}
+	return newReader(p, file)
+}
+
+// ErrNotSeekable is the error of OpenAt for a compressed file, whose
+// content can be read only from its start.
+var ErrNotSeekable = errors.New("compressed files cannot be read from an offset")
+
+// Seekable reports whether OpenAt can open path: whether it is stored
+// uncompressed.
+func Seekable(path string) bool { return codecOf(path) == codecNone }
+
+// OpenAt opens path for reading from byte offset off (0 ≤ off ≤ its size;
+// an offset at the end gives an empty reader): a seek for a local file, a
+// range read of a gs:// object. A compressed path gives an error matching
+// ErrNotSeekable. Errors name the path.
+func OpenAt(ctx context.Context, path string, off int64) (io.ReadCloser, error) {
+	return defaultFS.OpenAt(ctx, path, off)
+}
+
+// OpenAt opens p for reading from byte offset off (see the function
+// OpenAt).
+func (f *FS) OpenAt(ctx context.Context, p string, off int64) (io.ReadCloser, error) {
+	if !Seekable(p) {
+		return nil, fmt.Errorf("storage: open %s at %d: %w", p, off, ErrNotSeekable)
+	}
+	if off < 0 {
+		return nil, fmt.Errorf("storage: open %s at %d: negative offset", p, off)
+	}
+	if IsGCS(p) {
+		bucket, object, err := parseObject("open", p)
+		if err != nil {
+			return nil, err
+		}
+		c, err := f.client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rt := f.retrier("open", p)
+		obj := c.Bucket(bucket).Object(object).Retryer(rt.options()...)
+		r, err := obj.NewRangeReader(ctx, off, -1)
+		var ae *googleapi.Error
+		if errors.As(err, &ae) && ae.Code == http.StatusRequestedRangeNotSatisfiable {
+			// GCS refuses a range that starts at the end of an object:
+			// that one is empty, a later one is an error.
+			attrs, aerr := obj.Attrs(ctx)
+			if aerr != nil {
+				return nil, rt.err(aerr)
+			}
+			if attrs.Size != off {
+				return nil, fmt.Errorf("storage: open %s at %d: beyond its %d bytes", p, off, attrs.Size)
+			}
+			return newReader(p, io.NopCloser(strings.NewReader("")))
+		}
+		if err != nil {
+			return nil, rt.err(err)
+		}
+		return newReader(p, r)
+	}
+	file, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	st, err := file.Stat()
+	switch {
+	case err != nil:
+		file.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", p, err)
+	case st.IsDir():
+		file.Close()
+		return nil, fmt.Errorf("storage: open %s: is a directory", p)
+	case off > st.Size():
+		file.Close()
+		return nil, fmt.Errorf("storage: open %s at %d: beyond its %d bytes", p, off, st.Size())
+	}
+	if _, err := file.Seek(off, io.SeekStart); err != nil {
+		file.Close()
+		return nil, fmt.Errorf("storage: open %s at %d: %w", p, off, err)
 	}
 	return newReader(p, file)
 }

@@ -1044,3 +1044,45 @@ func TestGCSUnreachable(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenAt reads a file from offsets on each backend: from the start,
+// the middle, the end; refuses a compressed file, a negative offset and
+// one past the end.
+func TestOpenAt(t *testing.T) {
+	data := []byte("one\ntwo\nthree\n")
+	forEachBackend(t, func(t *testing.T, b backend) {
+		p := Join(b.dir, "lines.txt")
+		if err := b.fs.WriteFile(ctx, p, data); err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int64{0, 4, 8, int64(len(data))} {
+			r, err := b.fs.OpenAt(ctx, p, off)
+			if err != nil {
+				t.Fatalf("OpenAt %d: %v", off, err)
+			}
+			got, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || string(got) != string(data[off:]) {
+				t.Errorf("OpenAt %d: read %q, %v; want %q", off, got, err, data[off:])
+			}
+		}
+		for _, off := range []int64{-1, int64(len(data)) + 1} {
+			if _, err := b.fs.OpenAt(ctx, p, off); err == nil || !strings.Contains(err.Error(), p) {
+				t.Errorf("OpenAt %d: %v, want an error naming %s", off, err, p)
+			}
+		}
+		gz := Join(b.dir, "lines.txt.gz")
+		if err := b.fs.WriteFile(ctx, gz, data); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.fs.OpenAt(ctx, gz, 4); !errors.Is(err, ErrNotSeekable) || !strings.Contains(err.Error(), gz) {
+			t.Errorf("OpenAt of %s: %v, want ErrNotSeekable naming it", gz, err)
+		}
+		if _, err := b.fs.OpenAt(ctx, Join(b.dir, "missing.txt"), 0); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenAt of a missing file: %v, want fs.ErrNotExist", err)
+		}
+	})
+	if _, err := OpenAt(ctx, filepath.Join(t.TempDir(), "x"), 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenAt of a missing local file: %v", err)
+	}
+}
