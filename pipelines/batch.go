@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
@@ -14,14 +15,24 @@ import (
 
 // batchEpoch is the tune.Epocher of --mode batch (runBatchEpoch).
 type batchEpoch struct {
-	o     *Options
-	tune  []tune.Sentence
-	start string // the run's starting weights (init/weights.json)
-	dense []string
+	o      *Options
+	ranges *corpus.Index
+	tune   []tune.Sentence // loaded by the first epoch
+	start  string          // the run's starting weights (init/weights.json)
+	dense  []string
 }
 
+// Epoch runs epoch n. The optimizer step (tune.BatchStep) needs every
+// sentence's references on the driver: batch mode, unlike ipm and stale,
+// still holds the tuning set there.
 func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
-	return runBatchEpoch(ctx, e.o, n, e.tune, e.start, e.dense)
+	if e.tune == nil {
+		var err error
+		if e.tune, _, err = sentences(ctx, e.o.Src, e.o.Refs); err != nil {
+			return Metrics{}, err
+		}
+	}
+	return runBatchEpoch(ctx, e.o, n, e.ranges, e.tune, e.start, e.dense)
 }
 
 // runBatchEpoch is epoch n of --mode batch: one pipeline launch decodes the
@@ -31,7 +42,7 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 // (poolfile.Load: distinct target and features per sentence) and runs the
 // batch optimizer o.Algo on the pool, starting from the previous weights. Tune BLEU is the 1-best
 // BLEU of the pool re-ranked by the new weights (no second decoding).
-func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
@@ -42,7 +53,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, tuneSet []tune.Senten
 	decodedPath := dir.DecodedStats()
 	decOpts := tune.DecodeOptions{NBest: o.NBest}
 	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
+	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: decOpts, Sentences: len(tuneSet)}
 	lists := transforms.Decode(s, dec, sents, w)

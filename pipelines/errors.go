@@ -5,18 +5,23 @@ import (
 	"strings"
 )
 
-// PipelineError is an epoch's pipeline that failed. The runner's error
+// PipelineError is an epoch's pipeline that failed, or the one that checks
+// the model before the first epoch (Epoch 0). The runner's error
 // holds its whole report (the failed stage's plan, every wrapping
 // layer, worker stack traces: kilobytes); Error gives the cause alone, on
 // one line, and Detail the report.
 type PipelineError struct {
-	// Epoch is the 1-based epoch whose launch failed.
+	// Epoch is the 1-based epoch whose launch failed; 0 is the model
+	// check.
 	Epoch int
 	// Err is the runner's error.
 	Err error
 }
 
 func (e *PipelineError) Error() string {
+	if e.Epoch == 0 {
+		return "pipelines: loading the model on a worker failed: " + Cause(e.Err)
+	}
 	return fmt.Sprintf("pipelines: epoch %d failed: %s", e.Epoch, Cause(e.Err))
 }
 

@@ -101,6 +101,10 @@ type Options struct {
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
 	// flag, prism by default). A nil result records no metrics.
 	Execute func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
+	// SkipModelCheck skips the launch in which a worker loads the model
+	// before the first epoch (init/model.json): for a dry run, which runs
+	// no job.
+	SkipModelCheck bool
 	// Progress receives a line per epoch; nil means none.
 	Progress io.Writer
 }
@@ -215,14 +219,13 @@ func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
 // is read or written.
 func (o *Options) Validate() error { return o.defaults() }
 
-// sentences loads a source and its references as transforms.Sentences.
+// sentences loads a source and its references as tune.Sentences, on this
+// machine: for the retraining gate's local dev decoding and batch mode's
+// optimizer step, the two places that still hold a set in memory.
 func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence, []string, error) {
 	c, err := corpus.Load(ctx, src, refs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pipelines: %w", err)
-	}
-	if c.Len() == 0 {
-		return nil, nil, fmt.Errorf("pipelines: %s holds no sentence", src)
 	}
 	if empty := c.EmptySource(); len(empty) > 0 {
 		return nil, nil, fmt.Errorf("pipelines: %s: line %d is empty", src, empty[0]+1)
@@ -234,9 +237,25 @@ func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence,
 	return out, c.RefPaths, nil
 }
 
+// ReadRangeLines is the number of lines of a range of the tuning and dev
+// sets that a worker reads on its own (transforms.ReadSentences).
+const ReadRangeLines = 256
+
+// scan checks a source and its references as a stream (corpus.Scan: no
+// empty source line) and returns their index: the driver holds their
+// size, checksums and range offsets, never the sentences.
+func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error) {
+	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, true)
+	if err != nil {
+		return nil, fmt.Errorf("pipelines: %w", err)
+	}
+	return ix, nil
+}
+
 // inputs checksums every input of the run: the moses.ini and the model
-// files it names, the tuning and dev sets, the starting weights.
-func (o *Options) inputs(ctx context.Context, refs, devRefs []string) ([]InputFile, error) {
+// files it names, the tuning and dev sets (whose checksums their scans
+// computed), the starting weights. dev may be nil.
+func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
 	in := [][2]string{{"config", o.Config}}
 	if o.Decoder == DecoderName {
 		c, err := model.LoadConfig(ctx, o.Config, model.ConfigOptions{Logger: slog.New(slog.DiscardHandler)})
@@ -252,28 +271,36 @@ func (o *Options) inputs(ctx context.Context, refs, devRefs []string) ([]InputFi
 			in = append(in, [2]string{"model weight-file", c.WeightFile})
 		}
 	}
-	in = append(in, [2]string{"src", o.Src})
-	for _, r := range refs {
-		in = append(in, [2]string{"ref", r})
-	}
-	if o.DevSrc != "" {
-		in = append(in, [2]string{"dev-src", o.DevSrc})
-		for _, r := range devRefs {
-			in = append(in, [2]string{"dev-ref", r})
-		}
-	}
-	if o.Init != "" {
-		in = append(in, [2]string{"init", o.Init})
-	}
-	out := make([]InputFile, len(in))
-	for i, x := range in {
+	var out []InputFile
+	for _, x := range in {
 		f, err := tune.Checksum(ctx, x[0], x[1])
 		if err != nil {
 			return nil, err
 		}
-		out[i] = f
+		out = append(out, f)
+	}
+	out = append(out, scanned(tuneSet, "src", "ref")...)
+	if dev != nil {
+		out = append(out, scanned(dev, "dev-src", "dev-ref")...)
+	}
+	if o.Init != "" {
+		f, err := tune.Checksum(ctx, "init", o.Init)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
 	}
 	return out, nil
+}
+
+// scanned returns the manifest's inputs of a scanned set: the source as
+// role src, each reference as role ref.
+func scanned(ix *corpus.Index, src, ref string) []InputFile {
+	out := []InputFile{{Role: src, Path: ix.Source, SHA256: ix.SHA256[0]}}
+	for k, p := range ix.RefPaths {
+		out = append(out, InputFile{Role: ref, Path: p, SHA256: ix.SHA256[k+1]})
+	}
+	return out
 }
 
 func version() string {
@@ -299,7 +326,9 @@ func version() string {
 // BLEU, and writes the epoch's weights and learner states. The driver then writes the output folder of
 // DESIGN.md §6 (every file atomically): manifest.json, epochs/NNN/{weights,
 // weights.sparse, weights.json, state/, complete}, metrics.jsonl and
-// best/. Inputs are checked, and the model loaded, before any epoch starts.
+// best/. Before any epoch starts the driver streams the inputs once to
+// check and checksum them (holding neither the sets nor the model), and a
+// worker loads the model (init/model.json).
 //
 // With o.Resume, epochs whose "complete" file exists are kept and the run
 // continues after the last of them (the options other than Epochs must be
@@ -321,29 +350,32 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		defer dir.Close(context.WithoutCancel(ctx))
 		ctx = dir.Hold(ctx)
 	}
-	tuneSet, refPaths, err := sentences(ctx, o.Src, o.Refs)
+	// The driver streams the sets once, to check and count them; the
+	// pipelines read them on workers (transforms.ReadSentences), from the
+	// reference files found now.
+	tuneSet, err := scan(ctx, o.Src, o.Refs)
 	if err != nil {
 		return Result{}, err
 	}
-	var dev []tune.Sentence
-	var devRefPaths []string
+	var dev *corpus.Index
 	if o.DevSrc != "" {
-		if dev, devRefPaths, err = sentences(ctx, o.DevSrc, o.DevRefs); err != nil {
+		if dev, err = scan(ctx, o.DevSrc, o.DevRefs); err != nil {
 			return Result{}, err
 		}
+		o.DevRefs = dev.RefPaths
 	}
-	// The pipelines read the sets again on a worker
-	// (transforms.ReadSentences), from the reference files found now.
-	o.Refs, o.DevRefs = refPaths, devRefPaths
+	o.Refs = tuneSet.RefPaths
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
-	if man.Inputs, err = o.inputs(ctx, refPaths, devRefPaths); err != nil {
+	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
 		return Result{}, err
 	}
-	// Load the model now: a truncated or missing file stops the run before
-	// any epoch, and a worker in this process reuses the loaded model.
-	if _, err := transforms.OpenDecoder(ctx, o.Decoder, o.decoderConfig()); err != nil {
-		return Result{}, err
+	// A worker loads the model now: a model that does not load stops the
+	// run before any epoch, and the driver never holds it.
+	if !o.SkipModelCheck {
+		if err := checkModel(ctx, &o, dir.ModelCheck()); err != nil {
+			return Result{}, err
+		}
 	}
 	initPath := o.Init
 	if initPath == "" {
@@ -375,7 +407,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Overwrite {
 		// The inputs are good: now the earlier run goes, but for inputs
 		// kept in the folder (the demo model).
-		var keep []string
+		keep := []string{"init/model.json"}
 		for _, in := range man.Inputs {
 			if rel, ok := strings.CutPrefix(in.Path, strings.TrimSuffix(o.Out, "/")+"/"); ok {
 				keep = append(keep, rel)
@@ -395,7 +427,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath, dense: dense}
 	if o.Mode == "batch" {
-		e = &batchEpoch{o: &o, tune: tuneSet, start: startPath, dense: dense}
+		e = &batchEpoch{o: &o, ranges: tuneSet, start: startPath, dense: dense}
 	}
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Progress: o.Progress}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
@@ -410,8 +442,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // epoch's pipeline (runEpoch).
 type ipmEpoch struct {
 	o         *Options
-	tune, dev []tune.Sentence
-	start     string // the run's starting weights (init/weights.json)
+	tune, dev *corpus.Index // dev is nil without a dev set
+	start     string        // the run's starting weights (init/weights.json)
 	dense     []string
 }
 
@@ -421,7 +453,7 @@ func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 
 // runEpoch launches epoch n's pipeline, reads back what it wrote
 // (tune.ReadEpoch) and writes the epoch's weights trio (tune.FinishEpoch).
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Sentence, startPath string, dense []string) (Metrics, error) {
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) (Metrics, error) {
 	t0 := time.Now()
 	dir := o.layout().Epoch(n)
 	prevPath, stateDir := startPath, dir.State()
@@ -437,7 +469,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 	tunePath, devPath, lsPath := dir.TuneStats(), dir.DevStats(), dir.LineSearch()
 
 	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, o.Src, o.Refs, len(tuneSet))
+	sents := transforms.ReadSentences(s, tuneSet.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := tune.LearnOptions{
@@ -469,10 +501,10 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 		writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, mixed), mixed), path)
 	}
 	if o.EvalTune {
-		oneBest("tune", sents, len(tuneSet), tunePath)
+		oneBest("tune", sents, tuneSet.Lines, tunePath)
 	}
 	if dev != nil {
-		oneBest("dev", transforms.ReadSentences(s.Scope("dev"), o.DevSrc, o.DevRefs, len(dev)), len(dev), devPath)
+		oneBest("dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, devPath)
 	}
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
@@ -485,6 +517,25 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev []tune.Senten
 	}
 	m.Counters, m.Distributions = counters, dists
 	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
+}
+
+// checkModel runs a pipeline in which a worker loads the model
+// (transforms.CheckModel) and writes what it found to path, and logs it to
+// o.Progress.
+func checkModel(ctx context.Context, o *Options, path string) error {
+	p, s := beam.NewPipelineWithRoot()
+	transforms.CheckModel(s, &transforms.CheckModelFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Path: path})
+	if _, _, err := execute(ctx, o, p); err != nil {
+		return &PipelineError{Err: err}
+	}
+	var mc tune.ModelCheck
+	if err := tune.ReadJSON(ctx, path, &mc); err != nil {
+		return err
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "model: loaded on %s in %.1f s, %d features\n", mc.Host, mc.LoadSeconds, mc.Features)
+	}
+	return nil
 }
 
 // execute launches p with o.Execute (beamx.RunWithMetrics if nil) and

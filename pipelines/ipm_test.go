@@ -109,7 +109,7 @@ func options(d demo, out string) pipelines.Options {
 
 // TestResume runs 3 epochs, and 2 epochs then --resume to 3: the final
 // weights must be identical, byte for byte, and every epoch launches one
-// pipeline.
+// pipeline, after the one that checks the model on a worker.
 func TestResume(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
@@ -119,12 +119,12 @@ func TestResume(t *testing.T) {
 	var progress bytes.Buffer
 	o.Progress = &progress
 	full := mustRun(t, ctx, o)
-	if *launches != 3 {
-		t.Errorf("%d pipeline launches for 3 epochs", *launches)
+	if *launches != 1+3 {
+		t.Errorf("%d pipeline launches for a model check and 3 epochs", *launches)
 	}
 	t.Logf("progress:\n%s", progress.String())
-	if n := strings.Count(progress.String(), "\n"); n != 3 {
-		t.Errorf("%d progress lines, want 3", n)
+	if n := strings.Count(progress.String(), "\n"); n != 1+3 || !strings.HasPrefix(progress.String(), "model: loaded on ") {
+		t.Errorf("%d progress lines, want the model's and 3 epochs'", n)
 	}
 
 	o = options(d, filepath.Join(dir, "resumed"))
@@ -133,8 +133,8 @@ func TestResume(t *testing.T) {
 	o.Epochs, o.Resume = 3, true
 	launches = countLaunches(&o)
 	resumed := mustRun(t, ctx, o)
-	if *launches != 1 {
-		t.Errorf("resume launched %d pipelines, want 1", *launches)
+	if *launches != 1+1 {
+		t.Errorf("resume launched %d pipelines, want a model check and 1 epoch", *launches)
 	}
 	if len(resumed.Epochs) != 3 {
 		t.Fatalf("resumed run reports %d epochs", len(resumed.Epochs))

@@ -159,8 +159,8 @@ func TestBatchMERT(t *testing.T) {
 	o.AlgoConfig.Restarts = 2
 	launches := countLaunches(&o)
 	res := mustRun(t, ctx, o)
-	if *launches != 2 {
-		t.Errorf("%d launches for 2 epochs", *launches)
+	if *launches != 1+2 {
+		t.Errorf("%d launches for a model check and 2 epochs", *launches)
 	}
 	for _, m := range res.Epochs {
 		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mtune/mtune/decoder"
@@ -263,5 +265,61 @@ func TestCause(t *testing.T) {
 		if got := pipelines.Cause(fmt.Errorf("%s", tt.in)); got != tt.want {
 			t.Errorf("Cause(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// brokenDecoder names a decoder whose model does not load: the worker
+// that checks the model fails.
+const brokenDecoder = "broken-moses"
+
+var errBrokenModel = errors.New("decoder test: phrase-table.gz:7: bad score")
+
+// modelLoads counts the loads of brokenDecoder's model.
+var modelLoads atomic.Int32
+
+func init() {
+	transforms.RegisterDecoder(brokenDecoder, func(ctx context.Context, config string) (tune.Decoder, error) {
+		modelLoads.Add(1)
+		return nil, errBrokenModel
+	})
+}
+
+// TestModelCheck: before the first epoch a worker loads the model and
+// writes init/model.json, which the driver reads; a model that does not
+// load stops the run there, with the loader's error on one line, and no
+// epoch starts.
+func TestModelCheck(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	out := t.TempDir()
+	o := options(d, out)
+	o.Epochs = 1
+	mustRun(t, ctx, o)
+	var mc tune.ModelCheck
+	if err := tune.ReadJSON(ctx, filepath.Join(out, "init", "model.json"), &mc); err != nil {
+		t.Fatal(err)
+	}
+	if mc.Decoder != pipelines.DecoderName || mc.Features < 10 || mc.Host == "" {
+		t.Errorf("init/model.json holds %+v", mc)
+	}
+
+	if skipFailingJob(t) {
+		return
+	}
+	out = t.TempDir()
+	o = options(d, out)
+	o.Decoder = brokenDecoder
+	before := modelLoads.Load()
+	_, err := pipelines.Run(ctx, o)
+	var pe *pipelines.PipelineError
+	if !errors.As(err, &pe) || pe.Epoch != 0 || !strings.HasPrefix(err.Error(), "pipelines: loading the model on a worker failed: ") ||
+		!strings.Contains(err.Error(), errBrokenModel.Error()) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v, want the model check's naming the loader's error", err)
+	}
+	if n := modelLoads.Load() - before; n < 1 {
+		t.Errorf("the model was loaded %d times", n)
+	}
+	if _, err := os.Stat(filepath.Join(out, "epochs")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an epoch started: %v", err)
 	}
 }

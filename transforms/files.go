@@ -3,8 +3,10 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
@@ -92,34 +94,64 @@ func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit f
 	return nil
 }
 
-// ReadSentences reads a tuning (or dev) set when the pipeline runs: the
-// source file src and its references refs (local or gs://, plain or
-// compressed, one sentence a line; refs as io/corpus.Load takes them). It
-// returns a PCollection<tune.Sentence> whose IDs are the 0-based line numbers.
-// Reading the files on a worker keeps the sentences out of the job graph,
-// which Dataflow limits in size. If want is positive, a set of another size
-// is an error (the files changed since the run was checked).
-func ReadSentences(s beam.Scope, src string, refs []string, want int) beam.PCollection {
+// ReadSentences reads a tuning (or dev) set when the pipeline runs, one
+// range of lines at a time: ranges are those of the set's corpus.Index
+// (corpus.Scan, which the driver runs without holding the set), in order
+// and covering it. It returns a PCollection<tune.Sentence> whose IDs are
+// the 0-based line numbers. The ranges are reshuffled so that a runner
+// can read them on several workers at once (each seeks to its offsets, or
+// reads a compressed file from its start); the sentences never enter the
+// job graph, which Dataflow limits in size. A range whose files no longer
+// hold the lines the scan saw fails the pipeline, naming the file and line.
+func ReadSentences(s beam.Scope, ranges []corpus.Range) beam.PCollection {
 	s = s.Scope("transforms.ReadSentences")
-	return beam.ParDo(s, &readSentencesFn{Src: src, Refs: refs, Want: want}, beam.Impulse(s))
+	if len(ranges) == 0 {
+		panic("transforms.ReadSentences: no ranges")
+	}
+	return beam.ParDo(s, readRange, beam.Reshuffle(s, beam.CreateList(s, ranges)))
 }
 
-type readSentencesFn struct {
-	Src  string
-	Refs []string
-	Want int
-}
-
-func (f *readSentencesFn) ProcessElement(ctx context.Context, _ []byte, emit func(tune.Sentence)) error {
-	c, err := corpus.Load(ctx, f.Src, f.Refs)
+// readRange reads the sentences of one range (corpus.ReadRange).
+func readRange(ctx context.Context, r corpus.Range, emit func(tune.Sentence)) error {
+	c, err := corpus.ReadRange(ctx, r)
 	if err != nil {
 		return fmt.Errorf("transforms: %w", err)
 	}
-	if f.Want > 0 && c.Len() != f.Want {
-		return fmt.Errorf("transforms: %s holds %d sentences, not the %d it held when the run started", f.Src, c.Len(), f.Want)
-	}
 	for i := range c.Len() {
-		emit(tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
+		emit(tune.Sentence{ID: r.First + i, Src: c.Source[i], Refs: c.Refs[i]})
 	}
 	return nil
+}
+
+// CheckModel loads the decoder fn names on a worker when the pipeline runs
+// and writes what it found (tune.ModelCheck) to fn.Path: the driver, which
+// never loads the model, reads it back before the first epoch. A model
+// that does not load fails the pipeline with the loader's error.
+func CheckModel(s beam.Scope, fn *CheckModelFn) {
+	s = s.Scope("transforms.CheckModel")
+	if err := checkDecoder(fn.Decoder); err != nil {
+		panic(err)
+	}
+	beam.ParDo0(s, fn, beam.Impulse(s))
+}
+
+// CheckModelFn is the DoFn of CheckModel.
+type CheckModelFn struct {
+	// Decoder and DecoderConfig name the decoder as LearnFn's do.
+	Decoder, DecoderConfig string
+	// Path is where the tune.ModelCheck goes (tune.Layout.ModelCheck).
+	Path string
+}
+
+// ProcessElement loads the decoder (OpenDecoder) and writes its
+// tune.ModelCheck.
+func (f *CheckModelFn) ProcessElement(ctx context.Context, _ []byte) error {
+	start := time.Now()
+	dec, err := OpenDecoder(ctx, f.Decoder, f.DecoderConfig)
+	if err != nil {
+		return err
+	}
+	mc := tune.CheckModel(f.Decoder, dec, time.Since(start))
+	log.Infof(ctx, "mtune: model %s loaded on host %s in %.1f s: %d features", f.Decoder, mc.Host, mc.LoadSeconds, mc.Features)
+	return tune.WriteJSON(ctx, f.Path, mc)
 }

@@ -1,8 +1,9 @@
 package transforms_test
 
 import (
+	"context"
 	"fmt"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -23,35 +25,45 @@ func formatSentence(x tune.Sentence) string {
 }
 
 // TestReadSentences reads a tuning set with two references on the runner,
-// and fails a pipeline whose files no longer hold the expected count or
-// do not exist.
+// range by range, and fails a pipeline whose files no longer hold what the
+// scan saw or do not exist.
 func TestReadSentences(t *testing.T) {
 	dir := t.TempDir()
 	write := testfile.Writer(t, dir)
 	src := write("tune.fr", "le chat\nun chien\nla maison\n")
 	ref0 := write("tune.en0", "the cat\na dog\nthe house\n")
 	ref1 := write("tune.en1", "the cat\none dog\nthe home\n")
+	ctx := context.Background()
+	for _, rangeLines := range []int{1, 2, 3} {
+		ix, err := corpus.Scan(ctx, src, []string{ref0, ref1}, rangeLines, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, s := beam.NewPipelineWithRoot()
+		sents := transforms.ReadSentences(s, ix.Ranges())
+		passert.Equals(s, beam.ParDo(s, formatSentence, sents),
+			"0|le chat|the cat|the cat", "1|un chien|a dog|one dog", "2|la maison|the house|the home")
+		ptest.RunAndValidate(t, p)
+	}
 
-	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, src, []string{ref0, ref1}, 3)
-	passert.Equals(s, beam.ParDo(s, formatSentence, sents),
-		"0|le chat|the cat|the cat", "1|un chien|a dog|one dog", "2|la maison|the house|the home")
-	ptest.RunAndValidate(t, p)
-
+	ix, err := corpus.Scan(ctx, src, []string{ref0}, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		name, src string
-		refs      []string
-		want      int
-		wantErr   string
+		name    string
+		change  func()
+		wantErr string
 	}{
-		{"size changed", src, []string{ref0}, 4, "not the 4"},
-		{"missing source", filepath.Join(dir, "nope.fr"), []string{ref0}, 0, "nope.fr"},
-		{"count mismatch", src, []string{write("short.en", "the cat\n")}, 0, "short.en"},
+		{"a line longer", func() { write("tune.fr", "le chat\nun gros chien\nla maison\n") }, "tune.fr:3"},
+		{"a line more", func() { write("tune.fr", "le chat\nun chien\nla maison\nune souris\n") }, "more than the 3 lines"},
+		{"missing source", func() { os.Remove(src) }, "tune.fr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.change()
 			p, s := beam.NewPipelineWithRoot()
-			transforms.ReadSentences(s, tt.src, tt.refs, tt.want)
+			transforms.ReadSentences(s, ix.Ranges())
 			if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
 			}

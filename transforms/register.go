@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
@@ -21,7 +22,7 @@ func init() {
 	for _, t := range []any{
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
-		metric.Stats{}, feature.Vector{},
+		metric.Stats{}, feature.Vector{}, corpus.Range{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
@@ -43,7 +44,8 @@ func init() {
 	register.DoFn2x2[context.Context, weights.ByName, string, error](&writeWeightsFn{})
 	register.DoFn2x2[context.Context, tune.ShardResult, string, error](&writeShardResultFn{})
 	register.DoFn3x1[context.Context, []byte, func(tune.ShardState), error](&readShardStatesFn{})
-	register.DoFn3x1[context.Context, []byte, func(tune.Sentence), error](&readSentencesFn{})
+	register.Function3x1(readRange)
+	register.DoFn2x1[context.Context, []byte, error](&CheckModelFn{})
 	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, string, error](&writeNBestsFn{})
 	register.Function1x1(firstStats)
 

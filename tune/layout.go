@@ -18,6 +18,7 @@ import (
 //	run.log                        Log
 //	lease                          LeaseFile
 //	init/weights.json              Init
+//	init/model.json                ModelCheck
 //	demo-model/                    DemoModel
 //	best/{weights,weights.sparse,weights.json}, best/epoch.json    Best
 //	epochs/NNN/…                   Epoch(n), see EpochLayout
@@ -43,6 +44,10 @@ func (l Layout) LeaseFile() string { return storage.Join(l.Root, LeaseName) }
 
 // Init is init/weights.json: the weights the run started from.
 func (l Layout) Init() string { return storage.Join(l.Root, "init", weights.TrioJSON) }
+
+// ModelCheck is init/model.json: the model as a worker loaded it before
+// the first epoch (ModelCheck).
+func (l Layout) ModelCheck() string { return storage.Join(l.Root, "init", "model.json") }
 
 // DemoModel is demo-model/: the demo system `mtune tune` builds when given
 // no model.

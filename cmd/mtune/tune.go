@@ -64,7 +64,9 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
 			// A dry run builds and prints the first epoch's job (Beam
 			// logs it at Info level) and runs nothing, so there is no
-			// epoch output to go on with.
+			// epoch output to go on with; nor is there a worker to
+			// check the model.
+			o.SkipModelCheck = true
 			o.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 				if err := beamx.Run(ctx, p); err != nil {
 					return nil, err
