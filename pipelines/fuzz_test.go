@@ -2,13 +2,14 @@ package pipelines
 
 import (
 	"bytes"
+	"maps"
 	"testing"
 )
 
 // FuzzParseMosesConfig: the decoder's configuration string never panics,
 // and what it accepts encodes back to a string that parses equal.
 func FuzzParseMosesConfig(f *testing.F) {
-	for _, s := range []string{"/m/moses.ini", `{"ini":"gs://b/moses.ini","sparse":["pt","lo"]}`, `{"ini":""}`, `{"ini":"a","x":1}`, "{", `{"sparse":["pt"]}`} {
+	for _, s := range []string{"/m/moses.ini", `{"ini":"gs://b/moses.ini","sparse":["pt","lo"]}`, `{"ini":""}`, `{"ini":"a","x":1}`, "{", `{"sparse":["pt"]}`, `{"ini":"${M}/moses.ini","env":{"M":"/models"}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -20,7 +21,7 @@ func FuzzParseMosesConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: re-encoded %q does not parse: %v", s, c.String(), err)
 		}
-		if again.Ini != c.Ini || len(again.Sparse) != len(c.Sparse) {
+		if again.Ini != c.Ini || len(again.Sparse) != len(c.Sparse) || !maps.Equal(again.Env, c.Env) && len(c.Env)+len(again.Env) > 0 {
 			t.Fatalf("%q: %+v, then %+v", s, c, again)
 		}
 		for i := range c.Sparse {
@@ -40,6 +41,7 @@ func TestMosesConfig(t *testing.T) {
 	}{
 		{"bare path", "gs://bucket/m/moses.ini", MosesConfig{Ini: "gs://bucket/m/moses.ini"}, ""},
 		{"json with templates", `{"ini":"/m/moses.ini","sparse":["pt","lo"]}`, MosesConfig{Ini: "/m/moses.ini", Sparse: []string{"pt", "lo"}}, ""},
+		{"json with variables", `{"ini":"/m/moses.ini","env":{"MODEL_PATH":"/m"}}`, MosesConfig{Ini: "/m/moses.ini", Env: map[string]string{"MODEL_PATH": "/m"}}, ""},
 		{"no ini", `{"sparse":["pt"]}`, MosesConfig{}, "names no moses.ini"},
 		{"unknown field", `{"ini":"a","templates":["pt"]}`, MosesConfig{}, "unknown field"},
 		{"truncated", `{"ini":"a"`, MosesConfig{}, "decoder configuration"},
@@ -56,7 +58,7 @@ func TestMosesConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Ini != tt.want.Ini || len(got.Sparse) != len(tt.want.Sparse) {
+			if got.Ini != tt.want.Ini || len(got.Sparse) != len(tt.want.Sparse) || !maps.Equal(got.Env, tt.want.Env) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 			if back, _ := ParseMosesConfig(got.String()); back.Ini != got.Ini {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -107,6 +108,10 @@ type Options struct {
 	SkipModelCheck bool
 	// Progress receives a line per epoch; nil means none.
 	Progress io.Writer
+
+	// iniEnv holds the variables the moses.ini uses, as this machine's
+	// environment gives them (MosesConfig.Env); inputs sets it.
+	iniEnv map[string]string
 }
 
 // Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
@@ -254,11 +259,22 @@ func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error)
 
 // inputs checksums every input of the run: the moses.ini and the model
 // files it names, the tuning and dev sets (whose checksums their scans
-// computed), the starting weights. dev may be nil.
+// computed), the starting weights. dev may be nil. It records the
+// environment variables the moses.ini uses in o.iniEnv, for the workers.
 func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
 	in := [][2]string{{"config", o.Config}}
 	if o.Decoder == DecoderName {
-		c, err := model.LoadConfig(ctx, o.Config, model.ConfigOptions{Logger: slog.New(slog.DiscardHandler)})
+		getenv := func(name string) (string, bool) {
+			v, ok := os.LookupEnv(name)
+			if ok {
+				if o.iniEnv == nil {
+					o.iniEnv = map[string]string{}
+				}
+				o.iniEnv[name] = v
+			}
+			return v, ok
+		}
+		c, err := model.LoadConfig(ctx, o.Config, model.ConfigOptions{Logger: slog.New(slog.DiscardHandler), Getenv: getenv})
 		if err != nil {
 			return nil, fmt.Errorf("pipelines: %w", err)
 		}

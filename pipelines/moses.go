@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mtune/mtune/decoder"
@@ -25,13 +26,18 @@ type MosesConfig struct {
 	// Sparse names the sparse feature templates switched on
 	// (decoder.ParseTemplates).
 	Sparse []string `json:"sparse,omitempty"`
+	// Env holds the variables of ${NAME} in the moses.ini as the launching
+	// machine's environment gives them: a worker expands the moses.ini
+	// with these first, so that a job runs on workers whose environment
+	// lacks them (Dataflow's, prism's PROCESS workers).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // String encodes c as the decoder's configuration string: the bare path
-// without templates (so that earlier configurations still read), JSON
-// otherwise.
+// without templates or variables (so that earlier configurations still
+// read), JSON otherwise.
 func (c MosesConfig) String() string {
-	if len(c.Sparse) == 0 {
+	if len(c.Sparse) == 0 && len(c.Env) == 0 {
 		return c.Ini
 	}
 	b, err := json.Marshal(c)
@@ -62,7 +68,7 @@ func (o *Options) decoderConfig() string {
 	if o.Decoder != DecoderName {
 		return o.Config
 	}
-	return MosesConfig{Ini: o.Config, Sparse: o.Sparse}.String()
+	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv}.String()
 }
 
 func init() {
@@ -81,7 +87,13 @@ func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}
-	m, err := decoder.Load(ctx, c.Ini, decoder.LoadOptions{Sparse: t})
+	getenv := func(name string) (string, bool) {
+		if v, ok := c.Env[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	m, err := decoder.Load(ctx, c.Ini, decoder.LoadOptions{Sparse: t, Getenv: getenv})
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}

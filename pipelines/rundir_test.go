@@ -1,6 +1,7 @@
 package pipelines_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
@@ -322,4 +325,34 @@ func TestModelCheck(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "epochs")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("an epoch started: %v", err)
 	}
+}
+
+// TestModelVariablesReachWorkers: a moses.ini whose paths use ${NAME}
+// loads on workers whose environment lacks NAME (Dataflow's, prism's
+// PROCESS workers): the driver passes the values it has with the
+// decoder's configuration.
+func TestModelVariablesReachWorkers(t *testing.T) {
+	d := smallDemo(t)
+	dir := filepath.Dir(d.ini)
+	ini, err := os.ReadFile(d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ini, []byte(dir)) {
+		t.Skipf("the demo's moses.ini does not name %s", dir)
+	}
+	withVar := filepath.Join(t.TempDir(), "moses.ini")
+	if err := os.WriteFile(withVar, bytes.ReplaceAll(ini, []byte(dir), []byte("${MTUNE_TEST_MODEL_DIR}")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MTUNE_TEST_MODEL_DIR", dir)
+	o := options(d, t.TempDir())
+	o.Config, o.Epochs = withVar, 1
+	o.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+		// The workers run in this process: hide the variable from them.
+		os.Unsetenv("MTUNE_TEST_MODEL_DIR")
+		defer os.Setenv("MTUNE_TEST_MODEL_DIR", dir)
+		return execute(ctx, p)
+	}
+	mustRun(t, context.Background(), o)
 }
