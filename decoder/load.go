@@ -50,6 +50,16 @@ type LoadOptions struct {
 	// as DecodeOptions.Search does for one; its zero value changes
 	// nothing.
 	Search SearchOptions
+	// TablePaths replaces the path= of the phrase table and lexicalized
+	// reordering features it names (by feature name, such as
+	// "TranslationModel0") by another file of the same format, such as
+	// the filtered tables of LoadFiltered. Nil, or a feature it does not
+	// name, keeps the moses.ini's path.
+	TablePaths map[string]string
+	// AllowEmptyTables accepts a phrase table or reordering table without
+	// entries (a table filtered to sentences that hold no known phrase):
+	// every word is then unknown. False makes an empty table an error.
+	AllowEmptyTables bool
 }
 
 // Model is a phrase-based translation system loaded from a moses.ini: its
@@ -455,8 +465,8 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 	}
 	tmf := &m.cfg.Features[m.fTM]
 	wg.Go(func() {
-		pt, err := model.LoadPhraseTable(ctx, resolvePath(tmf.Path()), model.PhraseTableOptions{
-			NumScores: tmf.NumFeatures, Workers: opts.Workers})
+		pt, err := model.LoadPhraseTable(ctx, tablePath(tmf, opts), model.PhraseTableOptions{
+			NumScores: tmf.NumFeatures, Workers: opts.Workers, AllowEmpty: opts.AllowEmptyTables})
 		if err != nil {
 			fail(err)
 			return
@@ -464,8 +474,9 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 		m.timings.Options, m.timings.Sources = pt.NumOptions(), pt.NumSources()
 		if m.fLR >= 0 {
 			f := &m.cfg.Features[m.fLR]
-			st, err := pt.LoadReordering(ctx, resolvePath(f.Path()), model.ReorderingOptions{
-				Condition: m.lr.rt.Condition, NumScores: m.lr.rt.NumScores(), Workers: opts.Workers})
+			st, err := pt.LoadReordering(ctx, tablePath(f, opts), model.ReorderingOptions{
+				Condition: m.lr.rt.Condition, NumScores: m.lr.rt.NumScores(), Workers: opts.Workers,
+				AllowEmpty: opts.AllowEmptyTables})
 			if err != nil {
 				fail(err)
 				return
@@ -496,6 +507,15 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 	m.prepare(opts.Workers)
 	m.dw = m.denseWeights(m.weights)
 	return nil
+}
+
+// tablePath returns the file of table feature f: opts.TablePaths' or the
+// moses.ini's.
+func tablePath(f *model.Feature, opts LoadOptions) string {
+	if p, ok := opts.TablePaths[f.Name]; ok {
+		return p
+	}
+	return resolvePath(f.Path())
 }
 
 // resolvePath adds ".gz" to a local path that does not exist when the

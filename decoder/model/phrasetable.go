@@ -86,6 +86,10 @@ type PhraseTableOptions struct {
 	// ChunkSize is the size in bytes of the blocks of lines handed to the
 	// parsers; zero means 2 MiB.
 	ChunkSize int
+	// AllowEmpty accepts input without phrase pairs (a table filtered to
+	// sentences that hold no known phrase): the table then has no source
+	// phrase and NumScores scores. False makes it an ErrEmpty error.
+	AllowEmpty bool
 }
 
 // LoadPhraseTable reads the phrase table at path (local or gs://, .gz and
@@ -117,7 +121,10 @@ func ReadPhraseTable(ctx context.Context, r io.Reader, name string, opts PhraseT
 		return nil, err
 	}
 	if b.nopt == 0 {
-		return nil, errAt(name, 0, 0, ErrEmpty, "no phrase pairs")
+		if !opts.AllowEmpty {
+			return nil, errAt(name, 0, 0, ErrEmpty, "no phrase pairs")
+		}
+		b.t.numScores = opts.NumScores
 	}
 	t, err := b.finish()
 	if err != nil {

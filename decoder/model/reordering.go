@@ -187,6 +187,10 @@ type ReorderingOptions struct {
 	// ChunkSize is the size of the blocks of lines handed to the parsers;
 	// zero means 2 MiB.
 	ChunkSize int
+	// AllowEmpty accepts input without entries (a table filtered to
+	// sentences that hold no known phrase): no option then has reordering
+	// scores. False makes it an ErrEmpty error.
+	AllowEmpty bool
 }
 
 // ReorderingStats reports how a reordering table fitted the phrase table.
@@ -252,7 +256,7 @@ func (t *PhraseTable) ReadReordering(ctx context.Context, r io.Reader, name stri
 	if err := runChunks(ctx, r, opts.Workers, opts.ChunkSize, parse, merge, readErr); err != nil {
 		return ReorderingStats{}, err
 	}
-	if m.stats.Lines == 0 {
+	if m.stats.Lines == 0 && !opts.AllowEmpty {
 		return ReorderingStats{}, errAt(name, 0, 0, ErrEmpty, "no reordering entries")
 	}
 	for _, w := range m.has {
