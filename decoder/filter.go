@@ -9,15 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	gcs "cloud.google.com/go/storage"
 
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
@@ -51,10 +48,6 @@ type FilterCache struct {
 	// Off filters without a cache: the filtered tables go to a temporary
 	// folder that is removed once they are loaded.
 	Off bool
-	// GCS is the client that reads the generation of gs:// tables for the
-	// cache key; nil means one made on first use by NewClient of
-	// cloud.google.com/go/storage.
-	GCS *gcs.Client
 }
 
 // FilterStats reports what LoadFiltered did.
@@ -112,9 +105,8 @@ func LoadFiltered(ctx context.Context, iniPath string, sources []string, opts Lo
 		maxLen = model.DefaultMaxPhraseLength
 	}
 	st.Sentences = len(sents)
-	ids := &gcsIdentity{client: cache.GCS}
 	for i := range tables {
-		if tables[i].identity, err = ids.identify(ctx, tables[i].path); err != nil {
+		if tables[i].identity, err = tableIdentity(ctx, tables[i].path); err != nil {
 			return nil, st, err
 		}
 	}
@@ -143,7 +135,7 @@ func LoadFiltered(ctx context.Context, iniPath string, sources []string, opts Lo
 			words[i] = strings.Fields(s)
 		}
 		set = model.NewPhraseSet(words, maxLen)
-		if err := buildEntry(ctx, entry, key, tables, set, opts.Workers, ids); err != nil {
+		if err := buildEntry(ctx, entry, key, tables, set, opts.Workers); err != nil {
 			return nil, st, err
 		}
 		st.Phrases = set.Len()
@@ -267,52 +259,14 @@ func (c FilterCache) dir() (string, error) {
 	return d, nil
 }
 
-// gcsIdentity finds the identity of tables, with a GCS client for gs://
-// ones made on first use.
-type gcsIdentity struct {
-	client *gcs.Client
-	once   sync.Once
-	err    error
-}
-
-// identify returns what names the content of the table at path without
-// reading it: for a local file its absolute path, size and modification
-// time; for a gs:// object its path, generation, CRC32C and size.
-func (g *gcsIdentity) identify(ctx context.Context, path string) (string, error) {
-	if !storage.IsGCS(path) {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return "", fmt.Errorf("decoder: filter: %w", err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return "", fmt.Errorf("decoder: filter: %w", err)
-		}
-		if fi.IsDir() {
-			return "", fmt.Errorf("decoder: filter: %s is a directory", path)
-		}
-		return fmt.Sprintf("file %s size %d mtime %d", abs, fi.Size(), fi.ModTime().UnixNano()), nil
-	}
-	bucket, object, ok := strings.Cut(strings.TrimPrefix(path, "gs://"), "/")
-	if bucket == "" || !ok || object == "" {
-		return "", fmt.Errorf("decoder: filter: %s names no object", path)
-	}
-	g.once.Do(func() {
-		if g.client == nil {
-			g.client, g.err = gcs.NewClient(context.WithoutCancel(ctx))
-		}
-	})
-	if g.err != nil {
-		return "", fmt.Errorf("decoder: filter: creating GCS client: %w", g.err)
-	}
-	a, err := g.client.Bucket(bucket).Object(object).Attrs(ctx)
+// tableIdentity returns what names the content of the table at path
+// without reading it (storage.Identity).
+func tableIdentity(ctx context.Context, path string) (string, error) {
+	id, err := storage.Identity(ctx, path)
 	if err != nil {
-		if errors.Is(err, gcs.ErrObjectNotExist) {
-			err = fmt.Errorf("%w (%w)", err, fs.ErrNotExist)
-		}
-		return "", fmt.Errorf("decoder: filter: %s: %w", path, err)
+		return "", fmt.Errorf("decoder: filter: %w", err)
 	}
-	return fmt.Sprintf("gcs %s generation %d crc32c %08x size %d", path, a.Generation, a.CRC32C, a.Size), nil
+	return id, nil
 }
 
 // manifestName is the file of a cache entry written last: what the entry
@@ -385,7 +339,7 @@ func checksum(path string) (int64, uint32, error) {
 // file renamed), so two processes that fill the same entry at once write
 // the same content and a reader never sees a file cut short; a process
 // killed before the manifest leaves an entry that readEntry refuses.
-func buildEntry(ctx context.Context, entry, key string, tables []filterTable, set *model.PhraseSet, workers int, ids *gcsIdentity) error {
+func buildEntry(ctx context.Context, entry, key string, tables []filterTable, set *model.PhraseSet, workers int) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(tables))
@@ -415,7 +369,7 @@ func buildEntry(ctx context.Context, entry, key string, tables []filterTable, se
 		t.phrases = set.Len()
 		// A table replaced while it was read must not be cached under the
 		// identity of the old one.
-		id, err := ids.identify(ctx, t.path)
+		id, err := tableIdentity(ctx, t.path)
 		if err != nil {
 			return err
 		}

@@ -472,7 +472,7 @@ func TestLoadFilteredGCS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := FilterCache{Dir: t.TempDir(), GCS: c}
+	cache := FilterCache{Dir: t.TempDir()}
 	sents := []string{"le chat dort"}
 	var entries []string
 	for i, want := range []bool{false, true, false} {

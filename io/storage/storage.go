@@ -411,6 +411,48 @@ func (f *FS) OpenAt(ctx context.Context, p string, off int64) (io.ReadCloser, er
 	return newReader(p, file)
 }
 
+// Identity returns a string that names the content of the file at path
+// without reading it, for cache keys: for a local file its absolute path,
+// size and modification time; for a gs:// object its path, generation,
+// CRC32C and size. A missing file or object gives an error matching
+// fs.ErrNotExist. Errors name the path.
+func Identity(ctx context.Context, path string) (string, error) {
+	return defaultFS.Identity(ctx, path)
+}
+
+// Identity returns what names the content of p (see the function
+// Identity).
+func (f *FS) Identity(ctx context.Context, p string) (string, error) {
+	if IsGCS(p) {
+		bucket, object, err := parseObject("stat", p)
+		if err != nil {
+			return "", err
+		}
+		c, err := f.client(ctx)
+		if err != nil {
+			return "", err
+		}
+		rt := f.retrier("stat", p)
+		a, err := c.Bucket(bucket).Object(object).Retryer(rt.options()...).Attrs(ctx)
+		if err != nil {
+			return "", rt.err(err)
+		}
+		return fmt.Sprintf("gcs %s generation %d crc32c %08x size %d", p, a.Generation, a.CRC32C, a.Size), nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("storage: stat %s: %w", p, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("storage: %w", err)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("storage: stat %s: is a directory", p)
+	}
+	return fmt.Sprintf("file %s size %d mtime %d", abs, fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
 // ReadFile reads the whole (decompressed) content of path.
 func ReadFile(ctx context.Context, path string) ([]byte, error) {
 	return defaultFS.ReadFile(ctx, path)

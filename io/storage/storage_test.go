@@ -1086,3 +1086,31 @@ func TestOpenAt(t *testing.T) {
 		t.Errorf("OpenAt of a missing local file: %v", err)
 	}
 }
+
+// TestIdentity: a file's identity stays while it is unchanged and changes
+// when it is rewritten; a missing file's is an fs.ErrNotExist error.
+func TestIdentity(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		p := Join(b.dir, "table.gz")
+		if err := b.fs.WriteFile(ctx, p, []byte("a ||| b ||| 1\n")); err != nil {
+			t.Fatal(err)
+		}
+		id1, err := b.fs.Identity(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := b.fs.Identity(ctx, p); err != nil || again != id1 {
+			t.Errorf("identity %q then %q (%v)", id1, again, err)
+		}
+		time.Sleep(10 * time.Millisecond) // a new modification time
+		if err := b.fs.WriteFile(ctx, p, []byte("a ||| c ||| 1\n")); err != nil {
+			t.Fatal(err)
+		}
+		if id2, err := b.fs.Identity(ctx, p); err != nil || id2 == id1 {
+			t.Errorf("rewritten: identity %q (%v), was %q", id2, err, id1)
+		}
+		if _, err := b.fs.Identity(ctx, Join(b.dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("missing: %v, want fs.ErrNotExist", err)
+		}
+	})
+}
