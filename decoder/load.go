@@ -60,6 +60,11 @@ type LoadOptions struct {
 	// entries (a table filtered to sentences that hold no known phrase):
 	// every word is then unknown. False makes an empty table an error.
 	AllowEmptyTables bool
+	// LoadLM loads the language model at path; nil means lm.Load with
+	// Workers. A process that loads several models of one system (each
+	// filtered to other sentences) passes a function that loads each
+	// language model once: a Model only reads it.
+	LoadLM func(ctx context.Context, path string) (*lm.Model, error)
 }
 
 // Model is a phrase-based translation system loaded from a moses.ini: its
@@ -488,7 +493,13 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 	if m.fLM >= 0 {
 		f := &m.cfg.Features[m.fLM]
 		wg.Go(func() {
-			l, err := lm.Load(ctx, resolvePath(f.Path()), &lm.Options{Workers: opts.Workers})
+			load := opts.LoadLM
+			if load == nil {
+				load = func(ctx context.Context, path string) (*lm.Model, error) {
+					return lm.Load(ctx, path, &lm.Options{Workers: opts.Workers})
+				}
+			}
+			l, err := load(ctx, resolvePath(f.Path()))
 			if err != nil {
 				fail(err)
 				return

@@ -102,6 +102,14 @@ type Options struct {
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
 	// flag, prism by default). A nil result records no metrics.
 	Execute func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
+	// FilterModel makes each shard, and each batch of the 1-best
+	// decodings, load the model filtered to its sentences' source phrases
+	// (decoder.LoadFiltered, as Moses' filter-model-given-input.pl; the
+	// filtered tables are cached in the worker's user cache folder), so a
+	// worker never holds the whole phrase and reordering tables. The
+	// translations, and so the weights, are those of the whole model. Only
+	// the real decoder filters.
+	FilterModel bool
 	// SkipModelCheck skips the launch in which a worker loads the model
 	// before the first epoch (init/model.json): for a dry run, which runs
 	// no job.
@@ -185,6 +193,8 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
+	case o.FilterModel && o.Decoder != DecoderName:
+		return fmt.Errorf("pipelines: --filter-model filters the %q decoder's model, not %q's", DecoderName, o.Decoder)
 	case o.Mode == "batch" && o.DevSrc != "":
 		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
 	case o.Mode == "batch" && o.EvalTune:

@@ -3,6 +3,7 @@ package pipelines_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,57 @@ func TestEvalTune(t *testing.T) {
 		if d := tc.m.Distributions["dev_batch_ms"]; d.Count != 1 {
 			t.Errorf("%d dev batches, want 1 (30 sentences)", d.Count)
 		}
+	}
+}
+
+// TestFilterModel: with FilterModel every shard and decoding batch decodes
+// with the model filtered to its sentences, which translates them as the
+// whole model does: the weights of every epoch, and the BLEU scores, are
+// those of the run with the whole model, and the second run hits the
+// filter's cache.
+func TestFilterModel(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	var runs [2]pipelines.Result
+	var outs [2]string
+	for i, filter := range []bool{false, true} {
+		outs[i] = t.TempDir()
+		o := options(d, outs[i])
+		o.Epochs, o.Mix, o.FilterModel = 2, "linesearch", filter
+		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+		runs[i] = mustRun(t, ctx, o)
+	}
+	for e := range runs[0].Epochs {
+		full, filtered := runs[0].Epochs[e], runs[1].Epochs[e]
+		if full.DevBLEU == nil || filtered.DevBLEU == nil {
+			t.Fatalf("epoch %d: no dev BLEU", e+1)
+		}
+		if full.TuneBLEU != filtered.TuneBLEU || *full.DevBLEU != *filtered.DevBLEU {
+			t.Errorf("epoch %d: tune/dev BLEU %.4f/%.4f with the whole model, %.4f/%.4f filtered",
+				e+1, full.TuneBLEU, *full.DevBLEU, filtered.TuneBLEU, *filtered.DevBLEU)
+		}
+		a, err := os.ReadFile(filepath.Join(outs[0], "epochs", fmt.Sprintf("%03d", e+1), "weights.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(outs[1], "epochs", fmt.Sprintf("%03d", e+1), "weights.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("epoch %d: weights differ:\n%s\n%s", e+1, a, b)
+		}
+	}
+	entries, err := filepath.Glob(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "mtune", "filtered", "*"))
+	if err != nil || len(entries) == 0 {
+		t.Errorf("no filtered tables cached (%v)", err)
+	}
+	t.Logf("%d filtered models cached", len(entries))
+
+	o := options(d, t.TempDir())
+	o.FilterModel, o.Decoder = true, failingDecoder
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "--filter-model") {
+		t.Errorf("filtering another decoder's model: %v", err)
 	}
 }

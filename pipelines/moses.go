@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -31,13 +35,17 @@ type MosesConfig struct {
 	// with these first, so that a job runs on workers whose environment
 	// lacks them (Dataflow's, prism's PROCESS workers).
 	Env map[string]string `json:"env,omitempty"`
+	// Filter makes each shard and decoding batch load the model filtered
+	// to its sentences (decoder.LoadFiltered, cached on the worker's
+	// disk) instead of the whole model once per worker.
+	Filter bool `json:"filter,omitempty"`
 }
 
 // String encodes c as the decoder's configuration string: the bare path
 // without templates or variables (so that earlier configurations still
 // read), JSON otherwise.
 func (c MosesConfig) String() string {
-	if len(c.Sparse) == 0 && len(c.Env) == 0 {
+	if len(c.Sparse) == 0 && len(c.Env) == 0 && !c.Filter {
 		return c.Ini
 	}
 	b, err := json.Marshal(c)
@@ -68,7 +76,7 @@ func (o *Options) decoderConfig() string {
 	if o.Decoder != DecoderName {
 		return o.Config
 	}
-	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv}.String()
+	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv, Filter: o.FilterModel}.String()
 }
 
 func init() {
@@ -76,8 +84,9 @@ func init() {
 }
 
 // openMoses loads the model of the configuration string config
-// (ParseMosesConfig). transforms.OpenDecoder
-// calls it once per worker process and configuration.
+// (ParseMosesConfig). transforms.OpenDecoder calls it once per worker
+// process and configuration. With c.Filter it loads nothing yet and
+// returns a tune.FilteringDecoder.
 func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 	c, err := ParseMosesConfig(config)
 	if err != nil {
@@ -87,17 +96,87 @@ func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}
-	getenv := func(name string) (string, bool) {
+	opts := decoder.LoadOptions{Sparse: t, Getenv: func(name string) (string, bool) {
 		if v, ok := c.Env[name]; ok {
 			return v, true
 		}
 		return os.LookupEnv(name)
+	}}
+	if c.Filter {
+		opts.LoadLM = sharedLM
+		return &filteringMoses{ini: c.Ini, opts: opts, index: feature.NewIndex()}, nil
 	}
-	m, err := decoder.Load(ctx, c.Ini, decoder.LoadOptions{Sparse: t, Getenv: getenv})
+	m, err := decoder.Load(ctx, c.Ini, opts)
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}
 	return &Moses{m: m}, nil
+}
+
+// filteringMoses is the tune.FilteringDecoder of a MosesConfig with
+// Filter: For loads the model filtered to the sentences it is given.
+type filteringMoses struct {
+	ini   string
+	opts  decoder.LoadOptions
+	index *feature.Index
+}
+
+var _ tune.FilteringDecoder = (*filteringMoses)(nil)
+
+// Features returns an index of no feature: the features are those of the
+// decoders For returns.
+func (d *filteringMoses) Features() *feature.Index { return d.index }
+
+// NBest fails: decoding takes the decoder For returns.
+func (d *filteringMoses) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
+	return nil, fmt.Errorf("pipelines: sentence %d: a filtered model decodes only with the decoder its For returns", sentID)
+}
+
+// For loads the model filtered to sources (decoder.LoadFiltered, with the
+// filtered tables cached in the user's cache folder) and logs what the
+// filter kept.
+func (d *filteringMoses) For(ctx context.Context, sources []string) (tune.Decoder, error) {
+	m, st, err := decoder.LoadFiltered(ctx, d.ini, sources, d.opts, decoder.FilterCache{})
+	if err != nil {
+		return nil, fmt.Errorf("pipelines: %w", err)
+	}
+	log.Infof(ctx, "mtune: model filtered to %d sentences: %s", len(sources), st)
+	return &Moses{m: m}, nil
+}
+
+// lms holds the language models this process loaded for filtered models,
+// by path: every filtered model of a system shares its LM.
+var lms = struct {
+	sync.Mutex
+	m map[string]*lmOnce
+}{m: map[string]*lmOnce{}}
+
+type lmOnce struct {
+	once  sync.Once
+	model *lm.Model
+	err   error
+}
+
+// sharedLM loads the language model at path once per process (a failed
+// load is retried by the next call).
+func sharedLM(ctx context.Context, path string) (*lm.Model, error) {
+	lms.Lock()
+	e := lms.m[path]
+	if e == nil {
+		e = &lmOnce{}
+		lms.m[path] = e
+	}
+	lms.Unlock()
+	e.once.Do(func() { e.model, e.err = lm.Load(ctx, path, nil) })
+	if e.err != nil {
+		lms.Lock()
+		if lms.m[path] == e {
+			delete(lms.m, path)
+		}
+		lms.Unlock()
+		return nil, e.err
+	}
+	return e.model, nil
 }
 
 // Moses is a tune.Decoder backed by package decoder. It is safe for

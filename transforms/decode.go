@@ -114,20 +114,24 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*tun
 	if !weightsOf(&w) {
 		return fmt.Errorf("transforms: decoding batch %d: no weights", batch)
 	}
-	dw, err := w.Over(f.dec.Features())
-	if err != nil {
-		return err
-	}
 	var xs []tune.Sentence
 	var x tune.Sentence
 	for iter(&x) {
 		xs = append(xs, x)
 	}
+	dec, err := tune.DecoderFor(ctx, f.dec, xs)
+	if err != nil {
+		return err
+	}
+	dw, err := w.Over(dec.Features())
+	if err != nil {
+		return err
+	}
 	o := f.Options
 	if o.Threads <= 0 {
 		o.Threads = runtime.NumCPU()
 	}
-	out, work, err := tune.DecodeSentences(ctx, f.dec, xs, dw, o)
+	out, work, err := tune.DecodeSentences(ctx, dec, xs, dw, o)
 	if err != nil {
 		return err
 	}

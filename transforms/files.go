@@ -151,6 +151,11 @@ func (f *CheckModelFn) ProcessElement(ctx context.Context, _ []byte) error {
 	if err != nil {
 		return err
 	}
+	// A decoder that filters its model for each shard checks the model
+	// by filtering it for no sentence: that reads every table line.
+	if dec, err = tune.DecoderFor(ctx, dec, nil); err != nil {
+		return err
+	}
 	mc := tune.CheckModel(f.Decoder, dec, time.Since(start))
 	log.Infof(ctx, "mtune: model %s loaded on host %s in %.1f s: %d features", f.Decoder, mc.Host, mc.LoadSeconds, mc.Features)
 	return tune.WriteJSON(ctx, f.Path, mc)

@@ -160,7 +160,11 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 	}
 	start := time.Now()
 	logShardStart(ctx, shard, o.Epoch, len(xs), state != nil)
-	res, work, err := tune.LearnShard(ctx, f.dec, shard, xs, w, state, o, emitList)
+	dec, err := tune.DecoderFor(ctx, f.dec, xs)
+	if err != nil {
+		return err
+	}
+	res, work, err := tune.LearnShard(ctx, dec, shard, xs, w, state, o, emitList)
 	if err != nil {
 		return err
 	}

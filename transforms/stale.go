@@ -76,7 +76,11 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 	}
 	start := time.Now()
 	logShardStart(ctx, shard, f.Options.Epoch, len(xs), state != nil)
-	res, work, err := tune.StaleLearnShard(ctx, f.dec, shard, xs, w, state, f.Options, f.Stale, emitList)
+	dec, err := tune.DecoderFor(ctx, f.dec, xs)
+	if err != nil {
+		return err
+	}
+	res, work, err := tune.StaleLearnShard(ctx, dec, shard, xs, w, state, f.Options, f.Stale, emitList)
 	if err != nil {
 		return err
 	}

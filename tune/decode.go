@@ -35,6 +35,36 @@ type Decoder interface {
 	NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error)
 }
 
+// A FilteringDecoder loads, for a few sentences, a decoder that holds only
+// what they need (a model filtered to their source phrases, as Moses'
+// filter-model-given-input.pl): a worker then never holds the whole
+// model. Each shard or decoding batch decodes its sentences with the
+// decoder For returns, and nothing else; the decoding is that of the whole
+// model.
+type FilteringDecoder interface {
+	Decoder
+	// For returns a decoder for the source sentences sources.
+	For(ctx context.Context, sources []string) (Decoder, error)
+}
+
+// DecoderFor returns the decoder for sents: dec.For their sources if dec
+// is a FilteringDecoder, dec itself otherwise.
+func DecoderFor(ctx context.Context, dec Decoder, sents []Sentence) (Decoder, error) {
+	fd, ok := dec.(FilteringDecoder)
+	if !ok {
+		return dec, nil
+	}
+	sources := make([]string, len(sents))
+	for i, s := range sents {
+		sources[i] = s.Src
+	}
+	d, err := fd.For(ctx, sources)
+	if err != nil {
+		return nil, fmt.Errorf("tune: loading the model for %d sentences: %w", len(sents), err)
+	}
+	return d, nil
+}
+
 // DecodeOptions control decoding and scoring. The zero value decodes
 // 100-best lists, one sentence at a time, and scores them with BLEU-4 on
 // untokenised (already tokenised) text.
