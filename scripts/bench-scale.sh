@@ -14,7 +14,9 @@
 #   - mtune decode of the same sentences (tuning set and dev set, 1-best,
 #     the same --sparse all), the cost of decoding them once;
 # and for the first size also the epoch in one process (prism in mtune,
-# LOOPBACK workers), to give the separate processes' overhead.
+# LOOPBACK workers), to give the separate processes' overhead, and the
+# epoch with --filter-model (each shard and decoding batch loads the model
+# filtered to its sentences; cold cache), workers as separate processes.
 #
 # Peak RSS: the driver's from /usr/bin/time; prism's and each worker's from
 # /proc/PID/status VmHWM, sampled every 0.2 s while they run (a worker is
@@ -95,13 +97,13 @@ done
 sample() {
 	while :; do
 		for d in /proc/[0-9]*; do
-			cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) || continue
+			cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
 			case "$cmd" in
 			*"$bin --worker=true"*) kind=worker ;;
 			*"$tmp/prism"*) kind=prism ;;
 			*) continue ;;
 			esac
-			hwm=$(awk '/^VmHWM:/ { print $2 }' "$d/status" 2>/dev/null) || continue
+			hwm=$(awk '/^VmHWM:/ { print $2 }' 2>/dev/null <"$d/status") || continue
 			[[ -n "$hwm" ]] && echo "${d#/proc/} $kind $hwm"
 		done >>"$1"
 		sleep 0.2
@@ -110,6 +112,7 @@ sample() {
 
 export MODEL_PATH="$model"
 config=$(printf '{"command": "%s", "env": {"MTUNE_WORKER_BINARY": "%s"}}' "$root/scripts/prism-process-worker.sh" "$bin")
+inproc="" filtered="" fmem=0
 common=(tune --config "$model/moses.ini" --sparse all --shards 2 --epochs 1 --seed 1
 	--dev-src "$work/dev.fr" --dev-ref "$work/dev.en" --overwrite)
 
@@ -130,7 +133,7 @@ epoch() {
 		if (match($0, /"seconds":[0-9.eE+-]+/)) s = substr($0, RSTART + 10, RLENGTH - 10)
 		if (match($0, /"tune_bleu":[0-9.eE+-]+/)) b = substr($0, RSTART + 12, RLENGTH - 12)
 		if (match($0, /"dev_bleu":[0-9.eE+-]+/)) d = substr($0, RSTART + 11, RLENGTH - 11)
-		if (match($0, /"non_zero":[0-9]+/)) z = substr($0, RSTART + 11, RLENGTH - 11)
+		if (match($0, /"nonzero":[0-9]+/)) z = substr($0, RSTART + 10, RLENGTH - 10)
 	} END { printf "%.1f %.1f %.0f %.2f %.2f %d\n", wall, s, rss / 1024, b, d, z }' "$work/$name/metrics.jsonl"
 }
 
@@ -166,23 +169,36 @@ for range in $sizes; do
 	sampler_pid=""
 	mem=$(awk '$2 == "worker" && $3 > w[$1] { w[$1] = $3 } $2 == "prism" && $3 > p { p = $3 }
 		END { m = 0; k = 0; for (i in w) { k++; if (w[i] > m) m = w[i] } printf "%.0f %.0f %d\n", p / 1024, m / 1024, k }' "$work/$set.samples")
-	inproc="- - - - - -"
 	if ((first)); then
 		echo "bench-scale: … and in one process (LOOPBACK)" >&2
 		inproc=$(epoch "$set-inproc" "$set")
+		echo "bench-scale: … and with --filter-model, workers as separate processes" >&2
+		: >"$work/$set.filter-samples"
+		sample "$work/$set.filter-samples" &
+		sampler_pid=$!
+		filtered=$(XDG_CACHE_HOME="$work/cache" epoch "$set-filter" "$set" --filter-model --runner universal --endpoint "localhost:$port" \
+			--environment_type PROCESS --environment_config "$config" --worker_binary "$bin")
+		kill "$sampler_pid" 2>/dev/null || true
+		wait "$sampler_pid" 2>/dev/null || true
+		sampler_pid=""
+		fmem=$(awk '$2 == "worker" && $3 > w[$1] { w[$1] = $3 } END { m = 0; for (i in w) if (w[i] > m) m = w[i]; printf "%.0f\n", m / 1024 }' "$work/$set.filter-samples")
 		first=0
 	fi
-	rows+=("$n $range $dec $proc $mem $inproc")
+	rows+=("$n $range $dec $proc $mem")
 done
 
 echo "| tuning set | lines | wall s | epoch s | s/sentence | epoch / decode | driver peak MB | prism peak MB | worker peak MB (processes) | tune BLEU (decoded) | dev BLEU | non-zeros |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-printf '%s\n' "${rows[@]}" | awk '
-	# n range dec | wall epoch rss tune dev nz | prism worker workers | in-process wall epoch rss tune dev nz
+printf '%s\n' "${rows[@]}" | awk -v inproc="$inproc" -v filtered="$filtered" -v fmem="$fmem" '
+	# n range dec | wall epoch rss tune dev nz | prism worker workers
 	{ printf "| %d | %s | %.1f | %.1f | %.4f | %.2f | %d | %d | %d (%d) | %.2f | %.2f | %d |\n",
 		$1, $2, $4, $5, $5 / $1, $5 / $3, $6, $10, $11, $12, $7, $8, $9
-	  if ($13 != "-") inproc = sprintf("in one process (LOOPBACK), %s: wall %.1f s, epoch %.1f s, peak RSS %d MB, tune BLEU %.2f, dev BLEU %.2f; separate processes cost %+.1f%% of epoch time", $2, $13, $14, $15, $16, $17, 100 * ($5 / $14 - 1))
+	  if (NR == 1) {
+		split(inproc, a, " "); split(filtered, f, " ")
+		first = sprintf("%s: in one process (LOOPBACK) wall %.1f s, epoch %.1f s, peak RSS %d MB, tune BLEU %.2f, dev BLEU %.2f; separate processes: epoch %+.1f%%.\n", $2, a[1], a[2], a[3], a[4], a[5], 100 * ($5 / a[2] - 1))
+		first = first sprintf("%s with --filter-model (separate processes, cold cache): wall %.1f s, epoch %.1f s, worker peak %d MB against %d MB, tune BLEU %.2f, dev BLEU %.2f", $2, f[1], f[2], fmem, $11, f[4], f[5])
+	  }
 	  if (NR == 1) { s1 = $5 / $1; n1 = $1 }
 	  if (NR == 2) ratio = sprintf("s/sentence from %d to %d sentences: ×%.2f", n1, $1, ($5 / $1) / s1)
 	  decs = decs sprintf("%s%d sentences + 200 dev decoded in %.1f s", (NR > 1 ? "; " : ""), $1, $3) }
-	END { print ""; print inproc; if (ratio != "") print ratio; print "mtune decode, 1-best, --sparse all: " decs }'
+	END { print ""; print first; if (ratio != "") print ratio; print "mtune decode, 1-best, --sparse all: " decs }'
