@@ -3,6 +3,7 @@ package nbest
 import (
 	"bufio"
 	"io"
+	"iter"
 	"math"
 	"unsafe"
 
@@ -85,6 +86,20 @@ func nextToken(b []byte, p int) (tok []byte, start, end int) {
 		p++
 	}
 	return b[start:p], start, p
+}
+
+// tokens yields the start and the text of each space-separated token of b,
+// in order.
+func tokens(b []byte) iter.Seq2[int, []byte] {
+	return func(yield func(start int, tok []byte) bool) {
+		for p := 0; ; {
+			tok, start, end := nextToken(b, p)
+			if len(tok) == 0 || !yield(start, tok) {
+				return
+			}
+			p = end
+		}
+	}
 }
 
 // unsafeString views b as a string without copying. The string must not
