@@ -448,15 +448,25 @@ func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, 
 		p, st = l.Score(st, tgt[j])
 		sum += p
 	}
-	if len(tgt) > x.order-1 {
-		st = o.end
+	sc := x.lmEnd(&st, o, len(tgt) > x.order-1, sum, complete)
+	return sc, st
+}
+
+// lmEnd ends lmContext and lmContextMemo: sum is the score of the first
+// words of o's target in context and *st the state after them. When past
+// (the target is longer than the context) the state after the phrase is
+// o's own end state; a complete translation adds </s>. It leaves the state
+// after the phrase in *st and returns the score in ln.
+func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, complete bool) float32 {
+	if past {
+		*st = o.end
 	}
 	if complete {
-		p, next := l.Score(st, x.eos)
+		p, next := x.m.lm.Score(*st, x.eos)
 		sum += p
-		st = next
+		*st = next
 	}
-	return sum * ln10, st
+	return sum * ln10
 }
 
 // lmContextMemo is lmContext for option i of opts, reusing the scores of
@@ -485,15 +495,8 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 		x.memoState[i*K+j], x.memoSum[i*K+j] = st, sum
 	}
 	x.memoLen[i] = int8(k)
-	if len(tgt) > K {
-		st = o.end
-	}
-	if complete {
-		p, next := l.Score(st, x.eos)
-		sum += p
-		st = next
-	}
-	return sum * ln10, st
+	sc := x.lmEnd(&st, o, len(tgt) > K, sum, complete)
+	return sc, st
 }
 
 // keyOf sets k to the recombination key of h.
