@@ -3,11 +3,11 @@ package nbest
 import (
 	"bufio"
 	"io"
-	"iter"
 	"math"
 	"unsafe"
 
 	"github.com/mtune/mtune/internal/fastnum"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // lineReader reads lines of any length. A line shorter than the bufio
@@ -60,47 +60,9 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 
 // spaceTab marks the bytes that separate tokens and surround fields:
 // space, tab, carriage return, vertical tab and form feed.
-var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+var spaceTab = textpos.Separators{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
 func isSpace(c byte) bool { return spaceTab[c] }
-
-func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && isSpace(b[i]) {
-		i++
-	}
-	for j > i && isSpace(b[j-1]) {
-		j--
-	}
-	return b[i:j]
-}
-
-// nextToken returns the token of b starting at or after p, and the
-// position just past it. tok is empty at the end of b.
-func nextToken(b []byte, p int) (tok []byte, start, end int) {
-	for p < len(b) && isSpace(b[p]) {
-		p++
-	}
-	start = p
-	for p < len(b) && !isSpace(b[p]) {
-		p++
-	}
-	return b[start:p], start, p
-}
-
-// tokens yields the start and the text of each space-separated token of b,
-// in order.
-func tokens(b []byte) iter.Seq2[int, []byte] {
-	return func(yield func(start int, tok []byte) bool) {
-		for p := 0; ; {
-			tok, start, end := nextToken(b, p)
-			if len(tok) == 0 || !yield(start, tok) {
-				return
-			}
-			p = end
-		}
-	}
-}
 
 // unsafeString views b as a string without copying. The string must not
 // outlive the next change to b: use it only for map lookups and parsing.

@@ -90,7 +90,7 @@ func nextNonBlank(lr *lineReader) ([]byte, error) {
 		if !utf8.Valid(line) {
 			return nil, ErrInvalidUTF8
 		}
-		if len(trimSpace(line)) > 0 {
+		if len(spaceTab.Trim(line)) > 0 {
 			return line, nil
 		}
 	}
@@ -99,7 +99,7 @@ func nextNonBlank(lr *lineReader) ([]byte, error) {
 // splitFields appends the space-separated tokens of line to dst[:0].
 func splitFields(dst [][]byte, line []byte) [][]byte {
 	dst = dst[:0]
-	for _, tok := range tokens(line) {
+	for _, tok := range spaceTab.Tokens(line) {
 		dst = append(dst, tok)
 	}
 	return dst
@@ -147,7 +147,7 @@ func readFooter(lr *lineReader, name, marker string) error {
 	if err != nil {
 		return err
 	}
-	if string(trimSpace(line)) != marker {
+	if string(spaceTab.Trim(line)) != marker {
 		return statErr(lr, name, 1, textpos.Detail(ErrBadFooter, "want "+marker))
 	}
 	return nil
@@ -223,7 +223,7 @@ func (r *FeatStatReader) read() (FeatBlock, error) {
 func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 	r.b.Reset()
 	nd := 0
-	for start, tok := range tokens(line) {
+	for start, tok := range spaceTab.Tokens(line) {
 		k := -1
 		for i := len(tok) - 1; i >= 0; i-- {
 			if tok[i] == '=' {
@@ -301,7 +301,7 @@ func (r *ScoreStatReader) read() (ScoreBlock, error) {
 			return ScoreBlock{}, err
 		}
 		row := r.row[:0]
-		for start, tok := range tokens(line) {
+		for start, tok := range spaceTab.Tokens(line) {
 			x, ok := parseNum(tok)
 			if !ok {
 				return ScoreBlock{}, statErr(&r.lr, r.name, start+1, &tokenError{"statistic", string(tok), ErrBadNumber})
