@@ -113,32 +113,11 @@ func (c *cubeState) setup(x *searcher, so SearchOptions) {
 // the edges from each of its coverages to the stacks after it.
 func (c *cubeState) forward(x *searcher, k int) {
 	g := c.groupByCoverage(x, k)
-	n := x.st.n
 	a := int32(0)
 	for _, b := range c.groupEnd {
 		cov := x.hyps[g[a]].cov
-		gap := x.covs.firstGap[cov]
-		bitsOf := x.covs.get(cov)
-		for s := gap; s < n; s++ {
-			if has(bitsOf, s) {
-				continue
-			}
-			for l := 1; l <= x.st.maxLen && s+l <= n; l++ {
-				e := s + l - 1
-				if has(bitsOf, e) {
-					break // overlap: so do the longer spans
-				}
-				if len(x.st.span(s, l)) == 0 {
-					continue
-				}
-				// Starting right of the first gap: the gap must stay
-				// reachable from the end of this phrase.
-				if x.limit >= 0 && s != gap && jump(e, gap) > x.limit {
-					break
-				}
-				c.addEdge(x, g[a:b], cov, s, e)
-				bitsOf = x.covs.get(cov) // the table may have grown
-			}
+		for s, e := range x.spans(cov, anyEnd) {
+			c.addEdge(x, g[a:b], cov, s, e)
 		}
 		a = b
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -287,33 +288,52 @@ func (x *searcher) byTotal(a, b int32) int {
 // hypothesis leaves uncovered and the distortion limit allows.
 func (x *searcher) processOne(id int32) {
 	h := &x.hyps[id]
-	cov := h.cov
-	pe := int(h.e)
-	n := x.st.n
-	g := x.covs.firstGap[cov]
-	bitsOf := x.covs.get(cov)
-	for s := g; s < n; s++ {
-		if has(bitsOf, s) {
-			continue
-		}
-		if x.limit >= 0 && jump(pe, s) > x.limit {
-			continue
-		}
-		for l := 1; l <= x.st.maxLen && s+l <= n; l++ {
-			e := s + l - 1
-			if has(bitsOf, e) {
-				break // overlap: so do the longer spans
-			}
-			if len(x.st.span(s, l)) == 0 {
+	for s, e := range x.spans(h.cov, int(h.e)) {
+		x.expandAll(id, s, e)
+	}
+}
+
+// anyEnd is the previous end to pass to searcher.spans for spans that may
+// start anywhere: cube pruning checks the jump from each hypothesis' end
+// to the span itself.
+const anyEnd = math.MinInt
+
+// spans yields the spans [s, e] that can extend coverage cov, by start then
+// length as Moses' loops visit them: spans of uncovered words that have
+// translation options and, under the distortion limit, leave the first gap
+// reachable from their end. pe is the end of the last phrase translated (-1
+// for none) and the limit also bounds the jump from it to s; anyEnd leaves
+// the start free. The loop body may add coverages to x.covs.
+func (x *searcher) spans(cov int32, pe int) iter.Seq2[int, int] {
+	return func(yield func(s, e int) bool) {
+		n := x.st.n
+		g := x.covs.firstGap[cov]
+		bitsOf := x.covs.get(cov)
+		for s := g; s < n; s++ {
+			if has(bitsOf, s) {
 				continue
 			}
-			// Starting right of the first gap: the gap must stay reachable
-			// from the end of this phrase.
-			if x.limit >= 0 && s != g && jump(e, g) > x.limit {
-				break
+			if x.limit >= 0 && pe != anyEnd && jump(pe, s) > x.limit {
+				continue
 			}
-			x.expandAll(id, s, e)
-			bitsOf = x.covs.get(cov) // the table may have grown
+			for l := 1; l <= x.st.maxLen && s+l <= n; l++ {
+				e := s + l - 1
+				if has(bitsOf, e) {
+					break // overlap: so do the longer spans
+				}
+				if len(x.st.span(s, l)) == 0 {
+					continue
+				}
+				// Starting right of the first gap: the gap must stay
+				// reachable from the end of this phrase.
+				if x.limit >= 0 && s != g && jump(e, g) > x.limit {
+					break
+				}
+				if !yield(s, e) {
+					return
+				}
+				bitsOf = x.covs.get(cov) // the table may have grown
+			}
 		}
 	}
 }
@@ -428,15 +448,25 @@ func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, 
 		p, st = l.Score(st, tgt[j])
 		sum += p
 	}
-	if len(tgt) > x.order-1 {
-		st = o.end
+	sc := x.lmEnd(&st, o, len(tgt) > x.order-1, sum, complete)
+	return sc, st
+}
+
+// lmEnd ends lmContext and lmContextMemo: sum is the score of the first
+// words of o's target in context and *st the state after them. When past
+// (the target is longer than the context) the state after the phrase is
+// o's own end state; a complete translation adds </s>. It leaves the state
+// after the phrase in *st and returns the score in ln.
+func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, complete bool) float32 {
+	if past {
+		*st = o.end
 	}
 	if complete {
-		p, next := l.Score(st, x.eos)
+		p, next := x.m.lm.Score(*st, x.eos)
 		sum += p
-		st = next
+		*st = next
 	}
-	return sum * ln10, st
+	return sum * ln10
 }
 
 // lmContextMemo is lmContext for option i of opts, reusing the scores of
@@ -465,15 +495,8 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 		x.memoState[i*K+j], x.memoSum[i*K+j] = st, sum
 	}
 	x.memoLen[i] = int8(k)
-	if len(tgt) > K {
-		st = o.end
-	}
-	if complete {
-		p, next := l.Score(st, x.eos)
-		sum += p
-		st = next
-	}
-	return sum * ln10, st
+	sc := x.lmEnd(&st, o, len(tgt) > K, sum, complete)
+	return sc, st
 }
 
 // keyOf sets k to the recombination key of h.

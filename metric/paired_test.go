@@ -547,30 +547,35 @@ func TestPairedErrors(t *testing.T) {
 			case ctx == nil:
 				ctx = context.Background()
 			}
-			if c, ok := ctx.(*countdownCtx); ok {
-				c.n = 2
+			// rewind restarts a countdown before each test.
+			rewind := func() {
+				if c, ok := ctx.(*countdownCtx); ok {
+					c.n = 2
+				}
 			}
+			rewind()
 			res, err := PairedBootstrap(ctx, tc.base, tc.cand, tc.samples, 1)
-			if !errors.Is(err, tc.want) {
-				t.Errorf("PairedBootstrap: error %v, want one wrapping %v", err, tc.want)
-			}
-			if res != (PairedResult{}) {
-				t.Errorf("PairedBootstrap: result %+v with an error", res)
-			}
+			checkFailed(t, "PairedBootstrap", res, err, tc.want)
 			if tc.bootOnly {
 				return
 			}
-			if c, ok := ctx.(*countdownCtx); ok {
-				c.n = 2
-			}
+			rewind()
 			ar, err := PairedApproxRandomization(ctx, tc.base, tc.cand, tc.samples, 1)
-			if !errors.Is(err, tc.want) {
-				t.Errorf("PairedApproxRandomization: error %v, want one wrapping %v", err, tc.want)
-			}
-			if ar != (RandomizationResult{}) {
-				t.Errorf("PairedApproxRandomization: result %+v with an error", ar)
-			}
+			checkFailed(t, "PairedApproxRandomization", ar, err, tc.want)
 		})
+	}
+}
+
+// checkFailed fails t unless the test name returned an error wrapping want
+// and the zero result.
+func checkFailed[R comparable](t *testing.T, name string, res R, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Errorf("%s: error %v, want one wrapping %v", name, err, want)
+	}
+	var zero R
+	if res != zero {
+		t.Errorf("%s: result %+v with an error", name, res)
 	}
 }
 
@@ -642,26 +647,30 @@ func TestPairedAllocations(t *testing.T) {
 // BenchmarkPairedBootstrap resamples 2,000 sentences 1,000 times, sacreBLEU's
 // default, the size of a large dev set.
 func BenchmarkPairedBootstrap(b *testing.B) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	base := randomStats(rng, 2000)
-	cand := perturb(rng, base)
-	ctx := context.Background()
-	for b.Loop() {
-		if _, err := PairedBootstrap(ctx, base, cand, 1000, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchPaired(b, func(ctx context.Context, base, cand []Stats) error {
+		_, err := PairedBootstrap(ctx, base, cand, 1000, 1)
+		return err
+	})
 }
 
 // BenchmarkPairedApproxRandomization shuffles 2,000 sentences 10,000 times,
 // sacreBLEU's default.
 func BenchmarkPairedApproxRandomization(b *testing.B) {
+	benchPaired(b, func(ctx context.Context, base, cand []Stats) error {
+		_, err := PairedApproxRandomization(ctx, base, cand, 10000, 1)
+		return err
+	})
+}
+
+// benchPaired runs test in b's loop on the benchmarks' 2,000 random
+// sentences, a base and a perturbed candidate.
+func benchPaired(b *testing.B, test func(ctx context.Context, base, cand []Stats) error) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	base := randomStats(rng, 2000)
 	cand := perturb(rng, base)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := PairedApproxRandomization(ctx, base, cand, 10000, 1); err != nil {
+		if err := test(ctx, base, cand); err != nil {
 			b.Fatal(err)
 		}
 	}

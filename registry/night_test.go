@@ -141,24 +141,6 @@ func readBytes(t *testing.T, p string) []byte {
 	return b
 }
 
-func history(t *testing.T, r Registry) []Entry {
-	t.Helper()
-	h, _, err := r.ReadHistory(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-func pointer(t *testing.T, r Registry) *Pointer {
-	t.Helper()
-	p, _, err := r.ReadPointer(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestNights plays nights in sequence on a local folder and on gs://: a
 // first night promotes, a night on the same data keeps, a night killed
 // after its first epoch finishes once when called again, a finished night
@@ -180,7 +162,7 @@ func TestNights(t *testing.T) {
 			if w.tuned[0] != "" {
 				t.Errorf("night 1 started from %q, want the model's own weights", w.tuned[0])
 			}
-			p := pointer(t, r)
+			p := storagetest.Read(t, r.ReadPointer)
 			if p == nil || p.Run != "n1" || p.Weights != r.Run("n1").Best().JSON() {
 				t.Fatalf("promoted.json after night 1: %+v", p)
 			}
@@ -214,7 +196,7 @@ func TestNights(t *testing.T) {
 			if _, err := w.night(r, "n3").Run(kctx); err == nil || !strings.Contains(err.Error(), "stopped") {
 				t.Fatalf("killed night: %v, want stopped", err)
 			}
-			if h := history(t, r); len(h) != 2 {
+			if h := storagetest.Read(t, r.ReadHistory); len(h) != 2 {
 				t.Fatalf("a killed night wrote history: %+v", h)
 			}
 			w.stopAfter = nil
@@ -226,8 +208,8 @@ func TestNights(t *testing.T) {
 			if w.epochs != epochs+1 {
 				t.Errorf("the resumed night ran %d epochs, want 1 (epoch 1 was complete)", w.epochs-epochs)
 			}
-			if out.Entry.Decision != Promoted || pointer(t, r).Run != "n3" {
-				t.Fatalf("night 3: %+v, pointer %+v", out.Entry, pointer(t, r))
+			if out.Entry.Decision != Promoted || storagetest.Read(t, r.ReadPointer).Run != "n3" {
+				t.Fatalf("night 3: %+v, pointer %+v", out.Entry, storagetest.Read(t, r.ReadPointer))
 			}
 
 			// A finished night called again does nothing.
@@ -236,7 +218,7 @@ func TestNights(t *testing.T) {
 			if err != nil || !out.Done || len(w.tuned) != calls {
 				t.Fatalf("finished night again: %+v, %v (tuned %d times)", out, err, len(w.tuned)-calls)
 			}
-			if h := history(t, r); len(h) != 3 {
+			if h := storagetest.Read(t, r.ReadHistory); len(h) != 3 {
 				t.Fatalf("history after a repeated night: %d lines, want 3", len(h))
 			}
 
@@ -248,7 +230,7 @@ func TestNights(t *testing.T) {
 				t.Fatal("a night with bad input succeeded")
 			}
 			w.fail = nil
-			h := history(t, r)
+			h := storagetest.Read(t, r.ReadHistory)
 			if last := h[len(h)-1]; last.Run != "n4" || last.Decision != Failed || !strings.Contains(last.Error, "199 lines") {
 				t.Errorf("failed night's line: %+v", last)
 			}
@@ -261,16 +243,16 @@ func TestNights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Run != "n1" || pointer(t, r).Run != "n1" || e.PromotedRun != "n3" {
-				t.Fatalf("rollback: %+v, pointer %+v", e, pointer(t, r))
+			if e.Run != "n1" || storagetest.Read(t, r.ReadPointer).Run != "n1" || e.PromotedRun != "n3" {
+				t.Fatalf("rollback: %+v, pointer %+v", e, storagetest.Read(t, r.ReadPointer))
 			}
 			if _, err := r.Rollback(ctx, "n4", tune.LeaseOptions{}); err == nil {
 				t.Error("rollback to a failed night succeeded")
 			}
-			if _, err := r.Rollback(ctx, "n3", tune.LeaseOptions{}); err != nil || pointer(t, r).Run != "n3" {
+			if _, err := r.Rollback(ctx, "n3", tune.LeaseOptions{}); err != nil || storagetest.Read(t, r.ReadPointer).Run != "n3" {
 				t.Fatalf("rollback to n3: %v", err)
 			}
-			h = history(t, r)
+			h = storagetest.Read(t, r.ReadHistory)
 			if len(h) != 6 || h[4].Decision != Rollback || h[5].Decision != Rollback {
 				t.Errorf("history after two rollbacks: %+v", h)
 			}
@@ -314,7 +296,7 @@ func TestNightBusy(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			if h := history(t, r); len(h) != 1 || h[0].Run != "a" {
+			if h := storagetest.Read(t, r.ReadHistory); len(h) != 1 || h[0].Run != "a" {
 				t.Fatalf("history: %+v, want night a only", h)
 			}
 			// A run folder held by another process (a `tune --out` into
@@ -327,7 +309,7 @@ func TestNightBusy(t *testing.T) {
 			if _, err := w.night(r, "c").Run(ctx); !errors.Is(err, tune.ErrBusy) {
 				t.Fatalf("night into a held run folder: %v, want busy", err)
 			}
-			if h := history(t, r); len(h) != 1 {
+			if h := storagetest.Read(t, r.ReadHistory); len(h) != 1 {
 				t.Fatalf("a busy night wrote history: %+v", h)
 			}
 		})
@@ -399,7 +381,7 @@ func TestPromotionFault(t *testing.T) {
 				t.Fatal("the promotion write was never made")
 			}
 			check := func(when string) {
-				p := pointer(t, r)
+				p := storagetest.Read(t, r.ReadPointer)
 				if !bytes.Equal(readBytes(t, r.Promoted()), old) && (p == nil || p.Run != "n2" || p.Weights != r.Run("n2").Best().JSON()) {
 					t.Fatalf("%s: promoted.json is neither the old pointer nor the new one: %+v", when, p)
 				}
@@ -417,17 +399,17 @@ func TestPromotionFault(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("after the second call")
-			if p := pointer(t, r); p.Run != "n2" {
+			if p := storagetest.Read(t, r.ReadPointer); p.Run != "n2" {
 				t.Fatalf("pointer after the second call: %+v", p)
 			}
 			promoted := 0
-			for _, e := range history(t, r) {
+			for _, e := range storagetest.Read(t, r.ReadHistory) {
 				if e.Run == "n2" && e.Decision == Promoted {
 					promoted++
 				}
 			}
 			if promoted != 1 {
-				t.Errorf("%d promoted lines for n2, want 1: %+v", promoted, history(t, r))
+				t.Errorf("%d promoted lines for n2, want 1: %+v", promoted, storagetest.Read(t, r.ReadHistory))
 			}
 		})
 	}

@@ -1,7 +1,8 @@
 // Package testsupport is the root of mtune's test-only packages: shared
 // finds ../shared/data, europarl100 loads the europarl100 n-best lists,
 // gcstest runs a GCS emulator on loopback, parsetest and testfile write
-// and read test files, randpool makes random n-best pools. Nothing outside
+// and read test files, randpool makes random n-best pools, floattest
+// compares float slices bit for bit. Nothing outside
 // _test.go files and benchmarks imports them; internal/ keeps the
 // low-level helpers the product itself uses.
 package testsupport

@@ -40,15 +40,6 @@ func waitFile(t *testing.T, p string, limit time.Duration) {
 	t.Fatalf("%s did not appear within %v", p, limit)
 }
 
-func readHistory(t *testing.T, reg registry.Registry) []registry.Entry {
-	t.Helper()
-	h, _, err := reg.ReadHistory(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestRetrainNights plays nights of `mtune retrain` on the demo system: a
 // first night promotes; a second night started while another holds the
 // registry exits 75; the holder, killed with SIGKILL after its first epoch,
@@ -77,7 +68,7 @@ func TestRetrainNights(t *testing.T) {
 	}
 	holder.Wait()
 	t.Logf("killed holder said:\n%s", holderOut)
-	if h := readHistory(t, reg); len(h) != 1 {
+	if h := storagetest.Read(t, reg.ReadHistory); len(h) != 1 {
 		t.Fatalf("history after the kill: %+v", h)
 	}
 	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "n2", "--epochs", "3")
@@ -88,7 +79,7 @@ func TestRetrainNights(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "finished already") {
 		t.Fatalf("finished night again: exit %d, %q", code, stdout)
 	}
-	h := readHistory(t, reg)
+	h := storagetest.Read(t, reg.ReadHistory)
 	if len(h) != 2 || h[1].Run != "n2" || h[1].Decision == registry.Failed {
 		t.Fatalf("history: %+v, want n1 and n2 once each", h)
 	}
@@ -138,7 +129,7 @@ func TestRetrainNights(t *testing.T) {
 			if after, _ := os.ReadFile(reg.Promoted()); !bytes.Equal(after, before) {
 				t.Error("promoted.json changed")
 			}
-			h := readHistory(t, reg)
+			h := storagetest.Read(t, reg.ReadHistory)
 			if last := h[len(h)-1]; last.Run != id || last.Decision != registry.Failed || !strings.Contains(last.Error, tc.want) {
 				t.Errorf("last history line %+v", last)
 			}
@@ -186,7 +177,7 @@ func TestRetrainGCS(t *testing.T) {
 			t.Fatalf("night %s: %v:\n%s", id, err, out)
 		}
 	}
-	h := readHistory(t, reg)
+	h := storagetest.Read(t, reg.ReadHistory)
 	if len(h) != 2 || h[0].Decision != registry.Promoted {
 		t.Fatalf("history %+v", h)
 	}

@@ -182,8 +182,8 @@ func (c *Counter) Sentences() int { return c.lines }
 // lmplz refuses them by default.
 var ErrSpecialInCorpus = errors.New("special word in the corpus")
 
-// isDelim reports lmplz's token delimiters: space, tab, CR, LF, NUL.
-func isDelim(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0 }
+// delims are lmplz's token delimiters: space, tab, CR, LF, NUL.
+var delims = textpos.Separators{' ': true, '\t': true, '\r': true, '\n': true, 0: true}
 
 // AddLine adds one sentence, split into words at spaces, tabs, CRs and NULs
 // as lmplz splits them. It must be valid UTF-8.
@@ -192,22 +192,12 @@ func (c *Counter) AddLine(line []byte) error {
 		return ErrInvalidUTF8
 	}
 	c.ids = c.ids[:0]
-	for i := 0; i < len(line); {
-		for i < len(line) && isDelim(line[i]) {
-			i++
+	for _, w := range delims.Tokens(line) {
+		id, _ := c.vocab.add(w)
+		if id <= kEOS {
+			return errorf(ErrSpecialInCorpus, "%s", textpos.Quote(w))
 		}
-		j := i
-		for j < len(line) && !isDelim(line[j]) {
-			j++
-		}
-		if j > i {
-			id, _ := c.vocab.add(line[i:j])
-			if id <= kEOS {
-				return errorf(ErrSpecialInCorpus, "%s", textpos.Quote(line[i:j]))
-			}
-			c.ids = append(c.ids, id)
-		}
-		i = j
+		c.ids = append(c.ids, id)
 	}
 	c.addIDs(c.ids)
 	return nil
@@ -218,7 +208,7 @@ func (c *Counter) AddLine(line []byte) error {
 func (c *Counter) Add(words []string) error {
 	c.ids = c.ids[:0]
 	for _, w := range words {
-		if w == "" || !utf8.ValidString(w) || bytes.ContainsFunc([]byte(w), func(r rune) bool { return r < 128 && isDelim(byte(r)) }) {
+		if w == "" || !utf8.ValidString(w) || bytes.ContainsFunc([]byte(w), func(r rune) bool { return r < 128 && delims[r] }) {
 			return errorf(ErrSyntax, "bad word %s", textpos.Quote(w))
 		}
 		id, _ := c.vocab.add([]byte(w))

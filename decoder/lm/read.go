@@ -325,19 +325,8 @@ func trimCR(l []byte) []byte {
 	return l
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
-}
-
-func trim(l []byte) []byte {
-	for len(l) > 0 && isSpace(l[0]) {
-		l = l[1:]
-	}
-	for len(l) > 0 && isSpace(l[len(l)-1]) {
-		l = l[:len(l)-1]
-	}
-	return l
-}
+// spaceTab is the white space trimmed off a line: space, tab, CR, VT, FF.
+var spaceTab = textpos.Separators{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
 // field returns the first field of l (separated by spaces or tabs) and the
 // rest after it.
@@ -359,7 +348,7 @@ func (rd *reader) handle(l []byte, line int) error {
 	if !utf8.Valid(l) {
 		return ErrInvalidUTF8
 	}
-	t := trim(l)
+	t := spaceTab.Trim(l)
 	switch rd.phase {
 	case phPreamble:
 		// Like KenLM: blank lines and lines starting with '#' may come first.
@@ -476,8 +465,8 @@ func (rd *reader) countLine(t []byte) error {
 	if !ok {
 		return errorf(ErrSyntax, "count line has no '=' (want \"ngram N=count\")")
 	}
-	n, err1 := strconv.Atoi(string(trim(ns)))
-	c, err2 := strconv.Atoi(string(trim(cs)))
+	n, err1 := strconv.Atoi(string(spaceTab.Trim(ns)))
+	c, err2 := strconv.Atoi(string(spaceTab.Trim(cs)))
 	if err1 != nil || err2 != nil || c < 0 {
 		return errorf(ErrSyntax, "bad count line (want \"ngram N=count\", N and count integers, count ≥ 0)")
 	}
@@ -605,7 +594,7 @@ func (rd *reader) parseJob(j *job) *batch {
 }
 
 func (rd *reader) parseLine(b *batch, v *Vocab, n int, top bool, l []byte, line int) error {
-	if len(trim(l)) == 0 {
+	if len(spaceTab.Trim(l)) == 0 {
 		return nil
 	}
 	if !utf8.Valid(l) {

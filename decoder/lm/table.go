@@ -13,20 +13,23 @@ import (
 // most 2/3 (KenLM's probing multiplier 1.5); a slot is empty when its word
 // field is 0, words being stored as id+1.
 
-// midEntry is a slot of a table below the model's order.
-type midEntry struct {
+// entry is a slot of a table: the key (ctx, word), the n-gram's log10
+// probability and its back-off. B is float32 in the tables below the
+// model's order and struct{}, which takes no room, in the table of the
+// model's order, whose n-grams have no back-off. The back-off comes first:
+// a zero-size last field would be padded.
+type entry[B float32 | struct{}] struct {
+	backoff B // -0 (negZero): no back-off and nobody's context
 	ctx     int32
 	word    int32 // id+1; 0 = empty
 	prob    float32
-	backoff float32 // -0 (negZero): no back-off and nobody's context
 }
 
+// midEntry is a slot of a table below the model's order.
+type midEntry = entry[float32]
+
 // topEntry is a slot of the table of the model's order: no back-off.
-type topEntry struct {
-	ctx  int32
-	word int32
-	prob float32
-}
+type topEntry = entry[struct{}]
 
 var negZero = float32(math.Copysign(0, -1))
 
@@ -56,13 +59,21 @@ func home(ctx, word int32, n int) int {
 // capacityFor returns the slots for n entries.
 func capacityFor(n int) int { return n + n/2 + 1 }
 
-type midTable struct {
-	e []midEntry
+// table is the table of the n-grams of one order.
+type table[B float32 | struct{}] struct {
+	e []entry[B]
 	n int // entries
 }
 
+// midTable is a table below the model's order, topTable the table of the
+// model's order.
+type (
+	midTable = table[float32]
+	topTable = table[struct{}]
+)
+
 // find returns the slot of (ctx, w) or -1.
-func (t *midTable) find(ctx int32, w WordID) int32 {
+func (t *table[B]) find(ctx int32, w WordID) int32 {
 	word := int32(w) + 1
 	e := t.e
 	if len(e) == 0 {
@@ -84,7 +95,7 @@ func (t *midTable) find(ctx int32, w WordID) int32 {
 
 // insert returns the slot for (ctx, w) and whether it is new. The table
 // must have room.
-func (t *midTable) insert(ctx int32, w WordID) (int32, bool) {
+func (t *table[B]) insert(ctx int32, w WordID) (int32, bool) {
 	word := int32(w) + 1
 	e := t.e
 	for i := home(ctx, word, len(e)); ; {
@@ -104,70 +115,14 @@ func (t *midTable) insert(ctx int32, w WordID) (int32, bool) {
 }
 
 // resize rehashes into slots for n entries.
-func (t *midTable) resize(n int) {
+func (t *table[B]) resize(n int) {
 	old := t.e
-	t.e = make([]midEntry, capacityFor(n))
+	t.e = make([]entry[B], capacityFor(n))
 	t.n = 0
 	for i := range old {
 		if s := &old[i]; s.word != 0 {
 			j, _ := t.insert(s.ctx, WordID(s.word-1))
 			t.e[j].prob, t.e[j].backoff = s.prob, s.backoff
-		}
-	}
-}
-
-type topTable struct {
-	e []topEntry
-	n int
-}
-
-func (t *topTable) find(ctx int32, w WordID) int32 {
-	word := int32(w) + 1
-	e := t.e
-	if len(e) == 0 {
-		return -1
-	}
-	for i := home(ctx, word, len(e)); ; {
-		s := &e[i]
-		if s.word == word && s.ctx == ctx {
-			return int32(i)
-		}
-		if s.word == 0 {
-			return -1
-		}
-		if i++; i == len(e) {
-			i = 0
-		}
-	}
-}
-
-func (t *topTable) insert(ctx int32, w WordID) (int32, bool) {
-	word := int32(w) + 1
-	e := t.e
-	for i := home(ctx, word, len(e)); ; {
-		s := &e[i]
-		if s.word == 0 {
-			s.ctx, s.word = ctx, word
-			t.n++
-			return int32(i), true
-		}
-		if s.word == word && s.ctx == ctx {
-			return int32(i), false
-		}
-		if i++; i == len(e) {
-			i = 0
-		}
-	}
-}
-
-func (t *topTable) resize(n int) {
-	old := t.e
-	t.e = make([]topEntry, capacityFor(n))
-	t.n = 0
-	for i := range old {
-		if s := &old[i]; s.word != 0 {
-			j, _ := t.insert(s.ctx, WordID(s.word-1))
-			t.e[j].prob = s.prob
 		}
 	}
 }

@@ -3,12 +3,11 @@ package model
 import (
 	"context"
 	"io"
-
-	"github.com/mtune/mtune/io/storage"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 

@@ -7,6 +7,9 @@
 //
 // An error never quotes a whole line of the file: it gives the position and
 // what was expected, and at most a short token through Quote.
+//
+// The parsers also share how they read text: LineReader for the lines,
+// Separators to trim them and cut them into tokens.
 package textpos
 
 import "strconv"

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/mtune/mtune/internal/fastnum"
+	"github.com/mtune/mtune/internal/textpos"
 )
 
 // lineReader reads lines of any length. A line shorter than the bufio
@@ -59,33 +60,9 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 
 // spaceTab marks the bytes that separate tokens and surround fields:
 // space, tab, carriage return, vertical tab and form feed.
-var spaceTab = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+var spaceTab = textpos.Separators{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
 
 func isSpace(c byte) bool { return spaceTab[c] }
-
-func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && isSpace(b[i]) {
-		i++
-	}
-	for j > i && isSpace(b[j-1]) {
-		j--
-	}
-	return b[i:j]
-}
-
-// nextToken returns the token of b starting at or after p, and the
-// position just past it. tok is empty at the end of b.
-func nextToken(b []byte, p int) (tok []byte, start, end int) {
-	for p < len(b) && isSpace(b[p]) {
-		p++
-	}
-	start = p
-	for p < len(b) && !isSpace(b[p]) {
-		p++
-	}
-	return b[start:p], start, p
-}
 
 // unsafeString views b as a string without copying. The string must not
 // outlive the next change to b: use it only for map lookups and parsing.

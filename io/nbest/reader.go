@@ -159,7 +159,7 @@ func (r *Reader) read() (Hypothesis, error) {
 		if err != nil {
 			return Hypothesis{}, err
 		}
-		if len(trimSpace(line)) == 0 {
+		if len(spaceTab.Trim(line)) == 0 {
 			continue
 		}
 		r.lastLine = r.lr.line
@@ -212,13 +212,13 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 	}
 	field := func(i int) []byte { return line[bounds[i][0]:bounds[i][1]] }
 
-	idf := trimSpace(field(0))
+	idf := spaceTab.Trim(field(0))
 	id, ok := parseUint(idf)
 	if !ok {
 		return h, r.errAt(1, &tokenError{"sentence id", string(idf), ErrBadID})
 	}
 	h.Sentence = id
-	h.Target = string(trimSpace(field(1)))
+	h.Target = string(spaceTab.Trim(field(1)))
 
 	fv, err := r.parseFeatures(field(2), bounds[2][0])
 	if err != nil {
@@ -232,14 +232,14 @@ func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 
 	if nf == 4 {
 		tf := field(3)
-		tot := trimSpace(tf)
+		tot := spaceTab.Trim(tf)
 		x, ok := parseNum(tot)
 		if !ok {
 			return Hypothesis{}, r.errAt(bounds[3][0]+1, &tokenError{"total score", string(tot), ErrBadNumber})
 		}
 		h.Score, h.HasScore = x, true
 		if bounds[3][1] < len(line) {
-			if a := trimSpace(line[bounds[3][1]+len(sep):]); len(a) > 0 {
+			if a := spaceTab.Trim(line[bounds[3][1]+len(sep):]); len(a) > 0 {
 				h.Alignment = string(a)
 			}
 		}

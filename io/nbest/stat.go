@@ -90,7 +90,7 @@ func nextNonBlank(lr *lineReader) ([]byte, error) {
 		if !utf8.Valid(line) {
 			return nil, ErrInvalidUTF8
 		}
-		if len(trimSpace(line)) > 0 {
+		if len(spaceTab.Trim(line)) > 0 {
 			return line, nil
 		}
 	}
@@ -99,15 +99,10 @@ func nextNonBlank(lr *lineReader) ([]byte, error) {
 // splitFields appends the space-separated tokens of line to dst[:0].
 func splitFields(dst [][]byte, line []byte) [][]byte {
 	dst = dst[:0]
-	p := 0
-	for {
-		tok, _, end := nextToken(line, p)
-		if len(tok) == 0 {
-			return dst
-		}
+	for _, tok := range spaceTab.Tokens(line) {
 		dst = append(dst, tok)
-		p = end
 	}
+	return dst
 }
 
 // readHeader parses "<marker> <sentence> <count> <n> rest…".
@@ -152,7 +147,7 @@ func readFooter(lr *lineReader, name, marker string) error {
 	if err != nil {
 		return err
 	}
-	if string(trimSpace(line)) != marker {
+	if string(spaceTab.Trim(line)) != marker {
 		return statErr(lr, name, 1, textpos.Detail(ErrBadFooter, "want "+marker))
 	}
 	return nil
@@ -228,13 +223,7 @@ func (r *FeatStatReader) read() (FeatBlock, error) {
 func (r *FeatStatReader) parseRow(line []byte) (feature.Vector, error) {
 	r.b.Reset()
 	nd := 0
-	p := 0
-	for {
-		tok, start, end := nextToken(line, p)
-		if len(tok) == 0 {
-			break
-		}
-		p = end
+	for start, tok := range spaceTab.Tokens(line) {
 		k := -1
 		for i := len(tok) - 1; i >= 0; i-- {
 			if tok[i] == '=' {
@@ -312,13 +301,7 @@ func (r *ScoreStatReader) read() (ScoreBlock, error) {
 			return ScoreBlock{}, err
 		}
 		row := r.row[:0]
-		p := 0
-		for {
-			tok, start, end := nextToken(line, p)
-			if len(tok) == 0 {
-				break
-			}
-			p = end
+		for start, tok := range spaceTab.Tokens(line) {
 			x, ok := parseNum(tok)
 			if !ok {
 				return ScoreBlock{}, statErr(&r.lr, r.name, start+1, &tokenError{"statistic", string(tok), ErrBadNumber})

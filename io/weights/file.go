@@ -67,7 +67,7 @@ func Detect(data []byte) (Format, error) {
 		} else {
 			data = nil
 		}
-		t := trimSpace(bytes.TrimSuffix(line, []byte{'\r'}))
+		t := spaceTab.Trim(bytes.TrimSuffix(line, []byte{'\r'}))
 		if len(t) == 0 || t[0] == '#' {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/testsupport/floattest"
 	"github.com/mtune/mtune/testsupport/parsetest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
@@ -333,7 +334,7 @@ func TestFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := ReadListFile(ctx, list, feature.GroupNames(s.Groups), nil)
-	if err != nil || !equalBits(got.Dense(), s.Dense()) {
+	if err != nil || !floattest.SameBits(got.Dense(), s.Dense()) {
 		t.Fatalf("list: %v, %v", got, err)
 	}
 

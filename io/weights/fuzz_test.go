@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/testsupport/floattest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -118,7 +119,7 @@ func FuzzReadList(f *testing.F) {
 			t.Fatalf("cannot read what was written: %v\n%s", err, b.Bytes())
 		}
 		for _, n := range names {
-			if !equalBits([]float64{back.Value(n)}, []float64{s.Value(n)}) {
+			if !floattest.SameBits([]float64{back.Value(n)}, []float64{s.Value(n)}) {
 				t.Fatalf("%s: %v, want %v", n, back.Value(n), s.Value(n))
 			}
 		}

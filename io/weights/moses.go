@@ -72,7 +72,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		t := trimSpace(line)
+		t := spaceTab.Trim(line)
 		if len(t) == 0 {
 			continue
 		}
@@ -82,7 +82,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 			if j < 0 {
 				return nil, errAt(ln, col, ErrSyntax, "section header has no ']' (want [name])")
 			}
-			name := string(trimSpace(t[1:j]))
+			name := string(spaceTab.Trim(t[1:j]))
 			switch {
 			case name == "weight":
 				mode = modeWeight

@@ -57,8 +57,9 @@ func (s *lineScanner) readErr() error {
 	return nil
 }
 
-// isSpace reports whether c separates tokens: space or tab, as Moses.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+// spaceTab is what separates tokens and surrounds fields: space or tab,
+// as Moses.
+var spaceTab = textpos.Separators{' ': true, '\t': true}
 
 // token is a field of a line and its 1-based byte column.
 type token struct {
@@ -68,32 +69,10 @@ type token struct {
 
 // fields splits line into tokens at spaces and tabs, appending to dst.
 func fields(dst []token, line []byte) []token {
-	i := 0
-	for i < len(line) {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		j := i
-		for j < len(line) && !isSpace(line[j]) {
-			j++
-		}
-		if j > i {
-			dst = append(dst, token{text: line[i:j], col: i + 1})
-		}
-		i = j
+	for i, text := range spaceTab.Tokens(line) {
+		dst = append(dst, token{text: text, col: i + 1})
 	}
 	return dst
-}
-
-// trimSpace removes leading and trailing spaces and tabs.
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // parseValue parses a finite float64.

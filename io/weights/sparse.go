@@ -19,7 +19,7 @@ func ReadSparse(r io.Reader, idx *feature.Index) (*Set, error) {
 	seen := make(map[feature.ID]int)
 	var toks []token
 	for ln, line := range sc.lines() {
-		t := trimSpace(line)
+		t := spaceTab.Trim(line)
 		if len(t) == 0 || t[0] == '#' {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/testsupport/floattest"
 )
 
 // want describes a Set: its groups with their values, and its other
@@ -26,7 +27,7 @@ func check(t *testing.T, s *Set, w want) {
 	if !slices.Equal(s.Groups, w.groups) {
 		t.Fatalf("groups = %v, want %v", s.Groups, w.groups)
 	}
-	if got := s.Dense(); !equalBits(got, w.dense) {
+	if got := s.Dense(); !floattest.SameBits(got, w.dense) {
 		t.Fatalf("dense = %v, want %v", got, w.dense)
 	}
 	sp := s.Sparse()
@@ -46,22 +47,10 @@ func check(t *testing.T, s *Set, w want) {
 	}
 }
 
-func equalBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // sameSet reports whether a and b hold the same layout and weights, bit
 // for bit (the sparse parts compared by name, zeros ignored).
 func sameSet(a, b *Set) bool {
-	if !slices.Equal(a.Groups, b.Groups) || !equalBits(a.Dense(), b.Dense()) {
+	if !slices.Equal(a.Groups, b.Groups) || !floattest.SameBits(a.Dense(), b.Dense()) {
 		return false
 	}
 	sa, sb := a.Sparse(), b.Sparse()
@@ -474,7 +463,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Groups, []feature.Group{g("LM0", 1), g("TranslationModel0", 4), g("WordPenalty0", 1)}) || !equalBits(got.Dense(), s.Dense()) {
+	if !slices.Equal(got.Groups, []feature.Group{g("LM0", 1), g("TranslationModel0", 4), g("WordPenalty0", 1)}) || !floattest.SameBits(got.Dense(), s.Dense()) {
 		t.Fatalf("list: %v %v", got.Groups, got.Dense())
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/floattest"
 )
 
 // learners makes each learner of the package with small settings from
@@ -77,14 +77,14 @@ func TestResume(t *testing.T) {
 				if err := b.Learn(ctx, p); err != nil {
 					t.Fatal(err)
 				}
-				if !learntest.SameBits(a.Weights(), b.Weights()) {
+				if !floattest.SameBits(a.Weights(), b.Weights()) {
 					t.Fatalf("pool %d: weights differ after restoring", i+1)
 				}
 			}
 			if !bytes.Equal(mustMarshal(t, a), mustMarshal(t, b)) {
 				t.Fatal("states differ after continuing")
 			}
-			if learntest.SameBits(a.Weights(), w0) {
+			if floattest.SameBits(a.Weights(), w0) {
 				t.Error("weights never changed")
 			}
 		})
@@ -110,10 +110,10 @@ func TestDeterminism(t *testing.T) {
 			b, _ := lt.make(w0, 1)
 			c, _ := lt.make(w0, 2)
 			wa, wb, wc := run(a), run(b), run(c)
-			if !learntest.SameBits(wa, wb) {
+			if !floattest.SameBits(wa, wb) {
 				t.Error("same seed, different weights")
 			}
-			if learntest.SameBits(wa, wc) {
+			if floattest.SameBits(wa, wc) {
 				t.Error("seeds 1 and 2 give the same weights")
 			}
 		})
@@ -125,7 +125,7 @@ func TestDeterminism(t *testing.T) {
 	}
 	one, three := threads(1), threads(3)
 	for i := range one {
-		if !learntest.SameBits(one[i], three[i]) {
+		if !floattest.SameBits(one[i], three[i]) {
 			t.Errorf("learner %d: 1 and 3 threads give different weights", i)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/floattest"
 )
 
 // randLists returns nl synthetic n-best lists: a few dense features whose
@@ -212,7 +213,7 @@ func TestResume(t *testing.T) {
 			if err := g.Learn(ctx, lists); err != nil {
 				t.Fatal(err)
 			}
-			if !learntest.SameBits(l.Weights(), g.Weights()) || !learntest.SameBits(l.Current(), g.Current()) || l.Updates() != g.Updates() {
+			if !floattest.SameBits(l.Weights(), g.Weights()) || !floattest.SameBits(l.Current(), g.Current()) || l.Updates() != g.Updates() {
 				t.Fatalf("resumed run differs:\n%v\n%v", l.Weights(), g.Weights())
 			}
 			a, _ := l.MarshalBinary()
@@ -220,7 +221,7 @@ func TestResume(t *testing.T) {
 			if !bytes.Equal(a, b) {
 				t.Fatal("states differ after the same training")
 			}
-			if learntest.SameBits(l.Weights(), w0) {
+			if floattest.SameBits(l.Weights(), w0) {
 				t.Fatal("two epochs left the weights unchanged")
 			}
 		})
@@ -263,7 +264,7 @@ func TestUpdateIsGradientApply(t *testing.T) {
 				} else {
 					lb.Apply(g)
 				}
-				if !learntest.SameBits(la.Current(), lb.Current()) {
+				if !floattest.SameBits(la.Current(), lb.Current()) {
 					t.Fatalf("step %d: Update and Apply(Gradient) differ", step)
 				}
 			}
@@ -475,7 +476,7 @@ func TestNonFinite(t *testing.T) {
 		switch {
 		case err != nil && !errors.Is(err, ErrNotFinite):
 			t.Errorf("%s: error %v, want ErrNotFinite", name, err)
-		case err != nil && !learntest.SameBits(before, lr.Current()):
+		case err != nil && !floattest.SameBits(before, lr.Current()):
 			t.Errorf("%s: failed update changed the weights", name)
 		case err == nil && !lr.Current().Finite():
 			t.Errorf("%s: non-finite weights without an error", name)
@@ -495,7 +496,7 @@ func TestUnmarshalErrors(t *testing.T) {
 				t.Errorf("%s: %d bytes: error %v, want ErrState", name, len(bad), err)
 			}
 		}
-		if !learntest.SameBits(l.Current(), w) {
+		if !floattest.SameBits(l.Current(), w) {
 			t.Errorf("%s: failed restore changed the learner", name)
 		}
 	}

@@ -5,6 +5,7 @@
 package storagetest
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,4 +35,16 @@ func Folders(tb testing.TB, bucket string) map[string]string {
 		"local": filepath.Join(tb.TempDir(), bucket),
 		"gcs":   "gs://" + bucket + "/" + strings.ReplaceAll(tb.Name(), "/", "-"),
 	}
+}
+
+// Read returns the value of a versioned read (storage.ReadVersion's
+// shape, as registry.Registry's ReadPointer and ReadHistory), dropping the
+// version; an error fails the test.
+func Read[T any](tb testing.TB, read func(context.Context) (T, int64, error)) T {
+	tb.Helper()
+	v, _, err := read(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }

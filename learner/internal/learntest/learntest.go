@@ -1,7 +1,7 @@
 // Package learntest holds the fixtures the learners' tests share: random
-// BLEU statistics and n-best lists, pools replicated for benchmarks, the
-// bitwise comparison of weights that resume tests rely on, and the
-// round-trip check of saved states that fuzz tests run.
+// BLEU statistics and n-best lists, pools replicated for benchmarks, and
+// the round-trip check of saved states that fuzz tests run. Resume tests
+// compare weights bit for bit with testsupport/floattest.
 package learntest
 
 import (
@@ -89,18 +89,4 @@ func Replicate(lists []pool.List, n int) []pool.List {
 		}
 	}
 	return out
-}
-
-// SameBits reports whether a and b have the same length and bit-identical
-// elements.
-func SameBits(a, b feature.Weights) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
 }
