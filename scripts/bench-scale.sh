@@ -44,14 +44,8 @@ USAGE
 
 case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
-if [[ -n "${1:-}" ]]; then
-	data=$(cd "$1" && pwd)
-fi
-cd "$(dirname "$0")/.."
-root=$(pwd)
-data="${data:-$(cd ../shared/data && pwd)}"
-model="$data/moses-models/europarl-fr-en-8k"
-[[ -f "$model/moses.ini" ]] || { echo "bench-scale: $model/moses.ini not found" >&2; exit 1; }
+source "$(dirname "$0")/lib/europarl.sh"
+europarl_setup bench-scale "${1:-}"
 sizes="${SIZES:-8001-9000 5001-9000 1-8000}"
 port="${PRISM_PORT:-8074}"
 
@@ -79,11 +73,8 @@ go build -o "$tmp/mtune" ./cmd/mtune
 go build -o "$tmp/prism" github.com/apache/beam/sdks/v2/go/cmd/prism
 bin="$tmp/mtune"
 
-lines() { # lines FILE FIRST LAST
-	gzip -cd "$data/europarl-fr-en/$1" | sed -n "$2,$3p"
-}
-lines fr.gz 9001 9200 >"$work/dev.fr"
-lines en.gz 9001 9200 >"$work/dev.en"
+europarl_lines fr.gz 9001 9200 >"$work/dev.fr"
+europarl_lines en.gz 9001 9200 >"$work/dev.en"
 
 "$tmp/prism" --job_port "$port" >"$work/prism.log" 2>&1 &
 prism_pid=$!
@@ -111,7 +102,7 @@ sample() {
 }
 
 export MODEL_PATH="$model"
-config=$(printf '{"command": "%s", "env": {"MTUNE_WORKER_BINARY": "%s"}}' "$root/scripts/prism-process-worker.sh" "$bin")
+config=$(process_config "$bin")
 inproc="" filtered="" fmem=0
 common=(tune --config "$model/moses.ini" --sparse all --shards 2 --epochs 1 --seed 1
 	--dev-src "$work/dev.fr" --dev-ref "$work/dev.en" --overwrite)
@@ -152,8 +143,8 @@ for range in $sizes; do
 	from=${range%-*} to=${range#*-}
 	n=$((to - from + 1))
 	set="tune-$range"
-	lines fr.gz "$from" "$to" >"$work/$set.fr"
-	lines en.gz "$from" "$to" >"$work/$set.en"
+	europarl_lines fr.gz "$from" "$to" >"$work/$set.fr"
+	europarl_lines en.gz "$from" "$to" >"$work/$set.en"
 	[[ $(wc -l <"$work/$set.fr") -eq $n ]] || { echo "bench-scale: europarl-fr-en has fewer than $to lines" >&2; exit 1; }
 
 	echo "bench-scale: $n sentences ($range): decoding them and the dev set…" >&2

@@ -40,14 +40,8 @@ USAGE
 
 case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
-if [[ -n "${1:-}" ]]; then
-	data=$(cd "$1" && pwd)
-fi
-cd "$(dirname "$0")/.."
-root=$(pwd)
-data="${data:-$(cd ../shared/data && pwd)}"
-model="$data/moses-models/europarl-fr-en-8k"
-[[ -f "$model/moses.ini" ]] || { echo "prism-process: $model/moses.ini not found" >&2; exit 1; }
+source "$(dirname "$0")/lib/europarl.sh"
+europarl_setup prism-process "${1:-}"
 n="${SENTENCES:-1000}"
 shards="${SHARDS:-2}"
 epochs="${EPOCHS:-1}"
@@ -62,15 +56,14 @@ echo "prism-process: building mtune" >&2
 go build -o "$tmp/mtune" ./cmd/mtune
 bin="$tmp/mtune"
 
-gzip -cd "$data/europarl-fr-en/fr.gz" | sed -n "8001,$((8000 + n))p" >"$work/tune.fr"
-gzip -cd "$data/europarl-fr-en/en.gz" | sed -n "8001,$((8000 + n))p" >"$work/tune.en"
+europarl_lines fr.gz 8001 $((8000 + n)) >"$work/tune.fr"
+europarl_lines en.gz 8001 $((8000 + n)) >"$work/tune.en"
 [[ $(wc -l <"$work/tune.fr") -eq $n ]] || { echo "prism-process: fewer than $((8000 + n)) lines in $data/europarl-fr-en" >&2; exit 1; }
 
 export MODEL_PATH="$model"
 common=(tune --config "$model/moses.ini" --src "$work/tune.fr" --ref "$work/tune.en"
 	--shards "$shards" --epochs "$epochs" --seed 1 --overwrite)
-config=$(printf '{"command": "%s", "env": {"MTUNE_WORKER_BINARY": "%s"}}' \
-	"$root/scripts/prism-process-worker.sh" "$bin")
+config=$(process_config "$bin")
 
 # run NAME ARGS…: runs mtune tune into $work/NAME, logs to $work/NAME.log,
 # and prints its wall seconds and CPU seconds (user + system, the worker

@@ -300,37 +300,7 @@ func Open(ctx context.Context, path string) (io.ReadCloser, error) {
 // fs.ErrNotExist. Read errors, including those of a corrupt or truncated
 // compressed stream, name the path too.
 func (f *FS) Open(ctx context.Context, p string) (io.ReadCloser, error) {
-	if IsGCS(p) {
-		bucket, object, err := parseObject("open", p)
-		if err != nil {
-			return nil, err
-		}
-		c, err := f.client(ctx)
-		if err != nil {
-			return nil, err
-		}
-		rt := f.retrier("open", p)
-		obj := c.Bucket(bucket).Object(object).Retryer(rt.options()...)
-		if codecOf(p) == codecGzip {
-			// The object may have been stored with Content-Encoding: gzip;
-			// ask for its bytes as stored and decompress them here, once.
-			obj = obj.ReadCompressed(true)
-		}
-		r, err := obj.NewReader(ctx)
-		if err != nil {
-			return nil, rt.err(err)
-		}
-		return newReader(p, r)
-	}
-	file, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("storage: %w", err)
-	}
-	if st, err := file.Stat(); err == nil && st.IsDir() {
-		file.Close()
-		return nil, fmt.Errorf("storage: open %s: is a directory", p)
-	}
-	return newReader(p, file)
+	return f.open(ctx, p, 0)
 }
 
 // ErrNotSeekable is the error of OpenAt for a compressed file, whose
@@ -358,20 +328,27 @@ func (f *FS) OpenAt(ctx context.Context, p string, off int64) (io.ReadCloser, er
 	if off < 0 {
 		return nil, fmt.Errorf("storage: open %s at %d: negative offset", p, off)
 	}
+	return f.open(ctx, p, off)
+}
+
+// open opens p for reading from byte offset off, which is zero for a
+// compressed file.
+func (f *FS) open(ctx context.Context, p string, off int64) (io.ReadCloser, error) {
 	if IsGCS(p) {
-		bucket, object, err := parseObject("open", p)
-		if err != nil {
-			return nil, err
-		}
-		c, err := f.client(ctx)
+		obj, err := f.object(ctx, "open", p)
 		if err != nil {
 			return nil, err
 		}
 		rt := f.retrier("open", p)
-		obj := c.Bucket(bucket).Object(object).Retryer(rt.options()...)
+		obj = obj.Retryer(rt.options()...)
+		if codecOf(p) == codecGzip {
+			// The object may have been stored with Content-Encoding: gzip;
+			// ask for its bytes as stored and decompress them here, once.
+			obj = obj.ReadCompressed(true)
+		}
 		r, err := obj.NewRangeReader(ctx, off, -1)
 		var ae *googleapi.Error
-		if errors.As(err, &ae) && ae.Code == http.StatusRequestedRangeNotSatisfiable {
+		if off > 0 && errors.As(err, &ae) && ae.Code == http.StatusRequestedRangeNotSatisfiable {
 			// GCS refuses a range that starts at the end of an object:
 			// that one is empty, a later one is an error.
 			attrs, aerr := obj.Attrs(ctx)
@@ -404,9 +381,11 @@ func (f *FS) OpenAt(ctx context.Context, p string, off int64) (io.ReadCloser, er
 		file.Close()
 		return nil, fmt.Errorf("storage: open %s at %d: beyond its %d bytes", p, off, st.Size())
 	}
-	if _, err := file.Seek(off, io.SeekStart); err != nil {
-		file.Close()
-		return nil, fmt.Errorf("storage: open %s at %d: %w", p, off, err)
+	if off > 0 {
+		if _, err := file.Seek(off, io.SeekStart); err != nil {
+			file.Close()
+			return nil, fmt.Errorf("storage: open %s at %d: %w", p, off, err)
+		}
 	}
 	return newReader(p, file)
 }
@@ -424,16 +403,12 @@ func Identity(ctx context.Context, path string) (string, error) {
 // Identity).
 func (f *FS) Identity(ctx context.Context, p string) (string, error) {
 	if IsGCS(p) {
-		bucket, object, err := parseObject("stat", p)
-		if err != nil {
-			return "", err
-		}
-		c, err := f.client(ctx)
+		obj, err := f.object(ctx, "stat", p)
 		if err != nil {
 			return "", err
 		}
 		rt := f.retrier("stat", p)
-		a, err := c.Bucket(bucket).Object(object).Retryer(rt.options()...).Attrs(ctx)
+		a, err := obj.Retryer(rt.options()...).Attrs(ctx)
 		if err != nil {
 			return "", rt.err(err)
 		}

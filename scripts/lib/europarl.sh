@@ -1,0 +1,30 @@
+# scripts/lib/europarl.sh: what the benchmark scripts that tune Moses'
+# europarl-fr-en-8k model share. Source it from a script in scripts/.
+
+# europarl_setup NAME [SHARED_DATA_DIR]: moves to the repository's root and
+# sets root (its path), data (SHARED_DATA_DIR, default ../shared/data, as an
+# absolute path) and model (data's moses-models/europarl-fr-en-8k), or exits
+# naming what is missing; NAME starts the message.
+europarl_setup() {
+	local name=$1 dir=${2:-}
+	if [[ -n "$dir" ]]; then
+		data=$(cd "$dir" && pwd)
+	fi
+	cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+	root=$(pwd)
+	data="${data:-$(cd ../shared/data && pwd)}"
+	model="$data/moses-models/europarl-fr-en-8k"
+	[[ -f "$model/moses.ini" ]] || { echo "$name: $model/moses.ini not found" >&2; exit 1; }
+}
+
+# europarl_lines FILE FIRST LAST: lines FIRST to LAST of europarl-fr-en's
+# FILE (fr.gz or en.gz).
+europarl_lines() {
+	gzip -cd "$data/europarl-fr-en/$1" | sed -n "$2,$3p"
+}
+
+# process_config BIN: the --environment_config of prism's PROCESS
+# environment that runs BIN as the SDK worker (scripts/prism-process-worker.sh).
+process_config() {
+	printf '{"command": "%s", "env": {"MTUNE_WORKER_BINARY": "%s"}}' "$root/scripts/prism-process-worker.sh" "$1"
+}
