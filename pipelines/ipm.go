@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,30 +154,16 @@ type Result struct {
 }
 
 func (o *Options) defaults() error {
-	if o.Mode == "" {
-		o.Mode = "ipm"
-	}
-	if o.Mix == "" {
-		o.Mix = "average"
-	}
+	o.Mode = cmp.Or(o.Mode, "ipm")
+	o.Mix = cmp.Or(o.Mix, "average")
 	if o.Algo == "" {
 		o.Algo = "adagrad"
 		if o.Mode == "batch" {
 			o.Algo = "mert"
 		}
 	}
-	if o.Shards == 0 {
-		o.Shards = 2
-	}
-	if o.Epochs == 0 {
-		o.Epochs = 5
-	}
-	if o.NBest == 0 {
-		o.NBest = 100
-	}
-	if o.Decoder == "" {
-		o.Decoder = DecoderName
-	}
+	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
+	o.Decoder = cmp.Or(o.Decoder, DecoderName)
 	if o.Mode == "stale" && o.Threads == 0 {
 		o.Threads = 2
 	}

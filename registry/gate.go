@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,12 +25,7 @@ type GateOptions struct {
 }
 
 func (g GateOptions) withDefaults() GateOptions {
-	if g.MaxP == 0 {
-		g.MaxP = 0.05
-	}
-	if g.Samples == 0 {
-		g.Samples = 1000
-	}
+	g.MaxP, g.Samples = cmp.Or(g.MaxP, 0.05), cmp.Or(g.Samples, 1000)
 	return g
 }
 

@@ -1,6 +1,7 @@
 package transforms_test
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -98,15 +99,8 @@ func TestAverageFn(t *testing.T) {
 	for _, tc := range averageCases {
 		for split := 0; split <= len(tc.results); split++ {
 			got := combineAll(t, &transforms.AverageFn{Weighted: tc.weighted}, tc.results, split)
-			m := got.Map()
-			if len(m) != len(tc.want) {
+			if m := got.Map(); !maps.Equal(m, tc.want) {
 				t.Errorf("%s (split %d): %v, want %v", tc.name, split, m, tc.want)
-			}
-			for n, x := range tc.want {
-				if m[n] != x {
-					t.Errorf("%s (split %d): %v, want %v", tc.name, split, m, tc.want)
-					break
-				}
 			}
 		}
 	}

@@ -84,12 +84,7 @@ type DecodeOptions struct {
 	Threads int
 }
 
-func (o DecodeOptions) nbest() int {
-	if o.NBest == 0 {
-		return 100
-	}
-	return o.NBest
-}
+func (o DecodeOptions) nbest() int { return cmp.Or(o.NBest, 100) }
 
 // Validate checks the options.
 func (o DecodeOptions) Validate() error {

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -65,14 +66,8 @@ func TestAverageSums(t *testing.T) {
 			for i, n := range names {
 				got[n] = vals[i]
 			}
-			if len(got) != len(names) || len(got) != len(tc.want) {
+			if len(got) != len(names) || !maps.Equal(got, tc.want) {
 				t.Errorf("%s (split %d): %v, want %v", tc.name, split, got, tc.want)
-			}
-			for n, x := range tc.want {
-				if got[n] != x {
-					t.Errorf("%s (split %d): %v, want %v", tc.name, split, got, tc.want)
-					break
-				}
 			}
 		}
 	}

@@ -255,12 +255,8 @@ func FilterReordering(ctx context.Context, r io.Reader, name string, w io.Writer
 			}
 			c.lines++
 			fields = splitFields(fields, line)
-			if len(fields) != nf {
-				if len(fields) == nf+1 && opts.Condition == ConditionFE {
-					return errAt(name, num, fields[3].off-2, ErrUnsupported, "4 fields: context-conditioned reordering tables")
-				}
-				return errAt(name, num, 0, ErrSyntax, "%d fields, want %d (%s)", len(fields), nf,
-					map[int]string{2: "source ||| scores", 3: "source ||| target ||| scores"}[nf])
+			if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
+				return err
 			}
 			var ok bool
 			if ids, ok = keep.containsField(ids, fields[0].b); !ok {

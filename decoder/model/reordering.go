@@ -367,12 +367,8 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 			return nil
 		}
 		fields = splitFields(fields, line)
-		if len(fields) != nf {
-			if len(fields) == nf+1 && opts.Condition == ConditionFE {
-				return errAt(name, num, fields[3].off-2, ErrUnsupported, "4 fields: context-conditioned reordering tables")
-			}
-			return errAt(name, num, 0, ErrSyntax, "%d fields, want %d (%s)", len(fields), nf,
-				map[int]string{2: "source ||| scores", 3: "source ||| target ||| scores"}[nf])
+		if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
+			return err
 		}
 		sf := fields[nf-1]
 		sc = sc[:0]
@@ -593,4 +589,18 @@ func AppendReorderingLine(dst []byte, e ReorderingEntry, cond Condition) ([]byte
 	}
 	dst = appendFloats(dst, e.Scores)
 	return append(dst, '\n'), nil
+}
+
+// checkReorderingFields checks that line num of the reordering table name
+// has the nf fields of its condition: "source ||| scores" (2) or "source
+// ||| target ||| scores" (3).
+func checkReorderingFields(fields []field, nf int, cond Condition, name string, num int) error {
+	if len(fields) == nf {
+		return nil
+	}
+	if len(fields) == nf+1 && cond == ConditionFE {
+		return errAt(name, num, fields[3].off-2, ErrUnsupported, "4 fields: context-conditioned reordering tables")
+	}
+	return errAt(name, num, 0, ErrSyntax, "%d fields, want %d (%s)", len(fields), nf,
+		map[int]string{2: "source ||| scores", 3: "source ||| target ||| scores"}[nf])
 }

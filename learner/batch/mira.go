@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -65,15 +66,7 @@ type MIRAOptions struct {
 }
 
 func (o MIRAOptions) withDefaults() (MIRAOptions, error) {
-	if o.C == 0 {
-		o.C = 0.01
-	}
-	if o.Decay == 0 {
-		o.Decay = metric.DefaultDecay
-	}
-	if o.Passes == 0 {
-		o.Passes = 60
-	}
+	o.C, o.Decay, o.Passes = cmp.Or(o.C, 0.01), cmp.Or(o.Decay, metric.DefaultDecay), cmp.Or(o.Passes, 60)
 	switch {
 	case !(o.C > 0) || math.IsInf(o.C, 0):
 		return o, fmt.Errorf("batch: MIRA step cap C = %v, want a positive number", o.C)

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -54,24 +55,8 @@ type MROptions struct {
 }
 
 func (o MROptions) withDefaults() (MROptions, error) {
-	if o.Lambda == 0 {
-		o.Lambda = 50
-	}
-	if o.TuneSample == 0 {
-		o.TuneSample = 1000
-	}
-	if o.Scale == 0 {
-		o.Scale = 1
-	}
-	if o.Restarts == 0 {
-		o.Restarts = 5
-	}
-	if o.Epochs == 0 {
-		o.Epochs = 20
-	}
-	if o.Tolerance == 0 {
-		o.Tolerance = 1e-4
-	}
+	o.Lambda, o.TuneSample, o.Scale = cmp.Or(o.Lambda, 50), cmp.Or(o.TuneSample, 1000), cmp.Or(o.Scale, 1)
+	o.Restarts, o.Epochs, o.Tolerance = cmp.Or(o.Restarts, 5), cmp.Or(o.Epochs, 20), cmp.Or(o.Tolerance, 1e-4)
 	switch {
 	case math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0):
 		return o, fmt.Errorf("batch: MR lambda = %v", o.Lambda)

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,15 +76,7 @@ type PROOptions struct {
 }
 
 func (o PROOptions) withDefaults() (PROOptions, error) {
-	if o.Gamma == 0 {
-		o.Gamma = sample.DefaultGamma
-	}
-	if o.Xi == 0 {
-		o.Xi = sample.DefaultXi
-	}
-	if o.MinDiff == 0 {
-		o.MinDiff = sample.DefaultMinDiff
-	}
+	o.Gamma, o.Xi, o.MinDiff = cmp.Or(o.Gamma, sample.DefaultGamma), cmp.Or(o.Xi, sample.DefaultXi), cmp.Or(o.MinDiff, sample.DefaultMinDiff)
 	switch {
 	case o.Gamma < 0 || o.Xi < 0:
 		return o, fmt.Errorf("batch: PRO gamma = %d, xi = %d, want ≥ 0", o.Gamma, o.Xi)
