@@ -58,6 +58,14 @@ type Online interface {
 	Updates() int
 }
 
+// PairSampler is an Online learner whose updates sample pairs of
+// hypotheses (Green et al.'s pairwise objective: AdaGrad, SGD).
+type PairSampler interface {
+	// PairsSampled returns the number of pairs its gradients sampled since
+	// the learner was made (in this process: not part of its state).
+	PairsSampled() int64
+}
+
 // ErrNoFeatures is the error of Learn on lists in which no hypothesis has
 // a non-zero feature: every weight vector scores them alike, so there is
 // nothing to tune.

@@ -248,8 +248,9 @@ func TestEvalTune(t *testing.T) {
 	}{{once, 40, 0, 30}, {eval, 40, 40, 30}} {
 		c := tc.m.Counters
 		if c["learn_sentences"] != tc.learn || c["tune_sentences"] != tc.tuneAgain || c["dev_sentences"] != tc.dev ||
-			c["learn_updates"] != int64(tc.m.Updates) || c["learn_hypotheses"] < tc.learn || c["dev_hypotheses"] != tc.dev {
-			t.Errorf("counters %v: want %d sentences learnt from, %d decoded again, %d dev sentences (1-best), %d updates",
+			c["learn_updates"] != int64(tc.m.Updates) || c["learn_hypotheses"] < tc.learn || c["dev_hypotheses"] != tc.dev ||
+			c["learn_pairs"] < int64(tc.m.Updates) {
+			t.Errorf("counters %v: want %d sentences learnt from, %d decoded again, %d dev sentences (1-best), %d updates and AdaGrad's pairs",
 				c, tc.learn, tc.tuneAgain, tc.dev, tc.m.Updates)
 		}
 		if d := tc.m.Distributions["learn_shard_ms"]; d.Count != 2 {

@@ -17,14 +17,14 @@ import (
 //
 //	learn_sentences, learn_hypotheses   counters: sentences decoded and the hypotheses of their n-best lists
 //	learn_updates                       counter: the learners' updates
+//	learn_pairs                         counter: the pairs of hypotheses they sampled (adagrad, sgd)
 //	learn_decode_ms, learn_update_ms    counters: milliseconds decoding and in the learners' updates, summed over goroutines
 //	learn_shard_ms                      distribution: each shard's wall time
 //	learn_staleness, learn_recomputes   stale mode: each update's staleness (distribution), the recomputed gradients (counter)
 //
 // and a decoding step (Decode) the same under its DecodeFn.Name:
 // NAME_sentences, NAME_hypotheses, NAME_decode_ms and the distribution
-// NAME_batch_ms of each batch's wall time. The learners do not report the
-// pairs they sample, so no metric counts them.
+// NAME_batch_ms of each batch's wall time.
 const MetricsNamespace = "mtune"
 
 // counter adds v to the counter name of ctx.
@@ -50,6 +50,7 @@ func reportBatch(ctx context.Context, name string, w tune.Work, wall time.Durati
 func reportShard(ctx context.Context, w tune.Work, wall time.Duration) {
 	reportDecoding(ctx, "learn", w)
 	counter(ctx, "learn_updates", int64(w.Updates))
+	counter(ctx, "learn_pairs", int64(w.Pairs))
 	counter(ctx, "learn_update_ms", w.Learn.Milliseconds())
 	beam.NewDistribution(MetricsNamespace, "learn_shard_ms").Update(ctx, wall.Milliseconds())
 	if h := w.Staleness.Histogram; len(h) > 0 {

@@ -259,13 +259,16 @@ func (s *Session) Run(ctx context.Context) (ShardResult, error) {
 func (s *Session) timed() timedOnline { return timedOnline{Online: s.on, learn: &s.learn} }
 
 // Work returns what the session did so far: the sentences and hypotheses
-// it decoded, the updates it made, the time it spent decoding and in the
+// it decoded, the updates it made (and the pairs they sampled), the time it spent decoding and in the
 // learner's updates (Work.Staleness is left to RunStale's caller).
 func (s *Session) Work() Work {
 	s.mu.Lock()
 	w := s.work
 	s.mu.Unlock()
 	w.Updates = s.on.Updates() - s.before
+	if ps, ok := s.on.(learner.PairSampler); ok {
+		w.Pairs = int(ps.PairsSampled()) // the learner was made for this session
+	}
 	w.Learn = time.Duration(s.learn.Load())
 	return w
 }

@@ -21,6 +21,9 @@ type Work struct {
 	Sentences, Hypotheses int
 	// Updates counts the learner's updates (0 for decoding alone).
 	Updates int
+	// Pairs counts the pairs of hypotheses the learner's updates sampled
+	// (learner.PairSampler: AdaGrad, SGD; 0 for other learners).
+	Pairs int
 	// Decode is the time spent decoding and scoring, Learn the time
 	// spent in the learner's updates (computing and applying them), each
 	// summed over the goroutines that did it: with several at once they
@@ -35,6 +38,7 @@ func (w *Work) Add(v Work) {
 	w.Sentences += v.Sentences
 	w.Hypotheses += v.Hypotheses
 	w.Updates += v.Updates
+	w.Pairs += v.Pairs
 	w.Decode += v.Decode
 	w.Learn += v.Learn
 	w.Staleness.Add(v.Staleness)

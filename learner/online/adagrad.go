@@ -82,9 +82,13 @@ type AdaGrad struct {
 	last []int64   // update count up to which w[j] is regularised
 
 	cur atCurrent // scratch of Update
+	pairCount
 }
 
-var _ learner.Online = (*AdaGrad)(nil)
+var (
+	_ learner.Online      = (*AdaGrad)(nil)
+	_ learner.PairSampler = (*AdaGrad)(nil)
+)
 
 // NewAdaGrad returns an AdaGrad learner starting from weights w (copied).
 func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
@@ -161,7 +165,7 @@ func (a *AdaGrad) current(j int) float64 {
 // drawn from a generator seeded by seed. It does not read the learner's
 // state.
 func (a *AdaGrad) Gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
-	return a.opts.Objective.gradientOnly(w, batch, seed)
+	return a.opts.Objective.gradientOnly(w, batch, seed, &a.pairCount)
 }
 
 // Apply makes one AdaGrad + FOBOS update with gradient g, which must be

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/loss"
@@ -56,14 +57,31 @@ func seeded(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
 
-// gradientOnly is gradient without the loss.
-func (p Pairwise) gradientOnly(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
-	g, _, err := p.gradient(w, batch, seed)
+// pairCount counts the pairs a learner's gradients sampled
+// (learner.PairSampler).
+type pairCount struct{ n atomic.Int64 }
+
+// PairsSampled returns the number of pairs the learner's gradients sampled
+// since it was made.
+func (c *pairCount) PairsSampled() int64 { return c.n.Load() }
+
+// gradientOnly is gradient without the loss; it adds the pairs it sampled
+// to c.
+func (p Pairwise) gradientOnly(w feature.Weights, batch []pool.List, seed uint64, c *pairCount) (feature.Vector, error) {
+	g, _, pairs, err := p.gradientPairs(w, batch, seed)
+	c.n.Add(int64(pairs))
 	return g, err
 }
 
 // gradient returns the objective's gradient on batch at w and its value.
 func (p Pairwise) gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, error) {
+	g, v, _, err := p.gradientPairs(w, batch, seed)
+	return g, v, err
+}
+
+// gradientPairs is gradient that also returns the number of pairs it
+// sampled.
+func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, int, error) {
 	r := seeded(seed)
 	s := sample.Green()
 	if p.Sampler != nil {
@@ -99,9 +117,9 @@ func (p Pairwise) gradient(w feature.Weights, batch []pool.List, seed uint64) (f
 	}
 	gv := g.Vector()
 	if err := finite(gv); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return feature.Vector{}, 0, fmt.Errorf("%w: loss %v on a batch of %d lists", ErrNotFinite, v, len(batch))
+		return feature.Vector{}, 0, len(xs), fmt.Errorf("%w: loss %v on a batch of %d lists", ErrNotFinite, v, len(batch))
 	}
-	return gv, v, nil
+	return gv, v, len(xs), nil
 }
 
 func finite(v feature.Vector) error {

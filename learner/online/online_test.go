@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -561,6 +562,47 @@ func TestUnmarshalInconsistentLengths(t *testing.T) {
 		a, _ := NewAdaGrad(feature.Weights{1}, AdaGradOptions{})
 		if err := a.UnmarshalBinary(state); !errors.Is(err, ErrState) {
 			t.Errorf("%s: error %v, want ErrState", tc.name, err)
+		}
+	}
+}
+
+// TestPairsSampled: the learners of the pairwise objective count the pairs
+// their gradients sample (what each gradient's sampler draws for its seed);
+// the others are no PairSampler.
+func TestPairsSampled(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	batch := randLists(r, 6, 12, 4)
+	w := initWeights(12)
+	for name, l := range newLearners(t, w) {
+		ps, ok := l.(learner.PairSampler)
+		pairwise := !strings.HasPrefix(name, "MIRA") && !strings.HasPrefix(name, "Watanabe")
+		if ok != pairwise {
+			t.Errorf("%s: PairSampler %v, want %v", name, ok, pairwise)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var obj Pairwise
+		switch l := l.(type) {
+		case *AdaGrad:
+			obj = l.opts.Objective
+		case *SGD:
+			obj = l.opts.Objective
+		}
+		s := sample.Green()
+		if obj.Sampler != nil {
+			s = *obj.Sampler
+		}
+		var want int64
+		for _, seed := range []uint64{1, 2, 3} {
+			want += int64(len(s.Sample(seeded(seed), batch, nil)))
+			if _, err := l.Gradient(w, batch, seed); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := ps.PairsSampled(); got != want || want == 0 {
+			t.Errorf("%s: %d pairs counted, %d sampled", name, got, want)
 		}
 	}
 }

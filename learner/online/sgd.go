@@ -126,9 +126,13 @@ type SGD struct {
 	w scaled
 
 	cur atCurrent // scratch of Update
+	pairCount
 }
 
-var _ learner.Online = (*SGD)(nil)
+var (
+	_ learner.Online      = (*SGD)(nil)
+	_ learner.PairSampler = (*SGD)(nil)
+)
 
 // NewSGD returns an SGD learner starting from weights w (copied).
 func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {
@@ -149,7 +153,7 @@ func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {
 
 // Gradient returns the gradient of the objective on batch at w.
 func (s *SGD) Gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, error) {
-	return s.opts.Objective.gradientOnly(w, batch, seed)
+	return s.opts.Objective.gradientOnly(w, batch, seed, &s.pairCount)
 }
 
 // Apply makes one step w ← (1 − η·λ)·w − η·g.
