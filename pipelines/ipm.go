@@ -52,6 +52,10 @@ type Options struct {
 	MaxStaleness int
 	// Mix is "average" (the default when empty) or "linesearch".
 	Mix string
+	// MixWeights weights each shard in the average (and so in the line
+	// search's direction) by its updates ("updates", the default when
+	// empty) or alike ("uniform").
+	MixWeights string
 	// EvalTune, in ipm and stale mode, decodes the tuning set once more
 	// each epoch (1-best, with the mixed weights) for its tune BLEU, as a
 	// dev set is decoded. Without it the tune BLEU is the progressive BLEU
@@ -141,6 +145,9 @@ func (o *Options) manifestFlags() ManifestFlags {
 	if o.Mode == "stale" {
 		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
 	}
+	if o.MixWeights == "uniform" {
+		f.MixWeights = o.MixWeights
+	}
 	return f
 }
 
@@ -155,7 +162,7 @@ type Result struct {
 
 func (o *Options) defaults() error {
 	o.Mode = cmp.Or(o.Mode, "ipm")
-	o.Mix = cmp.Or(o.Mix, "average")
+	o.Mix, o.MixWeights = cmp.Or(o.Mix, "average"), cmp.Or(o.MixWeights, "updates")
 	if o.Algo == "" {
 		o.Algo = "adagrad"
 		if o.Mode == "batch" {
@@ -190,6 +197,8 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: unknown mode %q (ipm, batch, stale)", o.Mode)
 	case o.Mix != "average" && o.Mix != "linesearch":
 		return fmt.Errorf("pipelines: unknown mix %q (average, linesearch)", o.Mix)
+	case o.MixWeights != "updates" && o.MixWeights != "uniform":
+		return fmt.Errorf("pipelines: unknown mix weights %q (updates, uniform)", o.MixWeights)
 	case o.Shards < 1 || o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
 		return fmt.Errorf("pipelines: shards %d, epochs %d, n-best size %d and mini-batch %d must be positive",
 			o.Shards, o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
@@ -496,7 +505,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch"}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
-	mixed := transforms.Average(s, results, true)
+	mixed := transforms.Average(s, results, o.MixWeights == "updates")
 	if o.Mix == "linesearch" {
 		var ls beam.PCollection
 		mixed, ls = transforms.LineSearchMix(s, lists, w, mixed)

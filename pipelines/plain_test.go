@@ -1,7 +1,9 @@
 package pipelines_test
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,13 +21,21 @@ import (
 
 // TestFirstEpochByHand compares epoch 1's averaged weights with the plain
 // functions: each shard's LearnShard with the real decoder, then
-// mix.Average weighted by updates.
+// mix.Average weighted by updates, or uniform with MixWeights "uniform".
 func TestFirstEpochByHand(t *testing.T) {
+	for _, mw := range []string{"", "uniform"} {
+		t.Run("mix weights "+cmp.Or(mw, "default"), func(t *testing.T) { firstEpochByHand(t, mw) })
+	}
+}
+
+func firstEpochByHand(t *testing.T, mixWeights string) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	o := options(d, t.TempDir())
 	o.Epochs = 1
 	o.Algo = "sgd"
+	o.Shards, o.AlgoConfig.MiniBatch = 3, 4 // shards of unequal size make unequal updates
+	o.MixWeights = mixWeights
 	mustRun(t, ctx, o)
 	got, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
@@ -55,7 +65,7 @@ func TestFirstEpochByHand(t *testing.T) {
 			}
 		}
 		r, _, err := tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
-			Algo: o.Algo, Decode: tune.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
+			Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest}, Seed: o.Seed}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +75,10 @@ func TestFirstEpochByHand(t *testing.T) {
 		}
 		shards = append(shards, mix.Shard{Weights: w, Updates: r.Updates})
 	}
-	want := weights.NewByName(idx, mix.Average(shards, true)).Map()
+	want := weights.NewByName(idx, mix.Average(shards, mixWeights != "uniform")).Map()
+	if other := weights.NewByName(idx, mix.Average(shards, mixWeights == "uniform")).Map(); maps.Equal(other, want) {
+		t.Fatalf("the shards' updates (%d, %d) do not tell the weightings apart", shards[0].Updates, shards[1].Updates)
+	}
 	gotMap := got.Map()
 	for name, v := range want {
 		if math.Abs(gotMap[name]-v) > 1e-12 {

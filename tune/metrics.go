@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -98,7 +99,10 @@ type Manifest struct {
 // ManifestFlags records the options that shape the result; --resume
 // refuses to continue a run whose flags (other than Epochs) differ.
 type ManifestFlags struct {
-	Mode, Mix, Algo       string
+	Mode, Mix, Algo string
+	// MixWeights is "uniform" when the shards' average weighs them alike
+	// ("" is by updates, the default).
+	MixWeights            string `json:",omitempty"`
 	Shards, Epochs, NBest int
 	MiniBatch             int
 	// Sparse lists the sparse templates, comma-separated ("" = none).
@@ -137,6 +141,7 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 	}
 	rows := [][3]string{
 		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
+		{"mix-weights", cmp.Or(f.MixWeights, "updates"), cmp.Or(g.MixWeights, "updates")},
 		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},

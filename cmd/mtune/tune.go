@@ -139,6 +139,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
 	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
+	fs.StringVar(&t.o.MixWeights, "mix-weights", "updates", "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
 	fs.StringVar(&t.o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
@@ -203,13 +204,13 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
 	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "minibatch", "keep-scale", "seed"}},
-	{"pipeline", []string{"mode", "mix", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "filter-model", "runner"}},
+	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "filter-model", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
 
 // modeFlags names the flags only some modes use.
 var modeFlags = map[string][]string{
-	"mix": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"}, "eval-tune": {"ipm", "stale"},
+	"mix": {"ipm", "stale"}, "mix-weights": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"}, "eval-tune": {"ipm", "stale"},
 	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"},
 }
 

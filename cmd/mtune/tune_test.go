@@ -183,6 +183,8 @@ func TestTuneBadInput(t *testing.T) {
 		{"resume and overwrite", []string{"--resume", "--overwrite"}, 2, "give one"},
 		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, 2, "dev set"},
 		{"unknown mix", []string{"--mix", "median"}, 2, "unknown mix"},
+		{"unknown mix weights", []string{"--mix-weights", "median"}, 2, "unknown mix weights"},
+		{"mix weights in batch mode", []string{"--mode", "batch", "--mix-weights", "uniform"}, 2, "--mix-weights applies to --mode ipm and stale, not batch"},
 		{"batch learner", []string{"--algo", "mert"}, 2, "batch learner"},
 		{"reference count", []string{"--config", ini, "--src", src, "--ref", ref}, 1, "line counts differ"},
 		{"missing config", []string{"--config", filepath.Join(dir, "none.ini"), "--src", src, "--ref", src}, 1, "none.ini"},
