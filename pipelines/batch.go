@@ -17,6 +17,7 @@ import (
 type batchEpoch struct {
 	o      *Options
 	ranges *corpus.Index
+	dev    *corpus.Index   // nil without a dev set
 	tune   []tune.Sentence // loaded by the first epoch
 	start  string          // the run's starting weights (init/weights.json)
 	dense  []string
@@ -32,7 +33,39 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 			return Metrics{}, err
 		}
 	}
-	return runBatchEpoch(ctx, e.o, n, e.ranges, e.tune, e.start, e.dense)
+	t0 := time.Now()
+	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.tune, e.start, e.dense)
+	if err != nil {
+		return Metrics{}, err
+	}
+	if e.dev != nil {
+		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev, ww); err != nil {
+			return Metrics{}, err
+		}
+	}
+	return tune.FinishEpoch(ctx, e.o.layout().Epoch(n), m, ww, e.dense, t0)
+}
+
+// scoreDev is the second launch of batch epoch n with a dev set (Moses'
+// --return-best-dev): it decodes the dev set with the epoch's new weights
+// ww, which the driver's optimizer step made after the first launch, and
+// returns their dev BLEU, by which the best epoch is then chosen.
+func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName) (*float64, error) {
+	dir := o.layout().Epoch(n)
+	if err := weights.WriteByName(ctx, dir.Mixed(), ww); err != nil {
+		return nil, err
+	}
+	p, s := beam.NewPipelineWithRoot()
+	w := transforms.ReadWeights(s, dir.Mixed())
+	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, w, dir.DevStats())
+	if _, _, err := execute(ctx, o, p); err != nil {
+		return nil, &PipelineError{Epoch: n, Err: err}
+	}
+	b, err := tune.ReadBLEU(ctx, dir.DevStats())
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
 }
 
 // runBatchEpoch is epoch n of --mode batch: one pipeline launch decodes the
@@ -41,9 +74,10 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 // the driver then pools the files of epochs 1…n as tune-nbest does
 // (poolfile.Load: distinct target and features per sentence) and runs the
 // batch optimizer o.Algo on the pool, starting from the previous weights. Tune BLEU is the 1-best
-// BLEU of the pool re-ranked by the new weights (no second decoding).
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, error) {
-	t0 := time.Now()
+// BLEU of the pool re-ranked by the new weights (no second decoding). It
+// returns the epoch's metrics and new weights, for scoreDev and
+// tune.FinishEpoch.
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
 	if n > 1 {
@@ -61,16 +95,16 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
-		return Metrics{}, &PipelineError{Epoch: n, Err: err}
+		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
 	}
 
 	prev, err := weights.ReadByName(ctx, prevPath)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, weights.ByName{}, err
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
-		return Metrics{}, err
+		return Metrics{}, weights.ByName{}, err
 	}
 	paths := make([]string, n)
 	for k := 1; k <= n; k++ {
@@ -79,9 +113,9 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, Decode: decOpts, KeepScale: o.KeepScale}
 	ww, m, err := step.Run(ctx, n, tuneSet, paths, prev, dir.LearnerState())
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, weights.ByName{}, err
 	}
 	m.ProgressiveBLEU = 100 * decoded.BLEU()
 	m.Counters, m.Distributions = counters, dists
-	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
+	return m, ww, nil
 }

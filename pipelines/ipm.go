@@ -189,8 +189,6 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
 	case o.FilterModel && o.Decoder != DecoderName:
 		return fmt.Errorf("pipelines: --filter-model filters the %q decoder's model, not %q's", DecoderName, o.Decoder)
-	case o.Mode == "batch" && o.DevSrc != "":
-		return errors.New("pipelines: a dev set is not yet supported in --mode batch")
 	case o.Mode == "batch" && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode != "ipm" && o.Mode != "batch" && o.Mode != "stale":
@@ -449,7 +447,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath, dense: dense}
 	if o.Mode == "batch" {
-		e = &batchEpoch{o: &o, ranges: tuneSet, start: startPath, dense: dense}
+		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
 	}
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Progress: o.Progress}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
@@ -517,16 +515,11 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	// tuning set's only if asked for (without it the tune BLEU is the
 	// shards' own decoding's, and the epoch decodes each tuning sentence
 	// once).
-	oneBest := func(name string, sents beam.PCollection, count int, path string) {
-		fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1},
-			Sentences: count, Name: name}
-		writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, mixed), mixed), path)
-	}
 	if o.EvalTune {
-		oneBest("tune", sents, tuneSet.Lines, tunePath)
+		o.oneBest(s, "tune", sents, tuneSet.Lines, mixed, tunePath)
 	}
 	if dev != nil {
-		oneBest("dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, devPath)
+		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, mixed, devPath)
 	}
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
@@ -539,6 +532,15 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	}
 	m.Counters, m.Distributions = counters, dists
 	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
+}
+
+// oneBest adds to s the 1-best decoding of sents (count sentences) under
+// the singleton weights w, reported as the Beam metrics of name, and the
+// writing of its summed BLEU statistics to path.
+func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
+	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1},
+		Sentences: count, Name: name}
+	writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }
 
 // checkModel runs a pipeline in which a worker loads the model

@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -258,5 +259,62 @@ func TestBatchScale(t *testing.T) {
 		if keep && math.Abs(l1-1) < 1e-6 {
 			t.Errorf("KeepScale: L1 norm %v, kb-MIRA's own scale expected", l1)
 		}
+	}
+}
+
+// TestBatchDev runs --mode batch with a dev set (Moses' --return-best-dev):
+// every epoch's dev BLEU is that of its own weights, found again here by
+// decoding the dev set with them on this machine (tune.ScoreSet), and the
+// best epoch is the one with the best dev BLEU.
+func TestBatchDev(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Mode, o.Algo, o.Epochs = "batch", "kbmira", 3
+	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	launches := countLaunches(&o)
+	res := mustRun(t, ctx, o)
+	if *launches != 1+2*3 {
+		t.Errorf("%d launches, want a model check and two a epoch", *launches)
+	}
+	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.Load(ctx, d.devSrc, []string{d.devRef})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := make([]tune.Sentence, c.Len())
+	for i := range dev {
+		dev[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
+	}
+	best := 0
+	for _, m := range res.Epochs {
+		if m.DevBLEU == nil {
+			t.Fatalf("epoch %d has no dev BLEU", m.Epoch)
+		}
+		ww, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := tune.ScoreSet(ctx, dec, dev, ww, tune.DecodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum metric.Stats
+		for _, st := range stats {
+			sum.Add(st)
+		}
+		t.Logf("epoch %d: dev BLEU %.4f, tune BLEU (pool) %.2f", m.Epoch, *m.DevBLEU, m.TuneBLEU)
+		if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
+			t.Errorf("epoch %d: dev BLEU %v, its weights decode the dev set to %v", m.Epoch, *m.DevBLEU, want)
+		}
+		if best == 0 || *m.DevBLEU > *res.Epochs[best-1].DevBLEU {
+			best = m.Epoch
+		}
+	}
+	if res.Best != best {
+		t.Errorf("best epoch %d, want %d (by dev BLEU)", res.Best, best)
 	}
 }

@@ -117,18 +117,17 @@ type EpochOutputs struct {
 func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
 	m := Metrics{Epoch: e.N}
 	if o.EvalTune {
-		var st metric.Stats
-		if err := ReadJSON(ctx, e.TuneStats(), &st); err != nil {
+		b, err := ReadBLEU(ctx, e.TuneStats())
+		if err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
-		m.TuneBLEU = 100 * st.BLEU()
+		m.TuneBLEU = b
 	}
 	if o.Dev {
-		var ds metric.Stats
-		if err := ReadJSON(ctx, e.DevStats(), &ds); err != nil {
+		b, err := ReadBLEU(ctx, e.DevStats())
+		if err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
-		b := 100 * ds.BLEU()
 		m.DevBLEU = &b
 	}
 	if o.LineSearch {
@@ -203,4 +202,15 @@ func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByNam
 	}
 	m.Seconds = time.Since(t0).Seconds()
 	return m, nil
+}
+
+// ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a
+// metric.Stats in JSON, as work/dev-stats.json) and returns their BLEU in
+// points.
+func ReadBLEU(ctx context.Context, path string) (float64, error) {
+	var st metric.Stats
+	if err := ReadJSON(ctx, path, &st); err != nil {
+		return 0, err
+	}
+	return 100 * st.BLEU(), nil
 }

@@ -69,11 +69,6 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			return usagef("retrain needs a dev set, --dev-src and --dev-ref: the gate compares the candidate with the promoted weights on it")
 		}
 		devOpts := *o
-		if o.Mode == "batch" {
-			// Batch mode picks its best epoch by tune BLEU; the dev set
-			// serves the gate only.
-			o.DevSrc, o.DevRefs = "", nil
-		}
 		o.Resume = true
 		if err := o.Validate(); err != nil {
 			return usagef("%v", err)

@@ -133,7 +133,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.Var(&t.refs, "r", "the same as --ref")
 	fs.StringVar(&t.o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks; see --eval-tune)")
 	fs.Var(&t.devRefs, "dev-ref", "references of the dev set")
-	fs.StringVar(&t.o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; no dev set yet) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
+	fs.StringVar(&t.o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; with a dev set, each epoch's new weights are scored on it, as Moses' --return-best-dev) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
 	fs.IntVar(&t.o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
 	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
@@ -247,7 +247,7 @@ func demoPaths(o *pipelines.Options) {
 	dir := tune.Layout{Root: o.Out}.DemoModel()
 	files := demoFiles(dir)
 	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
-	if o.DevSrc == "" && o.Mode != "batch" {
+	if o.DevSrc == "" {
 		o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
 	}
 }

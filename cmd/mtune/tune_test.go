@@ -181,7 +181,6 @@ func TestTuneBadInput(t *testing.T) {
 		{"noise with mira", []string{"--algo", "mira", "--noise", "0.1"}, 2, "noising"},
 		{"noise of 1", []string{"--noise", "1"}, 2, "[0, 1)"},
 		{"resume and overwrite", []string{"--resume", "--overwrite"}, 2, "give one"},
-		{"batch mode with a dev set", []string{"--mode", "batch", "--config", ini, "--src", src, "--ref", src, "--dev-src", src, "--dev-ref", src}, 2, "dev set"},
 		{"unknown mix", []string{"--mix", "median"}, 2, "unknown mix"},
 		{"unknown mix weights", []string{"--mix-weights", "median"}, 2, "unknown mix weights"},
 		{"mix weights in batch mode", []string{"--mode", "batch", "--mix-weights", "uniform"}, 2, "--mix-weights applies to --mode ipm and stale, not batch"},
