@@ -17,7 +17,8 @@ import (
 )
 
 // The files an epoch's pipeline writes into its EpochLayout and the driver
-// reads back (ReadEpoch): each shard's result (state/shard-NNN.json), stale
+// reads back (ReadEpoch): each shard's result (state/shard-NNN.json, of
+// which the driver reads only the summary state/shard-NNN.summary.json), stale
 // mode's staleness reports (work/stale-NNNNN.json), the mixed weights and
 // BLEU statistics of work/; then FinishEpoch writes the epoch's weights
 // trio.
@@ -37,8 +38,25 @@ func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, e
 	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
 		return "", fmt.Errorf("tune: %w", err)
 	}
+	sum := ShardSummary{Shard: r.Shard, Epoch: r.Epoch, Updates: r.Updates, TotalUpdates: r.TotalUpdates, Sentences: r.Sentences, Stats: r.Stats}
+	if err := WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
+		return "", err
+	}
 	return path, nil
 }
+
+// ShardSummary is what the driver reads of a shard's result
+// (state/shard-NNN.summary.json, written by WriteShardResult beside the
+// result): the counts and BLEU statistics, without the weights and learner
+// state, whose size grows with the features the shard met.
+type ShardSummary struct {
+	Shard, Epoch                     int
+	Updates, TotalUpdates, Sentences int
+	Stats                            metric.Stats
+}
+
+// ShardSummaryName is the name of shard k's summary in a state folder.
+func ShardSummaryName(k int) string { return fmt.Sprintf("shard-%03d.summary.json", k) }
 
 // ReadShardResult reads the shard result file at path (WriteShardResult).
 func ReadShardResult(ctx context.Context, path string) (ShardResult, error) {
@@ -139,9 +157,18 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 	}
 	var prog metric.Stats
 	for k := range o.Shards {
-		r, err := ReadShardResult(ctx, e.ShardState(k))
-		if err != nil {
+		// The result itself is the next epoch's input: it must be there,
+		// but only its summary is read.
+		if ok, err := storage.Exists(ctx, e.ShardState(k)); err != nil || !ok {
+			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's result %s is missing (%v)", k, e.ShardState(k), err)
+		}
+		var r ShardSummary
+		if err := ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
 			return Metrics{}, weights.ByName{}, err
+		}
+		if r.Shard != k || r.Epoch != e.N-1 {
+			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
+				storage.Join(e.State(), ShardSummaryName(k)), r.Shard, r.Epoch+1, k, e.N)
 		}
 		prog.Add(r.Stats)
 		m.Updates += r.Updates

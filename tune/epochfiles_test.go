@@ -131,6 +131,9 @@ func TestReadEpoch(t *testing.T) {
 		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.TuneStats() },
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
 		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.ShardState(1) }, wantErr: true},
+		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string {
+			return filepath.Join(e.State(), ShardSummaryName(0))
+		}, wantErr: true},
 		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
 		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
 		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e EpochLayout) string { return e.LineSearch() }, wantErr: true},

@@ -90,6 +90,7 @@ func (b BestLayout) Epoch() string { return storage.Join(b.Dir, "epoch.json") }
 //
 //	weights, weights.sparse, weights.json   the epoch's weights (Trio)
 //	state/shard-NNN.json                     a shard's result and learner state (ipm, stale)
+//	state/shard-NNN.summary.json             its counts and BLEU statistics, what the driver reads
 //	state/learner.bin                        the batch learner's state (batch)
 //	nbest.gz                                 the epoch's n-best lists (batch; Moses format)
 //	work/…                                   what the epoch's pipeline hands the driver
