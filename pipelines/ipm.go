@@ -107,6 +107,12 @@ type Options struct {
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
 	// flag, prism by default). A nil result records no metrics.
 	Execute func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
+	// SearchAlgorithm overrides the moses.ini's [search-algorithm] for
+	// every decoding of the run (and the retraining gate's): "normal" (or
+	// "stack", "0"), Moses' stack search, or "cube" (or "1"), cube pruning;
+	// "" keeps the moses.ini's (Moses' stack search when it sets none).
+	// Only the real decoder takes it.
+	SearchAlgorithm string
 	// FilterModel makes each shard, and each batch of the 1-best
 	// decodings, load the model filtered to its sentences' source phrases
 	// (decoder.LoadFiltered, as Moses' filter-model-given-input.pl; the
@@ -148,6 +154,7 @@ func (o *Options) manifestFlags() ManifestFlags {
 	if o.MixWeights == "uniform" {
 		f.MixWeights = o.MixWeights
 	}
+	f.Search = o.SearchAlgorithm
 	return f
 }
 
@@ -187,6 +194,8 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
+	case o.SearchAlgorithm != "" && o.Decoder != DecoderName:
+		return fmt.Errorf("pipelines: --search-algorithm sets the %q decoder's search, not %q's", DecoderName, o.Decoder)
 	case o.FilterModel && o.Decoder != DecoderName:
 		return fmt.Errorf("pipelines: --filter-model filters the %q decoder's model, not %q's", DecoderName, o.Decoder)
 	case o.Mode == "batch" && o.EvalTune:
@@ -214,6 +223,13 @@ func (o *Options) defaults() error {
 	}
 	if err := o.AlgoConfig.Validate(o.Algo); err != nil {
 		return fmt.Errorf("pipelines: %w", err)
+	}
+	if o.SearchAlgorithm != "" {
+		a, err := decoder.ParseAlgorithm(o.SearchAlgorithm)
+		if err != nil {
+			return fmt.Errorf("pipelines: --search-algorithm: %w", err)
+		}
+		o.SearchAlgorithm = a.String()
 	}
 	if o.Resume && o.Overwrite {
 		return errors.New("pipelines: --resume continues the run in the output folder, --overwrite removes it: give one")

@@ -313,3 +313,49 @@ func TestFilterModel(t *testing.T) {
 		t.Errorf("filtering another decoder's model: %v", err)
 	}
 }
+
+// TestSearchAlgorithm: SearchAlgorithm "cube" decodes as a moses.ini that
+// sets [search-algorithm] 1 does (identical weights), which is not how the
+// stack search decodes.
+func TestSearchAlgorithm(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	ini, err := os.ReadFile(d.ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A small pop limit, so that cube pruning's search differs from the
+	// stack search's on the demo's short sentences.
+	ini = append(ini, "\n[cube-pruning-pop-limit]\n3\n"...)
+	baseIni := filepath.Join(filepath.Dir(d.ini), "moses-pop3.ini")
+	cubeIni := filepath.Join(filepath.Dir(d.ini), "moses-pop3-cube.ini")
+	if err := os.WriteFile(baseIni, ini, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cubeIni, append(ini, "[search-algorithm]\n1\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(baseIni); os.Remove(cubeIni) })
+	run := func(config, search string) []byte {
+		o := options(d, t.TempDir())
+		o.Config, o.SearchAlgorithm = config, search
+		mustRun(t, ctx, o)
+		b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(o.Epochs).JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	flag, fromIni, stack := run(baseIni, "cube"), run(cubeIni, ""), run(baseIni, "")
+	if !bytes.Equal(flag, fromIni) {
+		t.Errorf("--search-algorithm cube and [search-algorithm] 1 differ:\n%s\n%s", flag, fromIni)
+	}
+	if bytes.Equal(flag, stack) {
+		t.Error("cube pruning and the stack search gave the same weights: the test cannot tell them apart")
+	}
+	o := options(d, t.TempDir())
+	o.SearchAlgorithm = "beam"
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "search algorithm") {
+		t.Errorf("--search-algorithm beam: %v", err)
+	}
+}

@@ -39,13 +39,16 @@ type MosesConfig struct {
 	// to its sentences (decoder.LoadFiltered, cached on the worker's
 	// disk) instead of the whole model once per worker.
 	Filter bool `json:"filter,omitempty"`
+	// Search is the search algorithm, as decoder.ParseAlgorithm reads it
+	// ("cube", "normal", "1", …); "" means the moses.ini's [search-algorithm].
+	Search string `json:"search,omitempty"`
 }
 
 // String encodes c as the decoder's configuration string: the bare path
 // without templates or variables (so that earlier configurations still
 // read), JSON otherwise.
 func (c MosesConfig) String() string {
-	if len(c.Sparse) == 0 && len(c.Env) == 0 && !c.Filter {
+	if len(c.Sparse) == 0 && len(c.Env) == 0 && !c.Filter && c.Search == "" {
 		return c.Ini
 	}
 	b, err := json.Marshal(c)
@@ -76,7 +79,7 @@ func (o *Options) decoderConfig() string {
 	if o.Decoder != DecoderName {
 		return o.Config
 	}
-	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv, Filter: o.FilterModel}.String()
+	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv, Filter: o.FilterModel, Search: o.SearchAlgorithm}.String()
 }
 
 func init() {
@@ -102,6 +105,11 @@ func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 		}
 		return os.LookupEnv(name)
 	}}
+	if c.Search != "" {
+		if opts.Search.Algorithm, err = decoder.ParseAlgorithm(c.Search); err != nil {
+			return nil, fmt.Errorf("pipelines: %w", err)
+		}
+	}
 	if c.Filter {
 		opts.LoadLM = sharedLM
 		return &filteringMoses{ini: c.Ini, opts: opts, index: feature.NewIndex()}, nil

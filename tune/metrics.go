@@ -102,7 +102,10 @@ type ManifestFlags struct {
 	Mode, Mix, Algo string
 	// MixWeights is "uniform" when the shards' average weighs them alike
 	// ("" is by updates, the default).
-	MixWeights            string `json:",omitempty"`
+	MixWeights string `json:",omitempty"`
+	// Search is the search algorithm set by --search-algorithm ("" is the
+	// moses.ini's).
+	Search                string `json:",omitempty"`
 	Shards, Epochs, NBest int
 	MiniBatch             int
 	// Sparse lists the sparse templates, comma-separated ("" = none).
@@ -142,6 +145,7 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 	rows := [][3]string{
 		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates"), cmp.Or(g.MixWeights, "updates")},
+		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's"), cmp.Or(g.Search, "the moses.ini's")},
 		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},

@@ -183,6 +183,7 @@ func TestTuneBadInput(t *testing.T) {
 		{"resume and overwrite", []string{"--resume", "--overwrite"}, 2, "give one"},
 		{"unknown mix", []string{"--mix", "median"}, 2, "unknown mix"},
 		{"unknown mix weights", []string{"--mix-weights", "median"}, 2, "unknown mix weights"},
+		{"unknown search algorithm", []string{"--search-algorithm", "beam"}, 2, "unknown search algorithm"},
 		{"mix weights in batch mode", []string{"--mode", "batch", "--mix-weights", "uniform"}, 2, "--mix-weights applies to --mode ipm and stale, not batch"},
 		{"batch learner", []string{"--algo", "mert"}, 2, "batch learner"},
 		{"reference count", []string{"--config", ini, "--src", src, "--ref", ref}, 1, "line counts differ"},
