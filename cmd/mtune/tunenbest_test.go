@@ -47,7 +47,7 @@ func TestTuneNbestGaussianNoise(t *testing.T) {
 	dir := shared.Path(t, "nbest", "europarl100")
 	out := t.TempDir()
 	code, stdout, errOut := mtune(t, "", "tune-nbest", "--algo", "adagrad", "--epochs", "3",
-		"--noise-type", "gaussian", "--noise", "0.3", "--noise-unlabeled", "5",
+		"--noise-type", "gaussian", "--noise", "1", "--noise-unlabeled", "5",
 		"--init", filepath.Join(dir, "init.weights"), "--nbest", filepath.Join(dir, "nbest.gz"),
 		"-r", filepath.Join(dir, "reference"), "--out", out)
 	if code != 0 {

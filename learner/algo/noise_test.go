@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/learner/loss"
+	"github.com/mtune/mtune/testsupport/europarl100"
 )
 
 // TestNoiseConfig checks the feature-noising settings: each noise's range,
@@ -53,5 +54,23 @@ func TestNoiseConfig(t *testing.T) {
 	n := Config{Noise: 0.3, NoiseType: "gaussian"}.noising()
 	if n.Type != loss.Gaussian || n.Level != 0.3 {
 		t.Fatalf("noising() = %+v", n)
+	}
+}
+
+// TestGaussianNoisingEuroparl100 runs adagrad with Gaussian noising of
+// σ = 1 (the README's figure: about the score variance of its dropout row,
+// δ = 0.1, at init.weights), with and without unlabelled pairs, on Moses'
+// europarl100 lists: the final weights must reach PRO's 13.35.
+func TestGaussianNoisingEuroparl100(t *testing.T) {
+	lists, w, _ := europarl100.Load(t)
+	for _, cfg := range []Config{
+		{Seed: 1, Noise: 1, NoiseType: "gaussian"},
+		{Seed: 2, Noise: 1, NoiseType: "gaussian", NoiseUnlabeled: 15},
+	} {
+		l, bleu := train(t, "adagrad", lists, w, cfg, 5)
+		t.Logf("%+v: BLEU %.2f, %d non-zero weights", cfg, bleu, l.Weights().NonZero())
+		if bleu < 13.35 {
+			t.Errorf("%+v: BLEU %.2f, want at least 13.35", cfg, bleu)
+		}
 	}
 }
