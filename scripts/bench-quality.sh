@@ -208,10 +208,12 @@ write_results() {
       echo
       cat "$work/notes.md"
     fi
-    # The section scripts/bench-nightly.sh wrote stays.
-    if grep -q '^<!-- nightly -->$' "$f" 2> /dev/null; then
-      echo
-      sed -n '/^<!-- nightly -->$/,/^<!-- \/nightly -->$/p' "$f"
+    # The sections other scripts wrote, or measurements added by hand,
+    # between "<!-- NAME -->" and "<!-- /NAME -->" lines stay (the
+    # nightly one of scripts/bench-nightly.sh, the scale one of
+    # scripts/bench-scale.sh, …).
+    if [ -f "$f" ]; then
+      awk '/^<!-- [a-z0-9-]+ -->$/ { keep = 1; print "" } keep { print } /^<!-- \/[a-z0-9-]+ -->$/ { keep = 0 }' "$f"
     fi
   } > "$tmp"
   mv "$tmp" "$f"

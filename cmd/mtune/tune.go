@@ -146,7 +146,9 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
 	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&t.o.AlgoConfig.L2))
-	fs.Float64Var(&t.o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss of adagrad and sgd; 0 = off")
+	fs.Float64Var(&t.o.AlgoConfig.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
+	fs.StringVar(&t.o.AlgoConfig.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
+	fs.IntVar(&t.o.AlgoConfig.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
 	fs.Float64Var(&t.o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
 	fs.IntVar(&t.o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
 	fs.BoolVar(&t.o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
@@ -204,7 +206,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 // what they are about; the rest are Beam's.
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
-	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "minibatch", "keep-scale", "seed"}},
+	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "keep-scale", "seed"}},
 	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
@@ -218,7 +220,7 @@ var modeFlags = map[string][]string{
 // checkTuneFlags refuses typed-in values that mean nothing: a zero or
 // negative count, a flag the mode does not use, --resume with --overwrite.
 func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode string) error {
-	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate"); err != nil {
+	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate", "noise-unlabeled"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {

@@ -28,7 +28,9 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	var cfg algo.Config
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
 	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&cfg.L2))
-	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss (Wang et al. 2013); 0 = off")
+	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
+	fs.StringVar(&cfg.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
+	fs.IntVar(&cfg.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
 	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
 	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
@@ -50,7 +52,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 			return usagef("--epochs %d: must be at least 1", *epochs)
 		}
 		cfg.Loss, cfg.Seed = *lossName, *seed
-		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate"); err != nil {
+		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate", "noise-unlabeled"); err != nil {
 			return err
 		}
 		if err := cfg.Validate(info.Name); err != nil {

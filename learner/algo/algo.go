@@ -23,7 +23,6 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/batch"
-	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/learner/online"
 )
@@ -40,9 +39,20 @@ type Config struct {
 	// L2 is the L2 strength of adagrad, sgd and pro, and Watanabe's λ for
 	// oro (nil: each learner's default).
 	L2 *float64
-	// Noise is the dropout rate δ of feature noising (Wang et al. 2013)
-	// added to the logistic loss of adagrad and sgd; 0 means none.
+	// Noise is the level of the feature noising (Wang et al. 2013) added
+	// to the logistic loss of adagrad and sgd: the dropout rate δ in
+	// [0, 1), or the standard deviation σ ≥ 0 of Gaussian noise (see
+	// NoiseType); 0 means none.
 	Noise float64
+	// NoiseType is the noise of Noise: "dropout" (the default) or
+	// "gaussian" (additive N(0, σ²) on every feature). Empty means
+	// dropout.
+	NoiseType string
+	// NoiseUnlabeled is the number of random pairs of hypotheses a list
+	// (their order unknown) that enter only the noising regulariser, as
+	// the unlabelled inputs of Wang et al.'s eq. 11; 0 means none. It
+	// needs Noise.
+	NoiseUnlabeled int
 	// Rate is the learning rate of the online learners (0: default).
 	Rate float64
 	// MiniBatch is the number of sentences an online update learns from
@@ -135,12 +145,6 @@ func (c Config) Validate(name string) error {
 		return fmt.Errorf("algo: L2 strength %v must be a number ≥ 0", *c.L2)
 	case c.L2 != nil && !uses("adagrad", "sgd", "pro", "mr", "oro"):
 		return fmt.Errorf("algo: --l2 applies to adagrad, sgd, pro, mr and oro, not %s", name)
-	case math.IsNaN(c.Noise) || c.Noise < 0 || c.Noise >= 1:
-		return fmt.Errorf("algo: feature-noising rate %v must be in [0, 1)", c.Noise)
-	case c.Noise != 0 && !uses("adagrad", "sgd"):
-		return fmt.Errorf("algo: feature noising applies to the logistic loss of adagrad and sgd, not %s", name)
-	case c.Noise != 0 && c.Loss == "hinge":
-		return fmt.Errorf("algo: feature noising is defined for the logistic loss, not the hinge")
 	case c.MiniBatch < 0:
 		return fmt.Errorf("algo: mini-batch size %d must be positive", c.MiniBatch)
 	case c.MiniBatch != 0 && !info.Online:
@@ -156,7 +160,7 @@ func (c Config) Validate(name string) error {
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	return nil
+	return c.validateNoise(name)
 }
 
 // New returns the named learner starting from weights w.
@@ -165,7 +169,7 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 		return nil, err
 	}
 	seed2 := c.Seed ^ 0x6a09e667f3bcc909 // a second PCG word derived from the seed
-	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: loss.Noising{Rate: c.Noise}}
+	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled}
 	l2 := func(def float64) float64 {
 		if c.L2 == nil {
 			return def

@@ -27,12 +27,14 @@
 // Regularisers: L1 (a subgradient; online learners apply it as a FOBOS
 // proximal step, see SoftThreshold), L2, and the feature-noising
 // regulariser of Wang et al. (2013) for the logistic losses (Noising): the
-// second-order approximation of dropout,
+// second-order approximation (their eqs. 5–8) of dropout (dropout.go,
+// eq. 10) or of additive Gaussian noise N(0, σ²I) (gaussian.go),
 //
-//	R(w) = ½ · δ/(1−δ) · Σ_x p(1−p) Σ_j x_j² w_j²,   p = σ(w·x),
+//	R(w) = ½ · δ/(1−δ) · Σ_x p(1−p) Σ_j x_j² w_j²   dropout
+//	R(w) = ½ · σ² · ‖w‖² · Σ_x p(1−p)               Gaussian,   p = σ(w·x),
 //
 // optionally estimated on extra unlabelled inputs as their eq. 11 does.
 //
-// Every gradient is checked against central finite differences, and the
-// noising regulariser against Monte-Carlo averages over real dropout.
+// Every gradient is checked against central finite differences, and both
+// noising regularisers against Monte-Carlo averages over real noise.
 package loss

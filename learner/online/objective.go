@@ -21,7 +21,8 @@ var ErrNotFinite = errors.New("online: non-finite gradient")
 // Pairwise is the objective of the gradient learners (SGD and AdaGrad):
 // pairs sampled from every list of a mini-batch, the pairwise logistic loss
 // of Green et al. (2013, eq. 12) or the pairwise hinge over their difference
-// vectors, summed, plus optional feature noising (Wang et al. 2013). The
+// vectors, summed, plus optional feature noising (Wang et al. 2013: dropout
+// or additive Gaussian noise, loss.Noising). The
 // zero value is Green et al.'s objective: 15 pairs a sentence
 // (sample.Green), logistic loss, no noising.
 type Pairwise struct {
@@ -29,25 +30,29 @@ type Pairwise struct {
 	Sampler *sample.PRO
 	// Hinge selects the pairwise hinge loss instead of the logistic one.
 	Hinge bool
-	// Noising is the dropout-noising regulariser added to the logistic loss;
-	// its zero value is off. It cannot be used with Hinge. Its Unlabeled
-	// vectors, if any, are added to every mini-batch's.
+	// Noising is the feature-noising regulariser added to the logistic
+	// loss; its zero value is off. It cannot be used with Hinge. Its
+	// Unlabeled vectors, if any, are added to every mini-batch's.
 	Noising loss.Noising
 	// UnlabeledPairs is the number of random pairs of hypotheses (a ≠ b,
 	// their order unknown) drawn from each list as unlabelled inputs of the
-	// noising regulariser; zero means none.
+	// noising regulariser (Wang et al.'s eq. 11); zero means none. It
+	// needs Noising on.
 	UnlabeledPairs int
 }
 
 func (p Pairwise) validate() error {
-	if p.Hinge && p.Noising.Rate != 0 {
+	if p.Hinge && p.Noising.On() {
 		return errors.New("online: feature noising is defined for the logistic loss, not the hinge")
 	}
-	if p.Noising.Rate < 0 || p.Noising.Rate >= 1 {
-		return fmt.Errorf("online: dropout rate %v outside [0, 1)", p.Noising.Rate)
+	if err := p.Noising.Validate(); err != nil {
+		return fmt.Errorf("online: %w", err)
 	}
 	if p.UnlabeledPairs < 0 {
 		return fmt.Errorf("online: %d unlabelled pairs", p.UnlabeledPairs)
+	}
+	if p.UnlabeledPairs > 0 && !p.Noising.On() {
+		return fmt.Errorf("online: %d unlabelled pairs without feature noising: they only enter its regulariser", p.UnlabeledPairs)
 	}
 	return nil
 }
@@ -94,7 +99,7 @@ func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint6
 		v = loss.Hinge(w, xs, &g)
 	} else {
 		v = loss.Logistic(w, xs, &g)
-		if p.Noising.Rate > 0 {
+		if p.Noising.On() {
 			n := p.Noising
 			if p.UnlabeledPairs > 0 {
 				n.Unlabeled = slices.Clip(n.Unlabeled)

@@ -155,8 +155,10 @@ func newLearners(t testing.TB, w feature.Weights) map[string]learner.Online {
 	add("SGD", sgd, err)
 	ada, err := NewAdaGrad(w, AdaGradOptions{BatchSize: 7, L2: 0.05, Seed1: 2})
 	add("AdaGrad", ada, err)
-	noise, err := NewAdaGrad(w, AdaGradOptions{BatchSize: 5, Objective: Pairwise{Noising: loss.Noising{Rate: 0.1}, UnlabeledPairs: 3}, Seed1: 3})
+	noise, err := NewAdaGrad(w, AdaGradOptions{BatchSize: 5, Objective: Pairwise{Noising: loss.Noising{Level: 0.1}, UnlabeledPairs: 3}, Seed1: 3})
 	add("AdaGrad noising", noise, err)
+	gauss, err := NewAdaGrad(w, AdaGradOptions{BatchSize: 5, Objective: Pairwise{Noising: loss.Noising{Type: loss.Gaussian, Level: 0.2}, UnlabeledPairs: 2}, Seed1: 11})
+	add("AdaGrad Gaussian noising", gauss, err)
 	hinge, err := NewAdaGrad(w, AdaGradOptions{BatchSize: 5, Objective: Pairwise{Hinge: true, Sampler: &sample.PRO{Gamma: 300, Xi: 20}}, Seed1: 4})
 	add("AdaGrad hinge", hinge, err)
 	mira, err := NewMIRA(w, MIRAOptions{Seed1: 5})
@@ -242,6 +244,7 @@ func TestUpdateIsGradientApply(t *testing.T) {
 	seeds := map[string]*rand.Rand{
 		"SGD": rand.New(rand.NewPCG(1, 0)), "AdaGrad": rand.New(rand.NewPCG(2, 0)),
 		"AdaGrad noising": rand.New(rand.NewPCG(3, 0)), "AdaGrad hinge": rand.New(rand.NewPCG(4, 0)),
+		"AdaGrad Gaussian noising": rand.New(rand.NewPCG(11, 0)),
 	}
 	for name, la := range a {
 		t.Run(name, func(t *testing.T) {
@@ -445,11 +448,23 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"AdaGrad negative rate", func() error { _, err := NewAdaGrad(w, AdaGradOptions{Rate: -1}); return err }()},
 		{"AdaGrad hinge with noising", func() error {
-			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Hinge: true, Noising: loss.Noising{Rate: 0.1}}})
+			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Hinge: true, Noising: loss.Noising{Level: 0.1}}})
 			return err
 		}()},
 		{"AdaGrad dropout 1", func() error {
-			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Noising: loss.Noising{Rate: 1}}})
+			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Noising: loss.Noising{Level: 1}}})
+			return err
+		}()},
+		{"AdaGrad Gaussian σ < 0", func() error {
+			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Noising: loss.Noising{Type: loss.Gaussian, Level: -1}}})
+			return err
+		}()},
+		{"AdaGrad Gaussian noising on the hinge", func() error {
+			_, err := NewAdaGrad(w, AdaGradOptions{Objective: Pairwise{Hinge: true, Noising: loss.Noising{Type: loss.Gaussian, Level: 0.5}}})
+			return err
+		}()},
+		{"SGD unlabelled pairs without noising", func() error {
+			_, err := NewSGD(w, SGDOptions{Objective: Pairwise{UnlabeledPairs: 3}})
 			return err
 		}()},
 		{"AdaGrad NaN weights", func() error { _, err := NewAdaGrad(feature.Weights{math.NaN()}, AdaGradOptions{}); return err }()},
@@ -603,6 +618,43 @@ func TestPairsSampled(t *testing.T) {
 		}
 		if got := ps.PairsSampled(); got != want || want == 0 {
 			t.Errorf("%s: %d pairs counted, %d sampled", name, got, want)
+		}
+	}
+}
+
+// TestUnlabeledPairs: the unlabelled pairs of Pairwise enter the noising
+// regulariser of either noise (the objective's value and gradient change),
+// and nothing else: the labelled pairs are sampled as without them.
+func TestUnlabeledPairs(t *testing.T) {
+	lists := randLists(rand.New(rand.NewPCG(6, 6)), 8, 20, 30)
+	w := initWeights(30)
+	for _, typ := range []loss.NoiseType{loss.Dropout, loss.Gaussian} {
+		n := loss.Noising{Type: typ, Level: 0.2}
+		plain := Pairwise{Noising: n}
+		semi := Pairwise{Noising: n, UnlabeledPairs: 4}
+		g0, v0, pairs0, err := plain.gradientPairs(w, lists, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g1, v1, pairs1, err := semi.gradientPairs(w, lists, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pairs0 != pairs1 {
+			t.Errorf("%v: %d labelled pairs with unlabelled ones, %d without", typ, pairs1, pairs0)
+		}
+		if v0 == v1 || floattest.SameBits(feature.Weights(g0.Vals), feature.Weights(g1.Vals)) {
+			t.Errorf("%v: the unlabelled pairs changed nothing: value %v", typ, v0)
+		}
+		// The logistic loss of the labelled pairs is the same: only the
+		// regulariser moved.
+		off := Pairwise{}
+		_, vl, _, err := off.gradientPairs(w, lists, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r0, r1 := v0-vl, v1-vl; !(r0 > 0 && r1 > 0) {
+			t.Errorf("%v: regulariser %v without unlabelled pairs, %v with", typ, r0, r1)
 		}
 	}
 }

@@ -57,7 +57,10 @@ func TestQualityEuroparl100(t *testing.T) {
 	}{
 		{"AdaGrad logistic", func() (learner.Online, error) { return NewAdaGrad(w, AdaGradOptions{Seed1: 1}) }, 5, 13.35},
 		{"AdaGrad logistic + noising", func() (learner.Online, error) {
-			return NewAdaGrad(w, AdaGradOptions{Seed1: 1, Objective: Pairwise{Noising: loss.Noising{Rate: 0.1}, UnlabeledPairs: 5}})
+			return NewAdaGrad(w, AdaGradOptions{Seed1: 1, Objective: Pairwise{Noising: loss.Noising{Level: 0.1}, UnlabeledPairs: 5}})
+		}, 5, 13.35},
+		{"AdaGrad logistic + Gaussian noising", func() (learner.Online, error) {
+			return NewAdaGrad(w, AdaGradOptions{Seed1: 1, Objective: Pairwise{Noising: loss.Noising{Type: loss.Gaussian, Level: 1}, UnlabeledPairs: 5}})
 		}, 5, 13.35},
 		{"AdaGrad hinge", func() (learner.Online, error) {
 			return NewAdaGrad(w, AdaGradOptions{Seed1: 1, Objective: Pairwise{Hinge: true}})
