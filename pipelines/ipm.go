@@ -155,6 +155,10 @@ func (o *Options) manifestFlags() ManifestFlags {
 		f.MixWeights = o.MixWeights
 	}
 	f.Search = o.SearchAlgorithm
+	if o.AlgoConfig.NoiseType != "dropout" {
+		f.NoiseType = o.AlgoConfig.NoiseType
+	}
+	f.NoiseUnlabeled = o.AlgoConfig.NoiseUnlabeled
 	return f
 }
 

@@ -124,7 +124,12 @@ type ManifestFlags struct {
 	L1    *float64 `json:",omitempty"`
 	L2    *float64 `json:",omitempty"`
 	Noise float64  `json:",omitempty"`
-	Rate  float64  `json:",omitempty"`
+	// NoiseType is "gaussian" for Gaussian noising ("" is dropout, the
+	// default); NoiseUnlabeled the unlabelled pairs a list of its
+	// regulariser.
+	NoiseType      string  `json:",omitempty"`
+	NoiseUnlabeled int     `json:",omitempty"`
+	Rate           float64 `json:",omitempty"`
 }
 
 // Diff lists the options that differ between the run's f and g (Epochs
@@ -153,6 +158,8 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
 		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
 		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
+		{"noise-type", cmp.Or(f.NoiseType, "dropout"), cmp.Or(g.NoiseType, "dropout")},
+		{"noise-unlabeled", strconv.Itoa(f.NoiseUnlabeled), strconv.Itoa(g.NoiseUnlabeled)},
 		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
 	}
 	var out []string

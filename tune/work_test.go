@@ -39,3 +39,22 @@ func TestManifestDiffEvalTune(t *testing.T) {
 		t.Errorf("diff %q", d)
 	}
 }
+
+// TestManifestDiffNoise: a changed noise type or number of unlabelled
+// pairs is named; dropout given or left out is the same.
+func TestManifestDiffNoise(t *testing.T) {
+	base := ManifestFlags{Mode: "ipm", Noise: 0.1}
+	for _, tc := range []struct {
+		now  ManifestFlags
+		want string
+	}{
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseType: "gaussian"}, "--noise-type: dropout in the run, gaussian now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseUnlabeled: 15}, "--noise-unlabeled: 0 in the run, 15 now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, Search: "cube"}, "--search-algorithm: the moses.ini's in the run, cube now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, MixWeights: "uniform"}, "--mix-weights: updates in the run, uniform now"},
+	} {
+		if d := base.Diff(tc.now); len(d) != 1 || d[0] != tc.want {
+			t.Errorf("diff %q, want %q", d, tc.want)
+		}
+	}
+}
