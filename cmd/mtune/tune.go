@@ -143,7 +143,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
-	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&t.o.AlgoConfig.L2))
+	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr, svm; Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&t.o.AlgoConfig.L2))
 	fs.Float64Var(&t.o.AlgoConfig.Noise, "noise", 0, "feature-noising dropout rate δ for the logistic loss of adagrad and sgd; 0 = off")
 	fs.Float64Var(&t.o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
 	fs.IntVar(&t.o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")

@@ -33,6 +33,9 @@ var learners = []struct {
 	{"PRO", func(w feature.Weights, seed uint64) (learner.Learner, error) {
 		return NewPRO(w, PROOptions{Seed: seed, Gamma: 200, Xi: 20})
 	}, func() learner.Learner { return new(PRO) }},
+	{"SVM", func(w feature.Weights, seed uint64) (learner.Learner, error) {
+		return NewSVM(w, SVMOptions{Lambda: 10, Iterations: 3, Seed: seed})
+	}, func() learner.Learner { return new(SVM) }},
 }
 
 // mustMarshal returns l's state, failing tb (a test or a fuzz target's
