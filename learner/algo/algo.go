@@ -191,7 +191,7 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	case "mr":
 		return batch.NewMR(w, batch.MROptions{Lambda: l2(0), Seed: c.Seed, Threads: c.Threads})
 	case "svm":
-		return batch.NewSVM(w, batch.SVMOptions{Lambda: l2(0), Iterations: c.Passes, Seed: c.Seed})
+		return batch.NewSVM(w, batch.SVMOptions{Lambda: l2(0), Iterations: c.Passes, Seed: c.Seed, Threads: c.Threads})
 	case "adagrad":
 		l1 := 0.0 // the learner's default
 		if c.L1 != nil {

@@ -124,7 +124,8 @@ func TestDeterminism(t *testing.T) {
 	threads := func(n int) []feature.Weights {
 		m, _ := NewMIRA(w0, MIRAOptions{Passes: 3, Threads: n})
 		mr, _ := NewMR(w0, MROptions{Restarts: 1, Epochs: 2, Threads: n})
-		return []feature.Weights{run(m), run(mr)}
+		svm, _ := NewSVM(w0, SVMOptions{Lambda: 10, Iterations: 2, Threads: n})
+		return []feature.Weights{run(m), run(mr), run(svm)}
 	}
 	one, three := threads(1), threads(3)
 	for i := range one {

@@ -20,8 +20,10 @@ import (
 type SVMOptions struct {
 	// Lambda is the L2 weight λ of objective (4); zero means 1000, Cherry &
 	// Foster's §4 setting (their tune.py passes the equivalent C = 1/λ =
-	// 1e-3). It must be positive: the dual bounds each sentence's
-	// multipliers by C = 1/λ.
+	// 1e-3). The costs are sentence BLEU as a fraction in [0, 1], as the
+	// package's MR; the paper does not say which scale its λ assumes (λ
+	// on BLEU×100 gives the weights of 100λ here, times 100). It must be
+	// positive: the dual bounds each sentence's multipliers by C = 1/λ.
 	Lambda float64
 	// Iterations is the most alternations of the latent SVM (oracle
 	// selection, then a structured SVM solve); zero means 10, as Cherry &
@@ -36,6 +38,10 @@ type SVMOptions struct {
 	// Seed seeds the order in which the dual solver visits the sentences.
 	// Every seed is valid.
 	Seed uint64
+	// Threads is the number of goroutines that evaluate each alternation's
+	// 1-best BLEU on the pool; zero means GOMAXPROCS. The result does not
+	// depend on it.
+	Threads int
 }
 
 func (o SVMOptions) withDefaults() (SVMOptions, error) {
@@ -47,6 +53,8 @@ func (o SVMOptions) withDefaults() (SVMOptions, error) {
 		return o, fmt.Errorf("batch: SVM iterations = %d, want ≥ 0", o.Iterations)
 	case !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0):
 		return o, fmt.Errorf("batch: SVM epsilon = %v, want a positive number", o.Epsilon)
+	case o.Threads < 0:
+		return o, fmt.Errorf("batch: threads = %d, want ≥ 0", o.Threads)
 	}
 	return o, nil
 }
@@ -183,6 +191,7 @@ type svmProblem struct {
 	cap    float64 // C = 1/λ, the sum of each sentence's multipliers
 	eps    float64
 	iters  int
+	thr    int       // Threads
 	gain   []float64 // interpolated sentence BLEU of each hypothesis
 	top    []float64 // each list's highest gain
 	oracle []int     // each list's oracle e*_i, -1 before the first selection
@@ -198,7 +207,7 @@ type svmProblem struct {
 
 func newSVMProblem(c *compiled, o SVMOptions) *svmProblem {
 	n := c.lists()
-	p := &svmProblem{c: c, lambda: o.Lambda, cap: 1 / o.Lambda, eps: o.Epsilon, iters: o.Iterations,
+	p := &svmProblem{c: c, lambda: o.Lambda, cap: 1 / o.Lambda, eps: o.Epsilon, iters: o.Iterations, thr: o.Threads,
 		gain: c.gains(metric.InterpolatedBLEU), top: make([]float64, n), oracle: make([]int, n),
 		ws: make([][]int, n), alpha: make([][]float64, n), w: make([]float64, c.dim), order: make([]int, n)}
 	for l := range p.top {
@@ -240,7 +249,7 @@ func (p *svmProblem) learn(ctx context.Context, w0 []float64, rng *rand.Rand) ([
 		}
 		st.Objective = p.objective(cur)
 		st.Gap = p.primal() - p.dual()
-		st.BLEU = p.c.oneBest(cur, 0).BLEU()
+		st.BLEU = p.c.oneBest(cur, p.thr).BLEU()
 		run.Iterations = append(run.Iterations, st)
 		if st.Objective < bestObj {
 			best, bestObj, run.Best = cur, st.Objective, it
@@ -492,6 +501,7 @@ var svmFormat = stateFormat[SVMOptions, SVMRun]{
 		statecodec.Int(c, &o.Iterations)
 		c.F64(&o.Epsilon)
 		c.U64(&o.Seed)
+		statecodec.Int(c, &o.Threads)
 	},
 	run: func(c *statecodec.Coder, r *SVMRun) {
 		c.F64(&r.Initial)

@@ -388,6 +388,7 @@ func TestSVMOptions(t *testing.T) {
 		{"negative iterations", SVMOptions{Iterations: -1}},
 		{"negative epsilon", SVMOptions{Epsilon: -1e-3}},
 		{"NaN epsilon", SVMOptions{Epsilon: math.NaN()}},
+		{"negative threads", SVMOptions{Threads: -1}},
 	}
 	for _, tt := range bad {
 		if _, err := NewSVM(nil, tt.opts); err == nil {
