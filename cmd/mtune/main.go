@@ -106,7 +106,7 @@ var commands = []command{
 	{
 		name:    "tune-nbest",
 		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
-		usage:   "--algo mert|pro|kbmira|mr|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
+		usage:   "--algo mert|pro|kbmira|mr|svm|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   tuneNbestFlags,
@@ -127,7 +127,7 @@ var commands = []command{
 	{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  tuneFlagGroups,

@@ -145,7 +145,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
-	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr; Watanabe's λ for oro; 0 = off)", floatPtr(&t.o.AlgoConfig.L2))
+	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr, svm; Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&t.o.AlgoConfig.L2))
 	fs.Float64Var(&t.o.AlgoConfig.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
 	fs.StringVar(&t.o.AlgoConfig.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
 	fs.IntVar(&t.o.AlgoConfig.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")

@@ -5,6 +5,7 @@
 //	pro      PRO (Hopkins & May 2011) as Moses' pro               batch
 //	kbmira   batch k-best MIRA (Cherry & Foster 2012) as kbmira   batch
 //	mr       expected BLEU / minimum risk (Cherry & Foster §2.4)  batch
+//	svm      structured SVM (Cherry & Foster §3.2)                batch
 //	adagrad  AdaGrad + FOBOS L1 (Green et al. 2013)               online
 //	sgd      plain SGD on the same pairwise loss                  online
 //	mira     online MIRA with hope/fear (Chiang et al. 2008)      online
@@ -36,7 +37,8 @@ type Config struct {
 	Loss string
 	// L1 is the L1 strength of adagrad (nil: 0.1; 0 turns it off).
 	L1 *float64
-	// L2 is the L2 strength of adagrad, sgd and pro, and Watanabe's λ for
+	// L2 is the L2 strength of adagrad, sgd, pro, mr and svm (λ of
+	// Cherry & Foster's (4); svm needs it positive), and Watanabe's λ for
 	// oro (nil: each learner's default).
 	L2 *float64
 	// Noise is the level of the feature noising (Wang et al. 2013) added
@@ -60,7 +62,8 @@ type Config struct {
 	MiniBatch int
 	// Restarts is MERT's number of random restarts (0: 20).
 	Restarts int
-	// Passes is kb-MIRA's number of passes (0: 60).
+	// Passes is kb-MIRA's number of passes (0: 60) and the SVM's most
+	// alternations of oracle selection and SVM solve (0: 10).
 	Passes int
 	// Features restricts MERT to these dimensions (nil: the features
 	// active in the pool).
@@ -86,6 +89,7 @@ var registry = []Info{
 	{"pro", "PRO (Hopkins & May 2011): sampled pairs, L2 logistic regression by L-BFGS", false, nil},
 	{"kbmira", "batch k-best MIRA (Cherry & Foster 2012) as Moses' kbmira: 60 passes, C=0.01", false, nil},
 	{"mr", "minimum risk: expected sentence BLEU by SGD (Cherry & Foster 2012)", false, nil},
+	{"svm", "structured SVM (Cherry & Foster 2012 §3.2): latent hinge loss, L2 λ=1000, cutting plane", false, nil},
 	{"adagrad", "AdaGrad + FOBOS L1 on the pairwise loss (Green et al. 2013)", true, []string{"logistic", "hinge"}},
 	{"sgd", "plain SGD on the pairwise loss", true, []string{"logistic", "hinge"}},
 	{"mira", "online MIRA with hope/fear and background BLEU (Chiang et al. 2008)", true, nil},
@@ -143,8 +147,10 @@ func (c Config) Validate(name string) error {
 		return fmt.Errorf("algo: --l1 applies to adagrad, not %s", name)
 	case c.L2 != nil && bad(*c.L2):
 		return fmt.Errorf("algo: L2 strength %v must be a number ≥ 0", *c.L2)
-	case c.L2 != nil && !uses("adagrad", "sgd", "pro", "mr", "oro"):
-		return fmt.Errorf("algo: --l2 applies to adagrad, sgd, pro, mr and oro, not %s", name)
+	case c.L2 != nil && !uses("adagrad", "sgd", "pro", "mr", "oro", "svm"):
+		return fmt.Errorf("algo: --l2 applies to adagrad, sgd, pro, mr, oro and svm, not %s", name)
+	case c.L2 != nil && *c.L2 == 0 && name == "svm":
+		return fmt.Errorf("algo: svm needs an L2 strength > 0 (its dual bounds the multipliers by 1/λ)")
 	case c.MiniBatch < 0:
 		return fmt.Errorf("algo: mini-batch size %d must be positive", c.MiniBatch)
 	case c.MiniBatch != 0 && !info.Online:
@@ -155,8 +161,8 @@ func (c Config) Validate(name string) error {
 		return fmt.Errorf("algo: --restarts applies to mert, not %s", name)
 	case c.Passes < 0:
 		return fmt.Errorf("algo: %d passes: must be positive", c.Passes)
-	case c.Passes != 0 && name != "kbmira":
-		return fmt.Errorf("algo: --passes applies to kbmira, not %s", name)
+	case c.Passes != 0 && !uses("kbmira", "svm"):
+		return fmt.Errorf("algo: --passes applies to kbmira and svm, not %s", name)
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
@@ -188,6 +194,8 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 		return batch.NewMIRA(w, batch.MIRAOptions{Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
 	case "mr":
 		return batch.NewMR(w, batch.MROptions{Lambda: l2(0), Seed: c.Seed, Threads: c.Threads})
+	case "svm":
+		return batch.NewSVM(w, batch.SVMOptions{Lambda: l2(0), Iterations: c.Passes, Seed: c.Seed, Threads: c.Threads})
 	case "adagrad":
 		l1 := 0.0 // the learner's default
 		if c.L1 != nil {

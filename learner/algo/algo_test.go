@@ -46,6 +46,7 @@ func TestEuroparl100(t *testing.T) {
 		{"mert", Config{Seed: 1}, 1, 14.39},
 		{"pro", Config{Seed: 1}, 1, 13.35},
 		{"mr", Config{Seed: 1}, 1, 13.68},
+		{"svm", Config{Seed: 1}, 1, 13.68},
 		{"adagrad", Config{Seed: 1}, 5, 13.35},
 		{"adagrad", Config{Seed: 1, Noise: 0.1}, 5, 13.35},
 		{"adagrad", Config{Seed: 1, Loss: "hinge"}, 5, 13.35},
@@ -82,14 +83,14 @@ func TestKBMIRASeeds(t *testing.T) {
 }
 
 // quick returns a Config for a short run of the named learner: 2 MERT
-// restarts, the given kb-MIRA passes (a setting is refused by a learner
-// that does not use it).
+// restarts, the given kb-MIRA passes or SVM alternations (a setting is
+// refused by a learner that does not use it).
 func quick(name string, seed uint64, passes int) Config {
 	c := Config{Seed: seed}
 	switch name {
 	case "mert":
 		c.Restarts = 2
-	case "kbmira":
+	case "kbmira", "svm":
 		c.Passes = passes
 	}
 	return c
@@ -128,7 +129,7 @@ func TestResume(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	l1 := 0.5
+	l1, zero, neg := 0.5, 0.0, -1.0
 	tests := []struct {
 		name string
 		algo string
@@ -140,6 +141,9 @@ func TestNewErrors(t *testing.T) {
 		{"noise on hinge", "adagrad", Config{Loss: "hinge", Noise: 0.1}},
 		{"noise on mira", "mira", Config{Noise: 0.1}},
 		{"l1 on kbmira", "kbmira", Config{L1: &l1}},
+		{"no L2 for svm", "svm", Config{L2: &zero}},
+		{"negative L2 for svm", "svm", Config{L2: &neg}},
+		{"passes on mr", "mr", Config{Passes: 3}},
 	}
 	for _, tc := range tests {
 		if _, err := New(tc.algo, nil, tc.cfg); err == nil {

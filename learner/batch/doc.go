@@ -14,6 +14,10 @@
 //	      Γ = 5000 candidate pairs a sentence, the Ξ = 50 with the largest
 //	      BLEU+1 difference of at least 0.05 (learner/sample), logistic
 //	      regression with a small L2 term by L-BFGS (gonum)
+//	SVM   structured SVM (Cherry & Foster §3.2): the latent structured
+//	      hinge loss against an oracle of maximal interpolated sentence
+//	      BLEU, L2 λ = 1000, 10 alternations of oracle selection and an
+//	      n-slack cutting-plane solve by dual coordinate descent
 //
 // A Learn call is one optimisation on the pool from the learner's current
 // weights; Weights returns its result, which the next Learn starts from:
@@ -34,6 +38,7 @@
 // IEEE-754 bits, the PCG random state and the last run's summary);
 // UnmarshalBinary restores it exactly, so that a restored learner given
 // the same pools produces bit-identical weights. Randomness (MIRA's
-// shuffles, MR's shuffles and samples, PRO's pairs) comes only from that
+// shuffles, MR's shuffles and samples, PRO's pairs, the SVM's dual
+// solver's visiting order) comes only from that
 // state, seeded by the options' Seed.
 package batch

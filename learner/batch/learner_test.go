@@ -33,6 +33,9 @@ var learners = []struct {
 	{"PRO", func(w feature.Weights, seed uint64) (learner.Learner, error) {
 		return NewPRO(w, PROOptions{Seed: seed, Gamma: 200, Xi: 20})
 	}, func() learner.Learner { return new(PRO) }},
+	{"SVM", func(w feature.Weights, seed uint64) (learner.Learner, error) {
+		return NewSVM(w, SVMOptions{Lambda: 10, Iterations: 3, Seed: seed})
+	}, func() learner.Learner { return new(SVM) }},
 }
 
 // mustMarshal returns l's state, failing tb (a test or a fuzz target's
@@ -121,7 +124,8 @@ func TestDeterminism(t *testing.T) {
 	threads := func(n int) []feature.Weights {
 		m, _ := NewMIRA(w0, MIRAOptions{Passes: 3, Threads: n})
 		mr, _ := NewMR(w0, MROptions{Restarts: 1, Epochs: 2, Threads: n})
-		return []feature.Weights{run(m), run(mr)}
+		svm, _ := NewSVM(w0, SVMOptions{Lambda: 10, Iterations: 2, Threads: n})
+		return []feature.Weights{run(m), run(mr), run(svm)}
 	}
 	one, three := threads(1), threads(3)
 	for i := range one {

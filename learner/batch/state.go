@@ -38,7 +38,7 @@ type state[O options[O, R], R any] struct {
 	run  R
 }
 
-// newLearner returns a new learner L (MIRA, MR or PRO, each a state and
+// newLearner returns a new learner L (MIRA, MR, PRO or SVM, each a state and
 // nothing more) starting from weights w (copied) with opts, defaults filled
 // in.
 func newLearner[L ~struct{ state[O, R] }, O options[O, R], R any](w feature.Weights, opts O) (*L, error) {
