@@ -32,6 +32,7 @@ run() {
 run mert --algo mert
 run kbmira --algo kbmira
 run pro --algo pro
+run svm --algo svm
 run mr --algo mr
 run adagrad --algo adagrad --epochs 10
 run "adagrad + noising" --algo adagrad --noise 0.1 --epochs 10
