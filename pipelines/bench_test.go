@@ -171,9 +171,5 @@ func readTune(src, ref string) ([]tune.Sentence, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]tune.Sentence, c.Len())
-	for i := range out {
-		out[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
-	}
-	return out, nil
+	return tune.SentencesOf(c, 0), nil
 }

@@ -259,11 +259,7 @@ func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence,
 	if empty := c.EmptySource(); len(empty) > 0 {
 		return nil, nil, fmt.Errorf("pipelines: %s: line %d is empty", src, empty[0]+1)
 	}
-	out := make([]tune.Sentence, c.Len())
-	for i := range out {
-		out[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
-	}
-	return out, c.RefPaths, nil
+	return tune.SentencesOf(c, 0), c.RefPaths, nil
 }
 
 // ReadRangeLines is the number of lines of a range of the tuning and dev

@@ -43,14 +43,8 @@ func firstEpochByHand(t *testing.T, mixWeights string) {
 		t.Fatal(err)
 	}
 
-	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, d.ini)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := corpus.Load(ctx, d.tuneSrc, []string{d.tuneRef})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dec := openDecoder(t, d.ini)
+	set := loadSet(t, d.tuneSrc, d.tuneRef)
 	init, err := weights.ReadByName(ctx, d.ini)
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +54,9 @@ func firstEpochByHand(t *testing.T, mixWeights string) {
 	var shards []mix.Shard
 	for k := 0; k < o.Shards; k++ {
 		var mine []tune.Sentence
-		for i := range c.Len() {
-			if tune.ShardOf(i, seed, o.Shards) == k {
-				mine = append(mine, tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]})
+		for _, x := range set {
+			if tune.ShardOf(x.ID, seed, o.Shards) == k {
+				mine = append(mine, x)
 			}
 		}
 		r, _, err := tune.LearnShard(ctx, dec, k, mine, init, nil, tune.LearnOptions{
@@ -275,20 +269,9 @@ func TestBatchDev(t *testing.T) {
 	launches := countLaunches(&o)
 	res := mustRun(t, ctx, o)
 	if *launches != 1+2*3 {
-		t.Errorf("%d launches, want a model check and two a epoch", *launches)
+		t.Errorf("%d launches, want a model check and two an epoch", *launches)
 	}
-	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, d.ini)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := corpus.Load(ctx, d.devSrc, []string{d.devRef})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev := make([]tune.Sentence, c.Len())
-	for i := range dev {
-		dev[i] = tune.Sentence{ID: i, Src: c.Source[i], Refs: c.Refs[i]}
-	}
+	dec, dev := openDecoder(t, d.ini), loadSet(t, d.devSrc, d.devRef)
 	best := 0
 	for _, m := range res.Epochs {
 		if m.DevBLEU == nil {
@@ -317,4 +300,24 @@ func TestBatchDev(t *testing.T) {
 	if res.Best != best {
 		t.Errorf("best epoch %d, want %d (by dev BLEU)", res.Best, best)
 	}
+}
+
+// openDecoder loads the real decoder of the moses.ini ini.
+func openDecoder(t *testing.T, ini string) tune.Decoder {
+	t.Helper()
+	dec, err := transforms.OpenDecoder(context.Background(), pipelines.DecoderName, ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
+}
+
+// loadSet reads a source and its reference as tune.Sentences.
+func loadSet(t *testing.T, src, ref string) []tune.Sentence {
+	t.Helper()
+	c, err := corpus.Load(context.Background(), src, []string{ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tune.SentencesOf(c, 0)
 }

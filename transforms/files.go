@@ -117,8 +117,8 @@ func readRange(ctx context.Context, r corpus.Range, emit func(tune.Sentence)) er
 	if err != nil {
 		return fmt.Errorf("transforms: %w", err)
 	}
-	for i := range c.Len() {
-		emit(tune.Sentence{ID: r.First + i, Src: c.Source[i], Refs: c.Refs[i]})
+	for _, x := range tune.SentencesOf(c, r.First) {
+		emit(x)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -29,6 +30,16 @@ type Sentence struct {
 	Src string
 	// Refs are its reference translations (at least one).
 	Refs []string
+}
+
+// SentencesOf returns the sentences of c, whose first is line first of
+// its files (0 for a whole set, a corpus.Range's First for a range).
+func SentencesOf(c *corpus.Corpus, first int) []Sentence {
+	out := make([]Sentence, c.Len())
+	for i := range out {
+		out[i] = Sentence{ID: first + i, Src: c.Source[i], Refs: c.Refs[i]}
+	}
+	return out
 }
 
 // WireHyp is one hypothesis of an NBest.

@@ -197,23 +197,27 @@ func TestExpandMulti(t *testing.T) {
 	}
 }
 
-// TestTuneNbest tunes europarl100 with MERT and AdaGrad and checks that the
-// weights written re-rank the lists to the BLEU tune-nbest printed last.
+// TestTuneNbest tunes europarl100 with MERT, AdaGrad, and AdaGrad with
+// Gaussian feature noising estimated on labelled and unlabelled pairs, and
+// checks that the weights written re-rank the lists to the BLEU tune-nbest
+// printed last.
 func TestTuneNbest(t *testing.T) {
 	dir := shared.Path(t, "nbest", "europarl100")
 	for _, tc := range []struct {
-		algo  string
+		name  string
+		args  []string
 		floor string // the BLEU line must sort at or above "BLEU = floor"
 	}{
-		{"mert", "14.39"},
-		{"adagrad", "13.35"},
+		{"mert", []string{"--algo", "mert"}, "14.39"},
+		{"adagrad", []string{"--algo", "adagrad"}, "13.35"},
+		{"adagrad gaussian noise", []string{"--algo", "adagrad", "--noise-type", "gaussian", "--noise", "1", "--noise-unlabeled", "5"}, "13.35"},
 	} {
-		t.Run(tc.algo, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
-			code, stdout, errOut := mtune(t, "", "tune-nbest", "--algo", tc.algo, "--epochs", "3",
+			code, stdout, errOut := mtune(t, "", append(append([]string{"tune-nbest"}, tc.args...), "--epochs", "3",
 				"--init", filepath.Join(dir, "init.weights"),
 				"--nbest", filepath.Join(dir, "nbest.gz"),
-				"-r", filepath.Join(dir, "reference"), "--out", out)
+				"-r", filepath.Join(dir, "reference"), "--out", out)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}

@@ -378,7 +378,6 @@ func TestNoisingValidate(t *testing.T) {
 // approximation is accurate (its third-order error is below 1% here); the
 // test asks for agreement within 4 standard errors of the Monte-Carlo mean.
 func TestNoisingMonteCarlo(t *testing.T) {
-	const samples = 200000
 	tests := []struct {
 		name  string
 		delta float64
@@ -392,52 +391,17 @@ func TestNoisingMonteCarlo(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(tc.seed, 99))
-			const nf = 60
-			w := make(feature.Weights, nf)
-			for j := range w {
-				w[j] = 0.3 * r.NormFloat64()
-			}
-			xs := make([]feature.Vector, tc.nvec)
-			for i := range xs {
-				d := make([]float64, nf)
-				for j := range d {
-					d[j] = 0.3 * r.NormFloat64()
-				}
-				xs[i] = feature.FromDense(d)
-			}
-			want := Noising{Level: tc.delta}.Penalty(w, xs, nil)
-			base := Logistic(w, xs, nil)
-			// The control variate ℓ'(s)·(s̃ − s) has mean exactly 0 (dropout
-			// keeps the score's mean); subtracting it leaves an unbiased
-			// estimate with a much smaller variance.
-			dots := make([]float64, len(xs))
-			for i, x := range xs {
-				dots[i] = x.Dot(w)
-			}
-			var sum, sum2 float64
 			keep := 1 / (1 - tc.delta)
-			for range samples {
-				var inc float64
-				for i, x := range xs {
+			noisingMonteCarlo(t, Noising{Level: tc.delta}, tc.nvec, rand.NewPCG(tc.seed, 99),
+				func(r *rand.Rand, w feature.Weights, x feature.Vector, _ float64) float64 {
 					var s float64
 					for k, id := range x.IDs {
 						if r.Float64() >= tc.delta {
 							s += keep * x.Vals[k] * w[id]
 						}
 					}
-					inc += softplus(-s) + Sigmoid(-dots[i])*(s-dots[i])
-				}
-				inc -= base
-				sum += inc
-				sum2 += inc * inc
-			}
-			mean := sum / samples
-			se := math.Sqrt((sum2/samples - mean*mean) / samples)
-			t.Logf("R = %.6f, Monte Carlo %.6f ± %.6f (%.1f standard errors)", want, mean, se, math.Abs(want-mean)/se)
-			if math.Abs(want-mean) > 4*se {
-				t.Fatalf("R = %v, Monte-Carlo mean %v ± %v", want, mean, se)
-			}
+					return s
+				})
 		})
 	}
 }
@@ -452,7 +416,6 @@ func TestNoisingMonteCarlo(t *testing.T) {
 // within 4 standard errors of the Monte-Carlo mean, which a wrong constant
 // (a factor 2, say) misses by far more.
 func TestGaussianNoisingMonteCarlo(t *testing.T) {
-	const samples = 200000
 	tests := []struct {
 		name  string
 		sigma float64
@@ -466,50 +429,62 @@ func TestGaussianNoisingMonteCarlo(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(tc.seed, 77))
-			const nf = 60
-			w := make(feature.Weights, nf)
-			for j := range w {
-				w[j] = 0.3 * r.NormFloat64()
-			}
-			xs := make([]feature.Vector, tc.nvec)
-			for i := range xs {
-				d := make([]float64, nf)
-				for j := range d {
-					d[j] = 0.3 * r.NormFloat64()
-				}
-				xs[i] = feature.FromDense(d)
-			}
-			want := Noising{Type: Gaussian, Level: tc.sigma}.Penalty(w, xs, nil)
-			base := Logistic(w, xs, nil)
-			// The control variate ℓ'(s)·(s̃ − s) has mean exactly 0 (the
-			// noise has mean 0).
-			dots := make([]float64, len(xs))
-			for i, x := range xs {
-				dots[i] = x.Dot(w)
-			}
-			var sum, sum2 float64
-			for range samples {
-				var inc float64
-				for i := range xs {
+			noisingMonteCarlo(t, Noising{Type: Gaussian, Level: tc.sigma}, tc.nvec, rand.NewPCG(tc.seed, 77),
+				func(r *rand.Rand, w feature.Weights, _ feature.Vector, dot float64) float64 {
 					var we float64 // w·ε
 					for _, wj := range w {
 						we += wj * tc.sigma * r.NormFloat64()
 					}
-					s := dots[i] + we
-					inc += softplus(-s) + Sigmoid(-dots[i])*we
-				}
-				inc -= base
-				sum += inc
-				sum2 += inc * inc
-			}
-			mean := sum / samples
-			se := math.Sqrt((sum2/samples - mean*mean) / samples)
-			t.Logf("σ²‖w‖² = %.4f: R = %.7f, Monte Carlo %.7f ± %.7f (%.1f standard errors)",
-				tc.sigma*tc.sigma*w.Sparse().SquaredNorm(), want, mean, se, math.Abs(want-mean)/se)
-			if math.Abs(want-mean) > 4*se {
-				t.Fatalf("R = %v, Monte-Carlo mean %v ± %v", want, mean, se)
-			}
+					return dot + we
+				})
 		})
+	}
+}
+
+// noisingMonteCarlo checks n's penalty on nvec random difference vectors of
+// 60 features against the Monte-Carlo mean of the logistic loss's increase
+// over 200,000 draws of the noised scores, which noised returns for one
+// vector x with w·x = dot. The control variate ℓ'(s)·(s̃ − s), of mean
+// exactly 0 (both noises keep the score's mean), is subtracted: an
+// unbiased estimate with a much smaller variance.
+func noisingMonteCarlo(t *testing.T, n Noising, nvec int, src rand.Source,
+	noised func(r *rand.Rand, w feature.Weights, x feature.Vector, dot float64) float64) {
+	t.Helper()
+	const samples, nf = 200000, 60
+	r := rand.New(src)
+	w := make(feature.Weights, nf)
+	for j := range w {
+		w[j] = 0.3 * r.NormFloat64()
+	}
+	xs := make([]feature.Vector, nvec)
+	for i := range xs {
+		d := make([]float64, nf)
+		for j := range d {
+			d[j] = 0.3 * r.NormFloat64()
+		}
+		xs[i] = feature.FromDense(d)
+	}
+	want := n.Penalty(w, xs, nil)
+	base := Logistic(w, xs, nil)
+	dots := make([]float64, len(xs))
+	for i, x := range xs {
+		dots[i] = x.Dot(w)
+	}
+	var sum, sum2 float64
+	for range samples {
+		var inc float64
+		for i, x := range xs {
+			s := noised(r, w, x, dots[i])
+			inc += softplus(-s) + Sigmoid(-dots[i])*(s-dots[i])
+		}
+		inc -= base
+		sum += inc
+		sum2 += inc * inc
+	}
+	mean := sum / samples
+	se := math.Sqrt((sum2/samples - mean*mean) / samples)
+	t.Logf("R = %.7f, Monte Carlo %.7f ± %.7f (%.1f standard errors)", want, mean, se, math.Abs(want-mean)/se)
+	if math.Abs(want-mean) > 4*se {
+		t.Fatalf("R = %v, Monte-Carlo mean %v ± %v", want, mean, se)
 	}
 }
