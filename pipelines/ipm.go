@@ -159,6 +159,8 @@ func (o *Options) manifestFlags() ManifestFlags {
 		f.NoiseType = o.AlgoConfig.NoiseType
 	}
 	f.NoiseUnlabeled = o.AlgoConfig.NoiseUnlabeled
+	c := o.AlgoConfig
+	f.Restarts, f.RandomDirections, f.RestartRange, f.MIRAC, f.MIRADecay = c.Restarts, c.RandomDirections, c.RestartRange, c.MIRAC, c.MIRADecay
 	return f
 }
 

@@ -127,9 +127,14 @@ type ManifestFlags struct {
 	// NoiseType is "gaussian" for Gaussian noising ("" is dropout, the
 	// default); NoiseUnlabeled the unlabelled pairs a list of its
 	// regulariser.
-	NoiseType      string  `json:",omitempty"`
-	NoiseUnlabeled int     `json:",omitempty"`
-	Rate           float64 `json:",omitempty"`
+	NoiseType      string `json:",omitempty"`
+	NoiseUnlabeled int    `json:",omitempty"`
+	// The batch learners' search: MERT's restarts, random directions and
+	// restart range, kb-MIRA's C and decay (zero: the defaults).
+	Restarts, RandomDirections int         `json:",omitempty"`
+	RestartRange               *[2]float64 `json:",omitempty"`
+	MIRAC, MIRADecay           float64     `json:",omitempty"`
+	Rate                       float64     `json:",omitempty"`
 }
 
 // Diff lists the options that differ between the run's f and g (Epochs
@@ -160,6 +165,11 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
 		{"noise-type", cmp.Or(f.NoiseType, "dropout"), cmp.Or(g.NoiseType, "dropout")},
 		{"noise-unlabeled", strconv.Itoa(f.NoiseUnlabeled), strconv.Itoa(g.NoiseUnlabeled)},
+		{"restarts", strconv.Itoa(f.Restarts), strconv.Itoa(g.Restarts)},
+		{"random-directions", strconv.Itoa(f.RandomDirections), strconv.Itoa(g.RandomDirections)},
+		{"restart-range", showRange(f.RestartRange), showRange(g.RestartRange)},
+		{"mira-c", strconv.FormatFloat(f.MIRAC, 'g', -1, 64), strconv.FormatFloat(g.MIRAC, 'g', -1, 64)},
+		{"mira-decay", strconv.FormatFloat(f.MIRADecay, 'g', -1, 64), strconv.FormatFloat(g.MIRADecay, 'g', -1, 64)},
 		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
 	}
 	var out []string
@@ -221,4 +231,12 @@ func (b *Best) Add(epoch int, score float64) bool {
 	}
 	b.Epoch, b.Score, b.ok = epoch, score, true
 	return true
+}
+
+// showRange formats a restart range for Diff.
+func showRange(r *[2]float64) string {
+	if r == nil {
+		return "the default"
+	}
+	return strconv.FormatFloat(r[0], 'g', -1, 64) + "," + strconv.FormatFloat(r[1], 'g', -1, 64)
 }

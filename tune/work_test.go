@@ -52,6 +52,8 @@ func TestManifestDiffNoise(t *testing.T) {
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseUnlabeled: 15}, "--noise-unlabeled: 0 in the run, 15 now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, Search: "cube"}, "--search-algorithm: the moses.ini's in the run, cube now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, MixWeights: "uniform"}, "--mix-weights: updates in the run, uniform now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, RestartRange: &[2]float64{-1, 1}}, "--restart-range: the default in the run, -1,1 now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, MIRAC: 0.1}, "--mira-c: 0 in the run, 0.1 now"},
 	} {
 		if d := base.Diff(tc.now); len(d) != 1 || d[0] != tc.want {
 			t.Errorf("diff %q, want %q", d, tc.want)

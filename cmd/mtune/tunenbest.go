@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
 	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
 	fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60); the SVM's most alternations (default 10)")
+	batchSearchFlags(fs, &cfg)
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
 	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
@@ -175,4 +177,61 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
+}
+
+// batchSearchFlags registers the flags of MERT's search and of kb-MIRA
+// that tune-nbest and tune share: --random-directions, --restart-range,
+// --mira-c and --mira-decay. A typed-in value out of range is refused as
+// the flag is parsed (exit 2, before any work); a flag the chosen learner
+// does not use is refused by algo.Config.Validate.
+func batchSearchFlags(fs *flag.FlagSet, cfg *algo.Config) {
+	fs.Func("random-directions", "MERT: random directions searched in every pass besides the coordinate ones (Moses' mert --nrandom; default 0)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a positive count, got %q", s)
+		}
+		cfg.RandomDirections = n
+		return nil
+	})
+	fs.Func("restart-range", "MERT: MIN,MAX bounding every coordinate of the random start points and directions (the min and max of Moses' init.opt; default 0,1)", func(s string) error {
+		r, err := parseRange(s)
+		if err != nil {
+			return err
+		}
+		cfg.RestartRange = &r
+		return nil
+	})
+	fs.Func("mira-c", "kb-MIRA's step-size cap C (kbmira --cparam; default 0.01)", func(s string) error {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("want a positive number, got %q", s)
+		}
+		cfg.MIRAC = x
+		return nil
+	})
+	fs.Func("mira-decay", "kb-MIRA's BLEU pseudo-corpus decay γ in (0, 1] (kbmira --decay; default 0.999)", func(s string) error {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0 && x <= 1) {
+			return fmt.Errorf("want a number in (0, 1], got %q", s)
+		}
+		cfg.MIRADecay = x
+		return nil
+	})
+}
+
+// parseRange parses "MIN,MAX": two finite numbers, MIN < MAX.
+func parseRange(s string) ([2]float64, error) {
+	lo, hi, ok := strings.Cut(s, ",")
+	if !ok {
+		return [2]float64{}, fmt.Errorf("want MIN,MAX, got %q", s)
+	}
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	switch {
+	case err1 != nil || err2 != nil || math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
+		return [2]float64{}, fmt.Errorf("want two finite numbers MIN,MAX, got %q", s)
+	case !(a < b):
+		return [2]float64{}, fmt.Errorf("MIN %v must be less than MAX %v", a, b)
+	}
+	return [2]float64{a, b}, nil
 }

@@ -65,6 +65,19 @@ type Config struct {
 	// Passes is kb-MIRA's number of passes (0: 60) and the SVM's most
 	// alternations of oracle selection and SVM solve (0: 10).
 	Passes int
+	// RandomDirections is the number of random directions MERT searches in
+	// every pass besides the coordinate directions (Moses' mert --nrandom;
+	// 0: none).
+	RandomDirections int
+	// RestartRange bounds, in every dimension, MERT's random start points
+	// and random directions (the min and max lines of Moses' init.opt,
+	// mert-moses.pl --range; nil: [0, 1]).
+	RestartRange *[2]float64
+	// MIRAC is kb-MIRA's step-size cap C (kbmira --cparam; 0: 0.01).
+	MIRAC float64
+	// MIRADecay is kb-MIRA's pseudo-corpus decay γ (kbmira --decay; 0:
+	// 0.999).
+	MIRADecay float64
 	// Features restricts MERT to these dimensions (nil: the features
 	// active in the pool).
 	Features []feature.ID
@@ -166,8 +179,36 @@ func (c Config) Validate(name string) error {
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	return c.validateNoise(name)
+	if err := c.validateNoise(name); err != nil {
+		return err
+	}
+	return c.validateBatch(name)
 }
+
+// validateBatch checks the settings of MERT's search and of kb-MIRA.
+func (c Config) validateBatch(name string) error {
+	switch {
+	case c.RandomDirections < 0:
+		return fmt.Errorf("algo: %d random directions: must be positive", c.RandomDirections)
+	case c.RandomDirections != 0 && name != "mert":
+		return fmt.Errorf("algo: --random-directions applies to mert, not %s", name)
+	case c.RestartRange != nil && !(finite(c.RestartRange[0]) && finite(c.RestartRange[1]) && c.RestartRange[0] < c.RestartRange[1]):
+		return fmt.Errorf("algo: restart range [%v, %v]: want finite MIN < MAX", c.RestartRange[0], c.RestartRange[1])
+	case c.RestartRange != nil && name != "mert":
+		return fmt.Errorf("algo: --restart-range applies to mert, not %s", name)
+	case math.IsNaN(c.MIRAC) || math.IsInf(c.MIRAC, 0) || c.MIRAC < 0:
+		return fmt.Errorf("algo: MIRA C %v must be a positive number", c.MIRAC)
+	case c.MIRAC != 0 && name != "kbmira":
+		return fmt.Errorf("algo: --mira-c applies to kbmira, not %s", name)
+	case math.IsNaN(c.MIRADecay) || c.MIRADecay < 0 || c.MIRADecay > 1:
+		return fmt.Errorf("algo: MIRA decay %v must be in (0, 1]", c.MIRADecay)
+	case c.MIRADecay != 0 && name != "kbmira":
+		return fmt.Errorf("algo: --mira-decay applies to kbmira, not %s", name)
+	}
+	return nil
+}
+
+func finite(x float64) bool { return x-x == 0 }
 
 // New returns the named learner starting from weights w.
 func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
@@ -187,11 +228,16 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	}
 	switch name {
 	case "mert":
-		return mert.New(w, mert.Options{Restarts: c.Restarts, Features: c.Features, Threads: c.Threads, Seed: c.Seed}), nil
+		mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
+			Features: c.Features, Threads: c.Threads, Seed: c.Seed}
+		if r := c.RestartRange; r != nil {
+			mo.Min, mo.Max = r[0], r[1]
+		}
+		return mert.New(w, mo), nil
 	case "pro":
 		return batch.NewPRO(w, batch.PROOptions{Lambda: l2(0), Seed: c.Seed})
 	case "kbmira":
-		return batch.NewMIRA(w, batch.MIRAOptions{Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
+		return batch.NewMIRA(w, batch.MIRAOptions{C: c.MIRAC, Decay: c.MIRADecay, Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
 	case "mr":
 		return batch.NewMR(w, batch.MROptions{Lambda: l2(0), Seed: c.Seed, Threads: c.Threads})
 	case "svm":

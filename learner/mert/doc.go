@@ -33,6 +33,25 @@
 // BLEU; and normalisation divides every weight, fixed ones included, so it
 // never changes the ranking (Moses skips it when some weights are fixed).
 //
+// What is the same, point by point against Moses' mert/mert.cpp (main),
+// mert/Optimizer.cpp (SimpleOptimizer::TrueRun, Optimizer::LineOptimize),
+// mert/Point.cpp (Point::Randomize) and mert-moses.pl: the start points are
+// the current weights (the first line of init.opt) and Restarts points
+// drawn uniformly in [Min, Max] in every optimised dimension, all drawn
+// before any run; a pass searches every coordinate (and RandomDirections
+// random directions drawn in the same ranges) from the same point and moves
+// to the best line optimum only if it beats the current BLEU; passes stop
+// when a pass gains no more than kEPS = 0.0001 (BLEU in [0, 1]); the best
+// run wins, the starting point's included, the earliest on ties.
+// mert-moses.pl's --historic-bests (previous iterations' start points as
+// further starts) and --historic-interpolation are not part of mert itself.
+//
+// Moses' LineOptimize also drops a sentence's breakpoint closer than 0.0001
+// to its previous one, and sets γ to 0 when |γ| < 0.00015 while keeping the
+// score of the interval it found: the score it reports for a run can then be
+// that of a point it did not move to. mtune's BLEU is always that of
+// re-ranking the lists at the returned weights.
+//
 // Usage:
 //
 //	m := mert.New(initial, mert.Options{Seed: 1})
