@@ -95,6 +95,8 @@ sparse-ls|sparse AdaGrad+FOBOS ($sparse), ipm/linesearch|--mode ipm --mix linese
 sparse-stale|sparse AdaGrad+FOBOS ($sparse), stale (2 threads/shard)|--mode stale --threads 2 --sparse $sparse --epochs $eo
 oro-ls|Watanabe (oro, hinge), ipm/linesearch|--mode ipm --algo oro --mix linesearch --epochs $eo
 noise|sparse AdaGrad ($sparse) + feature noising δ=0.1, ipm/average|--mode ipm --mix average --noise 0.1 --sparse $sparse --epochs $eo
+gauss|sparse AdaGrad ($sparse) + Gaussian feature noising σ=1, ipm/average|--mode ipm --mix average --noise-type gaussian --noise 1 --sparse $sparse --epochs $eo
+svm|dense structured SVM (batch)|--mode batch --algo svm --epochs $eb
 EOF
 }
 
