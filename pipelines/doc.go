@@ -20,9 +20,12 @@
 //
 // batch: the launch decodes the tuning set with the previous weights into
 // n-best lists; the driver pools the distinct hypotheses of every epoch so
-// far and runs a batch optimizer (mert, pro, kbmira, mr) on the pool. Its
+// far and runs a batch optimizer (mert, pro, kbmira, mr, svm) on the pool. Its
 // tune_bleu is the BLEU of the pool re-ranked by the new weights (no second
-// decoding); a dev set is not supported yet. The optimizer's weights are
+// decoding); with a dev set, a second, short launch decodes it with the
+// epoch's new weights (they exist only after the optimizer step), and the
+// best epoch is the one with the best dev BLEU (Moses' --return-best-dev).
+// The optimizer's weights are
 // scaled to an L1 norm of 1 (Moses' mert convention) unless KeepScale is
 // set: the decoder's beam pruning depends on their scale.
 //

@@ -36,7 +36,7 @@ type Options struct {
 	Refs, DevRefs []string
 	// Mode is "ipm" (the default when empty) or "batch" (decode, pool the
 	// n-best lists of every epoch, run the batch optimizer Algo on the
-	// pool; Shards and Mix are ignored, a dev set is not supported yet)
+	// pool; Shards and Mix are ignored; a dev set chooses the best epoch)
 	// or "stale" (ipm with Green et al.'s stale gradients inside each
 	// shard: Threads, MaxStaleness).
 	Mode string
