@@ -29,15 +29,7 @@ europarl_setup bench-batch-dev "${1:-}"
 algo="${ALGO:-mert}"
 epochs="${EPOCHS:-8}"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-work="${KEEP:-$tmp}"
-mkdir -p "$work"
-
-echo "bench-batch-dev: building mtune" >&2
-go build -o "$tmp/mtune" ./cmd/mtune
-bin="$tmp/mtune"
-export MODEL_PATH="$model"
+europarl_build bench-batch-dev
 for side in fr en; do
 	europarl_lines "$side.gz" 8001 9000 >"$work/tune.$side"
 	europarl_lines "$side.gz" 9001 9200 >"$work/dev.$side"

@@ -35,15 +35,7 @@ source "$(dirname "$0")/lib/europarl.sh"
 europarl_setup bench-cube "${1:-}"
 epochs="${EPOCHS:-4}"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-work="${KEEP:-$tmp}"
-mkdir -p "$work"
-
-echo "bench-cube: building mtune" >&2
-go build -o "$tmp/mtune" ./cmd/mtune
-bin="$tmp/mtune"
-export MODEL_PATH="$model"
+europarl_build bench-cube
 for side in fr en; do
 	europarl_lines "$side.gz" 8001 9000 >"$work/tune.$side"
 	europarl_lines "$side.gz" 9001 10000 >"$work/test.$side"

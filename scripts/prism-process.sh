@@ -47,20 +47,12 @@ shards="${SHARDS:-2}"
 epochs="${EPOCHS:-1}"
 repeat="${REPEAT:-1}"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-work="${KEEP:-$tmp}"
-mkdir -p "$work"
-
-echo "prism-process: building mtune" >&2
-go build -o "$tmp/mtune" ./cmd/mtune
-bin="$tmp/mtune"
+europarl_build prism-process
 
 europarl_lines fr.gz 8001 $((8000 + n)) >"$work/tune.fr"
 europarl_lines en.gz 8001 $((8000 + n)) >"$work/tune.en"
 [[ $(wc -l <"$work/tune.fr") -eq $n ]] || { echo "prism-process: fewer than $((8000 + n)) lines in $data/europarl-fr-en" >&2; exit 1; }
 
-export MODEL_PATH="$model"
 common=(tune --config "$model/moses.ini" --src "$work/tune.fr" --ref "$work/tune.en"
 	--shards "$shards" --epochs "$epochs" --seed 1 --overwrite)
 config=$(process_config "$bin")

@@ -28,3 +28,17 @@ europarl_lines() {
 process_config() {
 	printf '{"command": "%s", "env": {"MTUNE_WORKER_BINARY": "%s"}}' "$root/scripts/prism-process-worker.sh" "$1"
 }
+
+# europarl_build NAME: makes a temporary folder tmp, removed when the script
+# exits, and the work folder work (KEEP, default tmp); builds mtune into bin;
+# exports MODEL_PATH for the model's moses.ini. Call it after europarl_setup.
+europarl_build() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	work="${KEEP:-$tmp}"
+	mkdir -p "$work"
+	echo "$1: building mtune" >&2
+	go build -o "$tmp/mtune" ./cmd/mtune
+	bin="$tmp/mtune"
+	export MODEL_PATH="$model"
+}
