@@ -408,13 +408,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
 		return Result{}, err
 	}
-	// A worker loads the model now: a model that does not load stops the
-	// run before any epoch, and the driver never holds it.
-	if !o.SkipModelCheck {
-		if err := checkModel(ctx, &o, dir.ModelCheck()); err != nil {
-			return Result{}, err
-		}
-	}
 	initPath := o.Init
 	if initPath == "" {
 		initPath = o.Config
@@ -440,6 +433,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 				return Result{}, err
 			}
 			man.Start = prev.Start
+		}
+	}
+	// A worker loads the model now, the driver's own checks done (it
+	// writes init/model.json, which must not be left by a run that fails
+	// on something else): a model that does not load stops the run before
+	// any epoch, and the driver never holds it.
+	if !o.SkipModelCheck {
+		if err := checkModel(ctx, &o, dir.ModelCheck()); err != nil {
+			return Result{}, err
 		}
 	}
 	if o.Overwrite {

@@ -356,3 +356,23 @@ func TestModelVariablesReachWorkers(t *testing.T) {
 	}
 	mustRun(t, context.Background(), o)
 }
+
+// TestRefusedRunLeavesNoFile: a run the driver's own checks refuse (a
+// malformed --init) writes nothing into its folder, not even the model
+// check's init/model.json, so the same command with a good --init then
+// runs without --overwrite.
+func TestRefusedRunLeavesNoFile(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	bad := filepath.Join(t.TempDir(), "bad.weights")
+	if err := os.WriteFile(bad, []byte("LM0= x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := options(d, filepath.Join(t.TempDir(), "run"))
+	o.Epochs, o.Init = 1, bad
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "bad.weights") {
+		t.Fatalf("malformed --init: %v", err)
+	}
+	o.Init = ""
+	mustRun(t, ctx, o)
+}
