@@ -46,6 +46,10 @@ type Range struct {
 	Last bool
 }
 
+// A compressed file has no offsets: each range reads it from its start,
+// so a set of R ranges decompresses it R times. Give the workers plain
+// files (local or gs://) when the set is large.
+
 // Scan reads the tuning set src and refs (see Load) as a stream: it counts
 // the sentences, checks every line as Load does (valid UTF-8, every file
 // the same number of lines, at least one, and no empty source line when
