@@ -17,24 +17,16 @@ import (
 type batchEpoch struct {
 	o      *Options
 	ranges *corpus.Index
-	dev    *corpus.Index   // nil without a dev set
-	tune   []tune.Sentence // loaded by the first epoch
-	start  string          // the run's starting weights (init/weights.json)
+	dev    *corpus.Index // nil without a dev set
+	start  string        // the run's starting weights (init/weights.json)
 	dense  []string
 }
 
-// Epoch runs epoch n. The optimizer step (tune.BatchStep) needs every
-// sentence's references on the driver: batch mode, unlike ipm and stale,
-// still holds the tuning set there.
+// Epoch runs epoch n. The driver holds no sentence and no pool: the pool
+// is written by parts on the workers and the optimizer reads it there.
 func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
-	if e.tune == nil {
-		var err error
-		if e.tune, _, err = sentences(ctx, e.o.Src, e.o.Refs); err != nil {
-			return Metrics{}, err
-		}
-	}
 	t0 := time.Now()
-	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.tune, e.start, e.dense)
+	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.start, e.dense)
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -68,54 +60,52 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 	return &b, nil
 }
 
-// runBatchEpoch is epoch n of --mode batch: one pipeline launch decodes the
-// tuning set with the previous epoch's weights into a Moses n-best file
-// (epochs/NNN/nbest.gz) and the 1-bests' statistics (work/decoded-stats.json);
-// the driver then pools the files of epochs 1…n as tune-nbest does
-// (poolfile.Load: distinct target and features per sentence) and runs the
-// batch optimizer o.Algo on the pool, starting from the previous weights. Tune BLEU is the 1-best
-// BLEU of the pool re-ranked by the new weights (no second decoding). It
-// returns the epoch's metrics and new weights, for scoreDev and
-// tune.FinishEpoch.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, tuneSet []tune.Sentence, startPath string, dense []string) (Metrics, weights.ByName, error) {
+// runBatchEpoch is epoch n of --mode batch. One pipeline launch decodes
+// the tuning set with the previous epoch's weights, sums the 1-bests'
+// statistics (work/decoded-stats.json, progressive BLEU) and writes the
+// pool by parts (transforms.WritePool: each part's sentences pooled with
+// the previous epoch's part, de-duplicated by target and features as
+// tune-nbest does). The optimizer then runs on one worker at the end of the
+// same launch (transforms.BatchLearn). Tune BLEU is the
+// 1-best BLEU of the pool re-ranked by the new weights (no second
+// decoding). It returns the epoch's metrics and new weights, for scoreDev
+// and tune.FinishEpoch.
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
+	var prevDir tune.EpochLayout
 	if n > 1 {
-		prevPath = o.layout().Epoch(n - 1).JSON()
+		prevDir = o.layout().Epoch(n - 1)
+		prevPath = prevDir.JSON()
 	}
-	nbestPath := dir.NBests()
 	decodedPath := dir.DecodedStats()
-	decOpts := tune.DecodeOptions{NBest: o.NBest}
+	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
+	learn := &transforms.BatchLearnFn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: tune.PoolParts(ranges.Lines)}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: decOpts, Sentences: len(tuneSet)}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
-	transforms.WriteNBests(s, lists, nbestPath, dense)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
+	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense})
+	transforms.BatchLearn(s, infos, learn)
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
 		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
-	}
-
-	prev, err := weights.ReadByName(ctx, prevPath)
-	if err != nil {
-		return Metrics{}, weights.ByName{}, err
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
-	paths := make([]string, n)
-	for k := 1; k <= n; k++ {
-		paths[k-1] = o.layout().Epoch(k).NBests()
+	var res tune.BatchResult
+	if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
+		return Metrics{}, weights.ByName{}, err
 	}
-	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, Decode: decOpts, KeepScale: o.KeepScale}
-	ww, m, err := step.Run(ctx, n, tuneSet, paths, prev, dir.LearnerState())
+	ww, err := weights.ReadByName(ctx, dir.Mixed())
 	if err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
-	m.ProgressiveBLEU = 100 * decoded.BLEU()
+	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
 	m.Counters, m.Distributions = counters, dists
 	return m, ww, nil
 }

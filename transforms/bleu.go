@@ -85,3 +85,20 @@ func (f *OneBestFn) ProcessElement(n tune.NBest, _ weights.ByName) (metric.Stats
 	}
 	return metric.Stats{}, nil
 }
+
+// DecodedStats sums the statistics of each list's first hypothesis, the
+// 1-best as decoded: it takes a PCollection<tune.NBest> and returns a singleton
+// PCollection<metric.Stats> whose BLEU() is progressive BLEU.
+func DecodedStats(s beam.Scope, lists beam.PCollection) beam.PCollection {
+	s = s.Scope("transforms.DecodedStats")
+	return SumStats(s, beam.ParDo(s, firstStats, lists))
+}
+
+// firstStats returns the statistics of n's first hypothesis, the zero Stats
+// for an empty list.
+func firstStats(n tune.NBest) metric.Stats {
+	if len(n.Hyps) == 0 {
+		return metric.Stats{}
+	}
+	return n.Hyps[0].Stats
+}

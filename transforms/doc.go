@@ -34,7 +34,8 @@
 // (ReadWeights), never embedded in the job graph, and leave it as files
 // (WriteWeights, WriteShardResults) that the epoch driver reads back
 // (tune.ReadEpoch; the files' formats are io/weights' and tune's);
-// batch mode's n-best lists leave as a Moses n-best file (WriteNBests). The
+// batch mode's pool is written by parts, Moses n-best and statistics files
+// (WritePool), and its optimizer step reads them back (BatchLearn, MERTPass). The
 // long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
 // per shard or batch, not as a side input: prism busy-loops while a stage
 // that reads a side input runs (see replicate). The tuning set is read on a
@@ -53,7 +54,8 @@
 //	ReadSentences(s, src, refs, n)                             → PCollection<tune.Sentence>
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
-//	WriteNBests(s, PCollection<tune.NBest>, path, dense)       → PCollection<string> (one): a Moses n-best file
+//	WritePool(s, PCollection<tune.NBest>, *WritePoolFn)        → PCollection<tune.PoolPartInfo>: the pool's parts, written
+//	BatchLearn(s, PCollection<tune.PoolPartInfo>, *BatchLearnFn): the pool's summary; the optimizer on one worker
 //
 // # Metrics and logs
 //

@@ -22,7 +22,7 @@ func init() {
 	for _, t := range []any{
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
-		metric.Stats{}, feature.Vector{}, corpus.Range{},
+		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
@@ -46,7 +46,9 @@ func init() {
 	register.DoFn3x1[context.Context, []byte, func(tune.ShardState), error](&readShardStatesFn{})
 	register.Function3x1(readRange)
 	register.DoFn2x1[context.Context, []byte, error](&CheckModelFn{})
-	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, string, error](&writeNBestsFn{})
+	register.Function1x2(poolPartKey)
+	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, tune.PoolPartInfo, error](&WritePoolFn{})
+	register.DoFn3x1[context.Context, int, func(*tune.PoolPartInfo) bool, error](&BatchLearnFn{})
 	register.Function1x1(firstStats)
 
 	register.Emitter2[int, weights.ByName]()
@@ -56,6 +58,7 @@ func init() {
 	register.Emitter1[tune.Sentence]()
 	register.Iter1[tune.Sentence]()
 	register.Iter1[tune.NBest]()
+	register.Iter1[tune.PoolPartInfo]()
 	register.Iter1[tune.ShardState]()
 	register.Iter1[weights.ByName]()
 }

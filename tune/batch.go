@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/storage"
@@ -10,23 +11,21 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
-	"github.com/mtune/mtune/pool/poolfile"
 )
 
-// BatchStep is the driver's half of a batch-mode epoch (the MERT
-// architecture of Cherry & Foster 2012; Moses' mert-moses.pl): pool the
-// n-best files of every epoch so far, de-duplicated by target and features
-// as Moses' extractor and tune-nbest do and scored as the pipeline scored
-// them, and run a batch optimizer on the pool from the previous weights.
+// BatchStep is the optimizer's half of a batch-mode epoch (the MERT
+// architecture of Cherry & Foster 2012; Moses' mert-moses.pl): run a batch
+// optimizer from the previous weights on the pool, every distinct
+// hypothesis (target and features, as Moses' extractor and tune-nbest
+// de-duplicate) decoded so far, scored as the pipeline scored it. The pool
+// is kept by parts (MergePoolPart) and the optimizer reads them on one
+// worker (RunParts).
 type BatchStep struct {
 	// Algo names a learner of learner/algo; Config its settings
 	// (Config.Seed is set from Seed and the epoch).
 	Algo   string
 	Config algo.Config
 	Seed   uint64
-	// Decode is the pipeline's decoding and scoring (its Scorer scores the
-	// pooled hypotheses).
-	Decode DecodeOptions
 	// KeepScale keeps the optimizer's weights as they are; by default
 	// they are scaled to an L1 norm of 1, Moses' mert convention: the
 	// re-ranking of a fixed pool does not depend on the scale, but the
@@ -37,27 +36,27 @@ type BatchStep struct {
 	KeepScale bool
 }
 
-// Run runs epoch n's optimizer over the n-best files nbests (every epoch's
-// so far) of the tuning set sents, starting from prev, and saves the
-// learner's state at statePath. It returns the new weights and the epoch's
-// metrics: pool size and tune BLEU (the pool's 1-best under the new
-// weights: no second decoding).
-func (b BatchStep) Run(ctx context.Context, n int, sents []Sentence, nbests []string, prev weights.ByName, statePath string) (weights.ByName, Metrics, error) {
-	refs := make([][]string, len(sents))
-	for i, x := range sents {
-		if x.ID != i {
-			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: tuning sentence %d has id %d", i, x.ID)
-		}
-		refs[i] = x.Refs
-	}
-	sc, err := b.Decode.Scorer(refs)
-	if err != nil {
-		return weights.ByName{}, Metrics{}, err
-	}
+// RunParts is the optimizer step of epoch n on one machine: it reads the
+// pool's parts (every epoch's hypotheses so far, written by MergePoolPart),
+// runs the optimizer on them from prev and saves the learner's state at
+// statePath. It returns the new weights and the epoch's metrics: pool size
+// and tune BLEU (the pool's 1-best under the new weights: no second
+// decoding). The whole pool is in memory: see the README for how large a
+// pool one worker holds.
+func (b BatchStep) RunParts(ctx context.Context, n int, parts []PoolPart, prev weights.ByName, statePath string) (weights.ByName, Metrics, error) {
 	idx := feature.NewIndexOf(prev.Names...)
-	pooled, _, err := poolfile.Load(ctx, nbests, idx, sc, poolfile.Options{})
-	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: pooling n-best lists: %w", n, err)
+	var pooled []pool.List
+	for _, p := range parts {
+		lists, err := ReadPoolPart(ctx, p, idx)
+		if err != nil {
+			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %w", n, err)
+		}
+		pooled = append(pooled, lists...)
+	}
+	for i := 1; i < len(pooled); i++ {
+		if pooled[i].Sent <= pooled[i-1].Sent {
+			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: the pool's parts are out of order (sentence %d after %d)", n, pooled[i].Sent, pooled[i-1].Sent)
+		}
 	}
 	w0, err := prev.Over(idx)
 	if err != nil {
@@ -72,13 +71,9 @@ func (b BatchStep) Run(ctx context.Context, n int, sents []Sentence, nbests []st
 	if err := l.Learn(ctx, pooled); err != nil {
 		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %s: %w", n, b.Algo, err)
 	}
-	nw := l.Weights()
-	if !nw.Finite() {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %s returned weights that are not finite", n, b.Algo)
-	}
-	if !b.KeepScale {
-		nw = nw.Clone()
-		nw.NormalizeL1()
+	nw, err := b.finish(n, l.Weights())
+	if err != nil {
+		return weights.ByName{}, Metrics{}, err
 	}
 	state, err := l.MarshalBinary()
 	if err != nil {
@@ -88,6 +83,44 @@ func (b BatchStep) Run(ctx context.Context, n int, sents []Sentence, nbests []st
 		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	var st metric.Stats = pool.OneBest(pooled, nw)
-	m := Metrics{Epoch: n, Sentences: len(sents), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
+	m := Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
 	return weights.NewByName(idx, nw), m, nil
+}
+
+// finish checks the optimizer's weights and scales them to an L1 norm of 1
+// unless KeepScale.
+func (b BatchStep) finish(n int, nw feature.Weights) (feature.Weights, error) {
+	if !nw.Finite() {
+		return nil, fmt.Errorf("tune: epoch %d: %s returned weights that are not finite", n, b.Algo)
+	}
+	if !b.KeepScale {
+		nw = nw.Clone()
+		nw.NormalizeL1()
+	}
+	return nw, nil
+}
+
+// PoolSummary sums the PoolPartInfo of an epoch's parts.
+type PoolSummary struct {
+	Parts, Sentences, Hyps int
+	// Names are the features the pool's hypotheses use, sorted.
+	Names []string
+}
+
+// Add adds one part's information.
+func (s *PoolSummary) Add(p PoolPartInfo) {
+	s.Parts++
+	s.Sentences += p.Sentences
+	s.Hyps += p.Hyps
+	s.Names = append(s.Names, p.Names...)
+	slices.Sort(s.Names)
+	s.Names = slices.Compact(s.Names)
+}
+
+// BatchResult is what batch mode's optimizer step writes for the driver
+// (EpochLayout.BatchResult) next to the weights: the epoch's pool size,
+// sentences and tune BLEU.
+type BatchResult struct {
+	Sentences, Pool int
+	TuneBLEU        float64
 }

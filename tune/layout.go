@@ -92,7 +92,7 @@ func (b BestLayout) Epoch() string { return storage.Join(b.Dir, "epoch.json") }
 //	state/shard-NNN.json                     a shard's result and learner state (ipm, stale)
 //	state/shard-NNN.summary.json             its counts and BLEU statistics, what the driver reads
 //	state/learner.bin                        the batch learner's state (batch)
-//	nbest.gz                                 the epoch's n-best lists (batch; Moses format)
+//	pool/part-PPPPP.nbest.gz, .scores.gz     batch mode's pool after the epoch, by parts (PoolPart)
 //	work/…                                   what the epoch's pipeline hands the driver
 //	complete                                 written last: the epoch's Metrics
 type EpochLayout struct {
@@ -110,9 +110,21 @@ func (e EpochLayout) ShardState(k int) string { return storage.Join(e.State(), S
 // LearnerState is state/learner.bin: batch mode's learner state.
 func (e EpochLayout) LearnerState() string { return storage.Join(e.State(), "learner.bin") }
 
-// NBests is nbest.gz: batch mode's n-best lists of the epoch, a Moses
-// n-best file.
-func (e EpochLayout) NBests() string { return storage.Join(e.Dir, "nbest.gz") }
+// PoolPart is pool/part-PPPPP.nbest.gz and pool/part-PPPPP.scores.gz:
+// part p of batch mode's pool after the epoch (a Moses n-best file and
+// the statistics of its hypotheses; see PoolPart).
+func (e EpochLayout) PoolPart(p int) PoolPart {
+	base := storage.Join(e.Dir, "pool", fmt.Sprintf("part-%05d", p))
+	return PoolPart{NBest: base + ".nbest.gz", Scores: base + ".scores.gz"}
+}
+
+// PoolSummary is work/pool.json: the sizes and feature names of the
+// epoch's pool (PoolSummary).
+func (e EpochLayout) PoolSummary() string { return storage.Join(e.Work(), "pool.json") }
+
+// BatchResult is work/batch.json: what batch mode's optimizer step hands
+// the driver besides the weights (BatchResult).
+func (e EpochLayout) BatchResult() string { return storage.Join(e.Work(), "batch.json") }
 
 // Complete is the marker written last, holding the epoch's Metrics: an
 // epoch without it is redone by --resume.
