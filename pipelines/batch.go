@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -65,8 +66,9 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 // statistics (work/decoded-stats.json, progressive BLEU) and writes the
 // pool by parts (transforms.WritePool: each part's sentences pooled with
 // the previous epoch's part, de-duplicated by target and features as
-// tune-nbest does). The optimizer then runs on one worker at the end of the
-// same launch (transforms.BatchLearn). Tune BLEU is the
+// tune-nbest does). The optimizer then runs on the parts: MERT's passes in
+// launches of their own (runMERT), every other optimizer on one worker at
+// the end of the same launch (transforms.BatchLearn). Tune BLEU is the
 // 1-best BLEU of the pool re-ranked by the new weights (no second
 // decoding). It returns the epoch's metrics and new weights, for scoreDev
 // and tune.FinishEpoch.
@@ -80,7 +82,11 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	}
 	decodedPath := dir.DecodedStats()
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
-	learn := &transforms.BatchLearnFn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: tune.PoolParts(ranges.Lines)}
+	parts := tune.PoolParts(ranges.Lines)
+	learn := &transforms.BatchLearnFn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}
+	if o.Algo == "mert" {
+		learn.Step = nil
+	}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
@@ -98,14 +104,64 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 		return Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
-	if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
-		return Metrics{}, weights.ByName{}, err
+	var ww weights.ByName
+	if learn.Step == nil {
+		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+	} else {
+		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
 	}
-	ww, err := weights.ReadByName(ctx, dir.Mixed())
-	if err != nil {
-		return Metrics{}, weights.ByName{}, err
-	}
-	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
+	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
 	m.Counters, m.Distributions = counters, dists
 	return m, ww, nil
+}
+
+// runMERT runs epoch n's MERT over the pool's parts (tune.MERTRun): one
+// launch a round, in which every part's share is computed where the part
+// is read and every line is swept where its envelopes meet
+// (transforms.MERTRound); the driver holds only the runs' points.
+func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPath string, parts int) (weights.ByName, tune.BatchResult, error) {
+	dir := o.layout().Epoch(n)
+	prev, err := weights.ReadByName(ctx, prevPath)
+	if err != nil {
+		return weights.ByName{}, tune.BatchResult{}, err
+	}
+	var sum tune.PoolSummary
+	if err := tune.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
+		return weights.ByName{}, tune.BatchResult{}, err
+	}
+	run, err := step.NewMERT(n, prev, sum)
+	if err != nil {
+		return weights.ByName{}, tune.BatchResult{}, err
+	}
+	numbers := make([]int, parts)
+	for p := range numbers {
+		numbers[p] = p
+	}
+	for {
+		round, ok := run.Next()
+		if !ok {
+			break
+		}
+		path := dir.MERTRound(round.Pass.N)
+		p, s := beam.NewPipelineWithRoot()
+		transforms.MERTRound(s, beam.CreateList(s, numbers), &transforms.MERTShareFn{Round: round, Dir: dir}, path)
+		if _, _, err := execute(ctx, o, p); err != nil {
+			return weights.ByName{}, tune.BatchResult{}, &PipelineError{Epoch: n, Err: err}
+		}
+		var res mert.PassResult
+		if err := tune.ReadJSON(ctx, path, &res); err != nil {
+			return weights.ByName{}, tune.BatchResult{}, err
+		}
+		if err := run.Update(res); err != nil {
+			return weights.ByName{}, tune.BatchResult{}, err
+		}
+	}
+	return run.Finish(ctx, dir.LearnerState())
 }

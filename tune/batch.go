@@ -18,8 +18,9 @@ import (
 // optimizer from the previous weights on the pool, every distinct
 // hypothesis (target and features, as Moses' extractor and tune-nbest
 // de-duplicate) decoded so far, scored as the pipeline scored it. The pool
-// is kept by parts (MergePoolPart) and the optimizer reads them on one
-// worker (RunParts).
+// is kept by parts (MergePoolPart); MERT's passes run over the parts in
+// the pipeline (MERTRun, MERTShare), the other optimizers on one worker
+// (RunParts).
 type BatchStep struct {
 	// Algo names a learner of learner/algo; Config its settings
 	// (Config.Seed is set from Seed and the epoch).
@@ -123,4 +124,7 @@ func (s *PoolSummary) Add(p PoolPartInfo) {
 type BatchResult struct {
 	Sentences, Pool int
 	TuneBLEU        float64
+	// Rounds counts the pipeline launches of MERT's passes (MERTRun); 0
+	// for the optimizers that run on one worker.
+	Rounds int `json:",omitempty"`
 }

@@ -122,6 +122,12 @@ func (e EpochLayout) PoolPart(p int) PoolPart {
 // epoch's pool (PoolSummary).
 func (e EpochLayout) PoolSummary() string { return storage.Join(e.Work(), "pool.json") }
 
+// MERTRound is work/mert-round-KKK.json: the result of round k of batch
+// MERT's passes (a mert.PassResult).
+func (e EpochLayout) MERTRound(k int) string {
+	return storage.Join(e.Work(), fmt.Sprintf("mert-round-%03d.json", k))
+}
+
 // BatchResult is work/batch.json: what batch mode's optimizer step hands
 // the driver besides the weights (BatchResult).
 func (e EpochLayout) BatchResult() string { return storage.Join(e.Work(), "batch.json") }

@@ -32,6 +32,7 @@ func TestLayout(t *testing.T) {
 			{"pool part statistics", e.PoolPart(3).Scores, "/epochs/007/pool/part-00003.scores.gz"},
 			{"pool summary", e.PoolSummary(), "/epochs/007/work/pool.json"},
 			{"batch result", e.BatchResult(), "/epochs/007/work/batch.json"},
+			{"MERT round", e.MERTRound(12), "/epochs/007/work/mert-round-012.json"},
 			{"complete", e.Complete(), "/epochs/007/complete"},
 			{"work", e.Work(), "/epochs/007/work"},
 			{"mixed", e.Mixed(), "/epochs/007/work/mixed.json"},

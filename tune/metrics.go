@@ -36,9 +36,12 @@ type Metrics struct {
 	Updates int `json:"updates"`
 	// Pool is batch mode's pool size: distinct hypotheses of every epoch
 	// so far.
-	Pool      int     `json:"pool,omitempty"`
-	Sentences int     `json:"sentences"`
-	Seconds   float64 `json:"seconds"`
+	Pool int `json:"pool,omitempty"`
+	// MERTRounds is the number of launches batch MERT's passes took (one
+	// a round, besides the epoch's decoding launch).
+	MERTRounds int     `json:"mert_rounds,omitempty"`
+	Sentences  int     `json:"sentences"`
+	Seconds    float64 `json:"seconds"`
 	// Staleness is stale mode's staleness distribution over every
 	// shard's updates (absent in other modes).
 	Staleness *Staleness `json:"staleness,omitempty"`

@@ -210,6 +210,17 @@ func (c Config) validateBatch(name string) error {
 
 func finite(x float64) bool { return x-x == 0 }
 
+// MERTOptions returns the options of the "mert" learner New makes from c
+// (for mert.NewCoordinator, which runs it over a pool held by parts).
+func MERTOptions(c Config) mert.Options {
+	mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
+		Features: c.Features, Threads: c.Threads, Seed: c.Seed}
+	if r := c.RestartRange; r != nil {
+		mo.Min, mo.Max = r[0], r[1]
+	}
+	return mo
+}
+
 // New returns the named learner starting from weights w.
 func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	if err := c.Validate(name); err != nil {
@@ -228,12 +239,7 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	}
 	switch name {
 	case "mert":
-		mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
-			Features: c.Features, Threads: c.Threads, Seed: c.Seed}
-		if r := c.RestartRange; r != nil {
-			mo.Min, mo.Max = r[0], r[1]
-		}
-		return mert.New(w, mo), nil
+		return mert.New(w, MERTOptions(c)), nil
 	case "pro":
 		return batch.NewPRO(w, batch.PROOptions{Lambda: l2(0), Seed: c.Seed})
 	case "kbmira":

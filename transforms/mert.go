@@ -1,0 +1,147 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/learner/linesearch"
+	"github.com/mtune/mtune/learner/mert"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/tune"
+)
+
+// MERTRound runs one round of batch MERT's passes over the pool's parts:
+// each of parts (a PCollection<int> of part numbers) is read on a worker,
+// which computes its share (tune.MERTShare: 1-best statistics at every
+// run's point, envelopes along every line); the envelopes of each line
+// meet in a CombineFn (SweepFn) that sweeps them, the statistics of each
+// run are summed, and the round's mert.PassResult is written to path. No
+// worker holds more of the pool than a part, nor more of the envelopes
+// than those of one line.
+func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path string) {
+	s = s.Scope("transforms.MERTRound")
+	envs, stats := beam.ParDo2(s, fn, beam.Reshuffle(s, parts))
+	swept := beam.ParDo(s, searchItem, beam.CombinePerKey(s, &SweepFn{}, envs))
+	summed := beam.ParDo(s, statsItem, beam.CombinePerKey(s, &SumStatsFn{}, stats))
+	items := beam.Flatten(s, swept, summed)
+	beam.ParDo0(s, &writeRoundFn{Path: path, Round: fn.Round.Pass}, beam.GroupByKey(s, beam.AddFixedKey(s, items)))
+}
+
+// lineKey numbers line d of the round's i-th run.
+func lineKey(i, d int) int { return i<<20 | d }
+
+// MERTShareFn computes a part's share of a round: PCollection<int> (part
+// numbers) to PCollection<KV<int, linesearch.Envelopes>> (by lineKey) and
+// PCollection<KV<int, metric.Stats>> (by run index).
+type MERTShareFn struct {
+	Round tune.MERTRound
+	// Dir is the epoch's folder, which holds the pool's parts.
+	Dir tune.EpochLayout
+}
+
+func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(int, linesearch.Envelopes), stats func(int, metric.Stats)) error {
+	sh, err := tune.MERTShare(ctx, f.Dir.PoolPart(part), f.Round)
+	if err != nil {
+		return err
+	}
+	for i := range sh.Stats {
+		stats(i, sh.Stats[i])
+		for d, e := range sh.Envelopes[i] {
+			envs(lineKey(i, d), e)
+		}
+	}
+	return nil
+}
+
+// SweepFn merges the envelopes of one line (linesearch.Envelopes.Merge)
+// and sweeps them (linesearch.Sweep with mert.SweepOptions).
+type SweepFn struct{}
+
+// CreateAccumulator returns the empty union.
+func (f *SweepFn) CreateAccumulator() linesearch.Envelopes { return linesearch.Envelopes{} }
+
+// AddInput merges a part's envelopes.
+func (f *SweepFn) AddInput(a, x linesearch.Envelopes) (linesearch.Envelopes, error) {
+	return f.MergeAccumulators(a, x)
+}
+
+// MergeAccumulators merges b into a.
+func (f *SweepFn) MergeAccumulators(a, b linesearch.Envelopes) (linesearch.Envelopes, error) {
+	if err := a.Merge(b); err != nil {
+		return a, fmt.Errorf("transforms: %w", err)
+	}
+	return a, nil
+}
+
+// ExtractOutput sweeps the line.
+func (f *SweepFn) ExtractOutput(a linesearch.Envelopes) (linesearch.Result, error) {
+	r, err := linesearch.Sweep(a, mert.SweepOptions())
+	if err != nil {
+		return r, fmt.Errorf("transforms: %w", err)
+	}
+	return r, nil
+}
+
+// roundItem is one line's search or one run's statistics, on their way to
+// the round's file.
+type roundItem struct {
+	Key    int
+	Line   bool
+	Search linesearch.Result
+	Stats  metric.Stats
+}
+
+func searchItem(key int, r linesearch.Result) roundItem {
+	return roundItem{Key: key, Line: true, Search: r}
+}
+
+func statsItem(key int, st metric.Stats) roundItem { return roundItem{Key: key, Stats: st} }
+
+// writeRoundFn gathers a round's items into a mert.PassResult and writes
+// it to Path.
+type writeRoundFn struct {
+	Path  string
+	Round mert.Pass
+}
+
+func (f *writeRoundFn) ProcessElement(ctx context.Context, _ int, iter func(*roundItem) bool) error {
+	runs := len(f.Round.Runs)
+	res := mert.PassResult{Stats: make([]metric.Stats, runs), Searches: make([][]linesearch.Result, runs)}
+	seen := make([]bool, runs)
+	for i, r := range f.Round.Runs {
+		res.Searches[i] = make([]linesearch.Result, r.Directions(len(f.Round.Dims)))
+	}
+	lines := 0
+	var it roundItem
+	for iter(&it) {
+		i, d := it.Key, 0
+		if it.Line {
+			i, d = it.Key>>20, it.Key&(1<<20-1)
+		}
+		switch {
+		case i < 0 || i >= runs || (it.Line && d >= len(res.Searches[i])):
+			return fmt.Errorf("transforms: MERT round %d: key %d out of range", f.Round.N, it.Key)
+		case it.Line:
+			// What mert.Coordinator.Update reads: the bounds of the
+			// interval (often infinite, which JSON cannot hold) stay out.
+			res.Searches[i][d] = linesearch.Result{Gamma: it.Search.Gamma, Stats: it.Search.Stats, Breakpoints: it.Search.Breakpoints}
+			lines++
+		default:
+			res.Stats[i], seen[i] = it.Stats, true
+		}
+		it = roundItem{}
+	}
+	want := 0
+	for i := range res.Searches {
+		want += len(res.Searches[i])
+		if !seen[i] {
+			return fmt.Errorf("transforms: MERT round %d: no statistics for run %d (is the pool empty?)", f.Round.N, f.Round.Runs[i].Run)
+		}
+	}
+	if lines != want {
+		return fmt.Errorf("transforms: MERT round %d: %d of %d lines searched (is the pool empty?)", f.Round.N, lines, want)
+	}
+	return tune.WriteJSON(ctx, f.Path, res)
+}

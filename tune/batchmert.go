@@ -1,0 +1,118 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/learner/mert"
+)
+
+// MERTRound is one round of batch MERT over the pool's parts (a
+// mert.Pass) in a form that crosses process boundaries: the pass's feature
+// ids are positions in Names.
+type MERTRound struct {
+	Names []string
+	Pass  mert.Pass
+}
+
+// MERTShare reads a part of the pool and returns its share of round r
+// (mert.Pass.Share): what a worker computes, so that no machine holds the
+// pool.
+func MERTShare(ctx context.Context, part PoolPart, r MERTRound) (mert.Share, error) {
+	idx := feature.NewIndexOf(r.Names...)
+	lists, err := ReadPoolPart(ctx, part, idx)
+	if err != nil {
+		return mert.Share{}, err
+	}
+	sh, err := r.Pass.Share(lists)
+	if err != nil {
+		return mert.Share{}, fmt.Errorf("tune: %s: %w", part.NBest, err)
+	}
+	return sh, nil
+}
+
+// MERTRun is epoch n's batch MERT on the driver: a mert.Coordinator over
+// the features of the previous weights and of the pool (PoolSummary). It
+// holds O(runs × features); the pool stays in its parts.
+type MERTRun struct {
+	step  BatchStep
+	n     int
+	names []string
+	idx   *feature.Index
+	opts  mert.Options
+	c     *mert.Coordinator
+	sum   PoolSummary
+}
+
+// NewMERT starts epoch n's MERT from prev over the pool sum describes. It
+// optimises Config.Features when set (ids of prev's names), otherwise
+// every feature the pool's hypotheses use, as MERT does on a pool it
+// holds.
+func (b BatchStep) NewMERT(n int, prev weights.ByName, sum PoolSummary) (*MERTRun, error) {
+	idx := feature.NewIndexOf(prev.Names...)
+	var dims []feature.ID
+	for _, name := range sum.Names {
+		dims = append(dims, idx.ID(name))
+	}
+	cfg := b.Config
+	cfg.Seed = EpochSeed(b.Seed, n-1)
+	opts := algo.MERTOptions(cfg)
+	if opts.Features != nil {
+		dims = slices.Clone(opts.Features)
+	}
+	slices.Sort(dims)
+	dims = slices.Compact(dims)
+	w0, err := prev.Over(idx)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	c, err := mert.NewCoordinator(w0, dims, opts)
+	if err != nil {
+		return nil, fmt.Errorf("tune: epoch %d: %w", n, err)
+	}
+	return &MERTRun{step: b, n: n, names: idx.Names(), idx: idx, opts: opts, c: c, sum: sum}, nil
+}
+
+// Next returns the next round, false when MERT has ended.
+func (m *MERTRun) Next() (MERTRound, bool) {
+	p, ok := m.c.Next()
+	if !ok {
+		return MERTRound{}, false
+	}
+	return MERTRound{Names: m.names, Pass: p}, true
+}
+
+// Update takes the result of the round Next returned.
+func (m *MERTRun) Update(res mert.PassResult) error {
+	if err := m.c.Update(res); err != nil {
+		return fmt.Errorf("tune: epoch %d: %w", m.n, err)
+	}
+	return nil
+}
+
+// Finish returns the weights MERT found (scaled as BatchStep scales them)
+// and the epoch's result, and saves the learner's state at statePath (a
+// mert learner at those weights).
+func (m *MERTRun) Finish(ctx context.Context, statePath string) (weights.ByName, BatchResult, error) {
+	w, info, err := m.c.Result()
+	if err != nil {
+		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: epoch %d: %w", m.n, err)
+	}
+	if w, err = m.step.finish(m.n, w); err != nil {
+		return weights.ByName{}, BatchResult{}, err
+	}
+	state, err := mert.New(w, m.opts).MarshalBinary()
+	if err != nil {
+		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
+	}
+	if err := storage.WriteFile(ctx, statePath, state); err != nil {
+		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
+	}
+	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneBLEU: 100 * info.BLEU, Rounds: m.c.Rounds()}
+	return weights.NewByName(m.idx, w), res, nil
+}
