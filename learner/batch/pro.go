@@ -148,21 +148,31 @@ func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
 }
 
 func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (feature.Weights, PRORun, error) {
+	pairs := p.opts.sampler().Sample(rand.New(p.rng), lists, nil)
+	return p.fit(ctx, c.ids, sample.Vectors(lists, pairs, nil))
+}
+
+// fit is the logistic regression of Learn over the difference vectors xs
+// (global ids) in the dimensions ids (sorted, distinct: the features of the
+// pool the pairs come from).
+func (p *PRO) fit(ctx context.Context, ids []feature.ID, xs []feature.Vector) (feature.Weights, PRORun, error) {
 	o := p.opts
-	pairs := o.sampler().Sample(rand.New(p.rng), lists, nil)
-	run := PRORun{Pairs: len(pairs)}
-	if len(pairs) == 0 {
+	run := PRORun{Pairs: len(xs)}
+	if len(xs) == 0 {
 		return p.w.Clone(), run, nil
 	}
+	c := &compiled{ids: ids, dim: len(ids)}
 	// Difference vectors over local ids.
-	xs := sample.Vectors(lists, pairs, nil)
 	for i, x := range xs {
-		ids := make([]feature.ID, len(x.IDs))
+		local := make([]feature.ID, len(x.IDs))
 		for k, id := range x.IDs {
-			j, _ := slices.BinarySearch(c.ids, id)
-			ids[k] = feature.ID(j)
+			j, found := slices.BinarySearch(c.ids, id)
+			if !found {
+				return nil, run, fmt.Errorf("batch: PRO: pair %d has feature %d, not one of the pool's", i, id)
+			}
+			local[k] = feature.ID(j)
 		}
-		xs[i].IDs = ids
+		xs[i] = feature.Vector{IDs: local, Vals: x.Vals}
 	}
 	n := float64(len(xs))
 	lambda := o.Lambda
