@@ -221,6 +221,23 @@ func MERTOptions(c Config) mert.Options {
 	return mo
 }
 
+// PROOptions returns the options of the "pro" learner New makes from c
+// (for batch.SamplePRO, which samples a part of a pool held by parts).
+func PROOptions(c Config) batch.PROOptions {
+	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed}
+}
+
+// l2 returns the L2 strength c asks for, def when it asks for none.
+func (c Config) l2(def float64) float64 {
+	if c.L2 == nil {
+		return def
+	}
+	if *c.L2 == 0 {
+		return -1 // the learners read a negative strength as "off"
+	}
+	return *c.L2
+}
+
 // New returns the named learner starting from weights w.
 func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	if err := c.Validate(name); err != nil {
@@ -228,20 +245,12 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	}
 	seed2 := c.Seed ^ 0x6a09e667f3bcc909 // a second PCG word derived from the seed
 	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled}
-	l2 := func(def float64) float64 {
-		if c.L2 == nil {
-			return def
-		}
-		if *c.L2 == 0 {
-			return -1 // the learners read a negative strength as "off"
-		}
-		return *c.L2
-	}
+	l2 := func(def float64) float64 { return c.l2(def) }
 	switch name {
 	case "mert":
 		return mert.New(w, MERTOptions(c)), nil
 	case "pro":
-		return batch.NewPRO(w, batch.PROOptions{Lambda: l2(0), Seed: c.Seed})
+		return batch.NewPRO(w, PROOptions(c))
 	case "kbmira":
 		return batch.NewMIRA(w, batch.MIRAOptions{C: c.MIRAC, Decay: c.MIRADecay, Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
 	case "mr":
