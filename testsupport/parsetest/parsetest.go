@@ -3,7 +3,9 @@
 // decoder/build). It is test-support code only: no non-test package
 // imports it. It imports only the standard library and
 // testsupport/testfile, so that the tests inside any of those packages can
-// use it.
+// use it. Its own test checks, in one table for every parser that reads
+// files by path, that parse errors name the file and line and do not
+// quote the line.
 package parsetest
 
 import (
