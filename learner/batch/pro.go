@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
@@ -127,15 +126,12 @@ type PRO struct {
 	state[PROOptions, PRORun]
 }
 
-var _ learner.Learner = (*PRO)(nil)
-
 // NewPRO returns PRO starting from weights w (copied).
 func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
 	return newLearner[PRO](w, opts)
 }
 
-// LastRun returns a summary of the last successful Learn.
-func (p *PRO) LastRun() PRORun { return p.run }
+func (r PRORun) clone() PRORun { return r }
 
 // Learn samples pairs from lists and fits the weights to them. When no
 // pair can be sampled (every list's hypotheses score alike) the weights
