@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -172,11 +171,12 @@ func TestReadPhraseTableErrors(t *testing.T) {
 	for _, tc := range tests {
 		for _, chunk := range []int{0, 5} {
 			_, err := ReadPhraseTable(context.Background(), strings.NewReader(tc.In), "pt.gz", PhraseTableOptions{NumScores: tc.Opts.NumScores, ChunkSize: chunk})
-			col := tc.Col
+			name, col := tc.Name, tc.Col
 			if chunk != 0 {
+				name += " (in chunks)"
 				col = -1 // the column is checked on the read without chunks only
 			}
-			parsetest.At[pkgPrefix](t, fmt.Sprintf("%s (chunk %d)", tc.Name, chunk), err, tc.Kind, "pt.gz", tc.Line, col)
+			parsetest.At[pkgPrefix](t, name, err, tc.Kind, "pt.gz", tc.Line, col)
 		}
 	}
 }
