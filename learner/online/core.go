@@ -18,6 +18,17 @@ import (
 // another learner's state, another version, or corrupt or truncated bytes.
 var ErrState = errors.New("online: invalid learner state")
 
+// Every learner of the package is a learner.Online; AdaGrad and SGD, which
+// learn from sampled pairs, are also learner.PairSamplers.
+var (
+	_ learner.Online      = (*AdaGrad)(nil)
+	_ learner.Online      = (*SGD)(nil)
+	_ learner.Online      = (*MIRA)(nil)
+	_ learner.Online      = (*Watanabe)(nil)
+	_ learner.PairSampler = (*AdaGrad)(nil)
+	_ learner.PairSampler = (*SGD)(nil)
+)
+
 // core is what every learner of the package has: the lock that serialises
 // its methods, the update count, and its generator, which orders the lists of each Learn
 // epoch (AdaGrad and SGD also draw each update's sampling seed from it).
