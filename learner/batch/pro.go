@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
@@ -161,13 +162,7 @@ func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (featur
 		xs[i].IDs = ids
 	}
 	n := float64(len(xs))
-	lambda := o.Lambda
-	switch {
-	case lambda == 0:
-		lambda = 1 / (2 * n)
-	case lambda < 0:
-		lambda = 0
-	}
+	lambda := opt.OrOff(o.Lambda, 1/(2*n))
 	run.Lambda = lambda
 	obj := func(x []float64, grad []float64) float64 {
 		var g loss.Sink

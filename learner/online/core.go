@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
@@ -66,13 +67,7 @@ func setDefault[T comparable](x *T, def T) {
 
 // setStrength is setDefault for a regulariser's strength, which a negative
 // value turns off (sets to zero).
-func setStrength(x *float64, def float64) {
-	if *x < 0 {
-		*x = 0
-	} else {
-		setDefault(x, def)
-	}
-}
+func setStrength(x *float64, def float64) { *x = opt.OrOff(*x, def) }
 
 // Updates returns the number of updates applied.
 func (c *core) Updates() int { return withLock(c, func() int { return int(c.t) }) }
