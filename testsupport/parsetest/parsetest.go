@@ -31,7 +31,7 @@ const Secret = "resumptionofthesession declared adjourned on friday 17 december"
 // Long is Secret as one token.
 var Long = strings.ReplaceAll(Secret, " ", "_")
 
-// NoContent fails t unless err is an error that names file:line and
+// NoContent fails t unless err is an error that names "file:line:" and
 // quotes no part of Secret longer than a short token.
 func NoContent(t testing.TB, err error, file string, line int) {
 	t.Helper()
@@ -39,7 +39,7 @@ func NoContent(t testing.TB, err error, file string, line int) {
 		t.Fatal("no error")
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, fmt.Sprintf("%s:%d", file, line)) {
+	if !strings.Contains(msg, fmt.Sprintf("%s:%d:", file, line)) {
 		t.Errorf("error %q does not name %s:%d", msg, file, line)
 	}
 	if strings.Contains(msg, "declared") || strings.Contains(msg, "resumptionofthesession") {
