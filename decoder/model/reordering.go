@@ -6,10 +6,10 @@ import (
 	"io"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mtune/mtune/internal/enum"
 	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/storage"
 )
@@ -45,7 +45,7 @@ func (m OrientationModel) orientations() int {
 }
 
 func (m OrientationModel) String() string {
-	return enumName(orientationNames, int(m), "OrientationModel")
+	return enum.Name(m, orientationNames, "OrientationModel")
 }
 
 // orientationNames, directionNames and conditionNames are the parts of a
@@ -55,14 +55,6 @@ var (
 	directionNames   = []string{Backward: "backward", Forward: "forward", Bidirectional: "bidirectional"}
 	conditionNames   = []string{ConditionFE: "fe", ConditionF: "f"}
 )
-
-// enumName returns names[v], or typ(v) when v has no name.
-func enumName(names []string, v int, typ string) string {
-	if v >= 0 && v < len(names) && names[v] != "" {
-		return names[v]
-	}
-	return typ + "(" + strconv.Itoa(v) + ")"
-}
 
 // Direction says which neighbours a reordering model scores the
 // orientation against.
@@ -79,7 +71,7 @@ const (
 )
 
 func (d Direction) String() string {
-	return enumName(directionNames, int(d), "Direction")
+	return enum.Name(d, directionNames, "Direction")
 }
 
 // Condition says what a reordering table's entries are keyed by.
@@ -94,7 +86,7 @@ const (
 )
 
 func (c Condition) String() string {
-	return enumName(conditionNames, int(c), "Condition")
+	return enum.Name(c, conditionNames, "Condition")
 }
 
 // ReorderingType is the type= of a LexicalReordering feature, such as
