@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/internal/enum"
 	"github.com/mtune/mtune/internal/textpos"
+	"github.com/mtune/mtune/internal/wordhash"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -287,7 +288,7 @@ func (t *PhraseTable) buildPairIndex() *pairIndex {
 		start := t.optOff[e]
 		for o := start; o < t.optOff[e+1]; o++ {
 			tgt := t.Target(o)
-			i := int(pairHash(e, hashIDs(tgt))) & mask
+			i := int(pairHash(e, wordhash.IDs(tgt))) & mask
 			for idx.slots[i] != 0 {
 				if o2 := idx.slots[i] - 1; o2 >= start && slices.Equal(t.Target(o2), tgt) {
 					idx.dups = true
@@ -320,7 +321,7 @@ func matchWords(v *Vocab, ids []int32, f []byte) bool {
 func (t *PhraseTable) appendPairs(dst []int32, idx *pairIndex, e int32, tgt []int32) []int32 {
 	mask := len(idx.slots) - 1
 	start, end := t.optOff[e], t.optOff[e+1]
-	for i := int(pairHash(e, hashIDs(tgt))) & mask; ; i = (i + 1) & mask {
+	for i := int(pairHash(e, wordhash.IDs(tgt))) & mask; ; i = (i + 1) & mask {
 		s := idx.slots[i]
 		if s == 0 {
 			return dst
@@ -400,7 +401,7 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 				return err.(*lineError).at(name, num)
 			}
 			if ok {
-				prevEntry, ok = t.lookupEntry(ids, hashIDs(ids))
+				prevEntry, ok = t.lookupEntry(ids, wordhash.IDs(ids))
 			}
 			prevOK = ok
 			if ok {
