@@ -230,10 +230,7 @@ func BenchmarkEuroparl8kLoad(b *testing.B) {
 	}
 	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/load")
 	b.ReportMetric((shared.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/load")
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MiB")
+	b.ReportMetric(shared.LiveHeapMiB(), "heap-MiB")
 	b.ReportMetric(float64(maxRSS())/(1<<20), "maxrss-MiB")
 	runtime.KeepAlive(m)
 }

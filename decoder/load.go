@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/enum"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 )
@@ -181,17 +182,10 @@ const (
 
 // String returns the name ParseAlgorithm reads: "model", "normal" or
 // "cube".
-func (a Algorithm) String() string {
-	switch a {
-	case ModelAlgorithm:
-		return "model"
-	case StackSearch:
-		return "normal"
-	case CubePruning:
-		return "cube"
-	}
-	return fmt.Sprintf("Algorithm(%d)", int(a))
-}
+func (a Algorithm) String() string { return enum.Name(a, algorithmNames, "Algorithm") }
+
+// algorithmNames are the names String gives the algorithms.
+var algorithmNames = []string{ModelAlgorithm: "model", StackSearch: "normal", CubePruning: "cube"}
 
 // ParseAlgorithm reads a search algorithm as a command line gives it:
 // Moses' number ("0", "1") or a name ("normal" or "stack"; "cube" or

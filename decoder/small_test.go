@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
@@ -66,29 +67,9 @@ ngram 2=8
 \end\
 `
 
-const smallINI = `[input-factors]
-0
-[mapping]
-0 T 0
-[distortion-limit]
-3
-[feature]
-UnknownWordPenalty
-WordPenalty
-PhrasePenalty
-PhraseDictionaryMemory name=TranslationModel0 num-features=4 path=phrase-table input-factor=0 output-factor=0
-LexicalReordering name=LexicalReordering0 num-features=6 type=wbe-msd-bidirectional-fe-allff input-factor=0 output-factor=0 path=reordering-table
-Distortion
-KENLM name=LM0 factor=0 path=lm.arpa order=2
-[weight]
-UnknownWordPenalty0= 1
-WordPenalty0= -1
-PhrasePenalty0= 0.2
-TranslationModel0= 0.2 0.2 0.2 0.2
-LexicalReordering0= 0.3 0.3 0.3 0.3 0.3 0.3
-Distortion0= 0.3
-LM0= 0.5
-`
+// smallINI is the small system's moses.ini, as mtune build writes it: an LM
+// of order 2 and a distortion limit of 3.
+var smallINI = build.MosesINI(build.INIPaths{PhraseTable: "phrase-table", Reordering: "reordering-table", LM: "lm.arpa"}, 2, 3)
 
 // writeSmall writes the tiny system to a new folder, with the moses.ini's
 // text changed by edit if not nil, and returns the moses.ini's path.

@@ -3,6 +3,8 @@ package metric
 import (
 	"fmt"
 	"math"
+
+	"github.com/mtune/mtune/internal/enum"
 )
 
 // SmoothMethod names one of sacreBLEU's smoothing methods (Chen & Cherry
@@ -26,12 +28,7 @@ const (
 var smoothNames = [...]string{SmoothNone: "none", SmoothFloor: "floor", SmoothAddK: "add-k", SmoothExp: "exp"}
 
 // String returns sacreBLEU's name of the method: none, floor, add-k or exp.
-func (m SmoothMethod) String() string {
-	if m >= 0 && int(m) < len(smoothNames) {
-		return smoothNames[m]
-	}
-	return fmt.Sprintf("SmoothMethod(%d)", int(m))
-}
+func (m SmoothMethod) String() string { return enum.Name(m, smoothNames[:], "SmoothMethod") }
 
 // ParseSmoothMethod returns the method sacreBLEU calls name.
 func ParseSmoothMethod(name string) (SmoothMethod, error) {

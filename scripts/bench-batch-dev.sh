@@ -11,18 +11,13 @@
 # best weights. Prints a Markdown table.
 set -euo pipefail
 
-usage() {
+usage_environment() {
 	cat <<'USAGE'
-usage: scripts/bench-batch-dev.sh [SHARED_DATA_DIR]
-
-environment:
   ALGO    batch learner (default mert)
   EPOCHS  epochs (default 8, as RESULTS.md's batch rows)
   KEEP    a folder to keep the runs in (default: a temporary folder)
 USAGE
 }
-
-case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
 source "$(dirname "$0")/lib/europarl.sh"
 europarl_setup bench-batch-dev "${1:-}"

@@ -16,20 +16,13 @@
 # tuning. Run it on an otherwise idle machine: about 15 minutes on 2 cores.
 set -euo pipefail
 
-usage() {
+usage_environment() {
 	cat <<'USAGE'
-usage: scripts/bench-cube.sh [SHARED_DATA_DIR]
-
-SHARED_DATA_DIR defaults to ../shared/data.
-
-environment:
   EPOCHS  tuning epochs (default 4, as RESULTS.md's online rows)
   KEEP    a folder to keep the runs in (default: a temporary folder,
           removed on exit)
 USAGE
 }
-
-case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
 source "$(dirname "$0")/lib/europarl.sh"
 europarl_setup bench-cube "${1:-}"

@@ -26,14 +26,8 @@
 # takes about ten minutes on 2 cores.
 set -euo pipefail
 
-usage() {
+usage_environment() {
 	cat <<'USAGE'
-usage: scripts/bench-scale.sh [SHARED_DATA_DIR]
-
-SHARED_DATA_DIR defaults to ../shared/data (europarl-fr-en/{fr,en}.gz and
-moses-models/europarl-fr-en-8k).
-
-environment:
   SIZES       tuning sets as FIRST-LAST line ranges of europarl-fr-en,
               space-separated (default "8001-9000 5001-9000 1-8000")
   PRISM_PORT  the job server's port (default 8074)
@@ -41,8 +35,6 @@ environment:
               temporary folder, removed on exit)
 USAGE
 }
-
-case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
 source "$(dirname "$0")/lib/europarl.sh"
 europarl_setup bench-scale "${1:-}"

@@ -19,14 +19,8 @@
 # machine.
 set -euo pipefail
 
-usage() {
+usage_environment() {
 	cat <<'USAGE'
-usage: scripts/prism-process.sh [SHARED_DATA_DIR]
-
-SHARED_DATA_DIR defaults to ../shared/data (europarl-fr-en/{fr,en}.gz and
-moses-models/europarl-fr-en-8k).
-
-environment:
   SENTENCES  tune sentences, lines 8001… of europarl-fr-en (default 1000,
              the tune split of bench-pipeline.sh)
   SHARDS     shards (default 2)
@@ -37,8 +31,6 @@ environment:
              removed on exit)
 USAGE
 }
-
-case "${1:-}" in -h | --help | -help) usage; exit 0 ;; esac
 
 source "$(dirname "$0")/lib/europarl.sh"
 europarl_setup prism-process "${1:-}"

@@ -15,11 +15,7 @@ import (
 // default.
 func TestTypedZeroRefused(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkRefused(t, []refusal{
 		{"decode threads", []string{"decode", "--config", "x.ini", "--threads", "0"}, "--threads 0: must be positive"},
 		{"decode n-best", []string{"decode", "--config", "x.ini", "--nbest", "-2"}, "--nbest -2"},
 		{"extract threads", []string{"extract", "--nbest", "x", "-r", "y", "--out", out, "--threads", "0"}, "--threads 0"},
@@ -30,14 +26,7 @@ func TestTypedZeroRefused(t *testing.T) {
 		{"tune-nbest rate", []string{"tune-nbest", "--algo", "adagrad", "--nbest", "x", "-r", "y", "--out", out, "--rate", "0"}, "--rate 0"},
 		{"tune-nbest rate for mert", []string{"tune-nbest", "--nbest", "x", "-r", "y", "--out", out, "--rate", "0.1"}, "--rate applies"},
 		{"tune-nbest passes for pro", []string{"tune-nbest", "--algo", "pro", "--nbest", "x", "-r", "y", "--out", out, "--passes", "3"}, "--passes applies to kbmira"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, errOut := mtune(t, "", tc.args...)
-			if code != 2 || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errOut, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestDecodeAllCores: decode runs on every core unless --threads says

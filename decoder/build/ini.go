@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// iniPaths are the paths moses.ini names.
-type iniPaths struct {
-	phraseTable, reordering, lm string // lm "" leaves the LM out
+// INIPaths are the paths a moses.ini names.
+type INIPaths struct {
+	PhraseTable, Reordering, LM string // LM "" leaves the LM out
 }
 
 // reorderingType is the lexicalized reordering model the builder makes, as
@@ -25,9 +25,12 @@ const (
 // LMFile returns the name of the language model file of the given order.
 func LMFile(order int) string { return "lm." + strconv.Itoa(order) + ".arpa.gz" }
 
-// mosesINI returns the moses.ini of a built system, laid out as Moses'
-// train-model.perl (step 9) writes it, with its default weights.
-func mosesINI(p iniPaths, lmOrder, distLimit int) string {
+// MosesINI returns the moses.ini of a built system, laid out as Moses'
+// train-model.perl (step 9) writes it, with its default weights: the
+// phrase table, lexicalized reordering table (of type
+// wbe-msd-bidirectional-fe-allff) and KenLM language model of order lmOrder
+// at the paths p, and a distortion limit of distLimit.
+func MosesINI(p INIPaths, lmOrder, distLimit int) string {
 	var b strings.Builder
 	b.WriteString(`#########################
 ### MOSES CONFIG FILE ###
@@ -52,12 +55,12 @@ UnknownWordPenalty
 WordPenalty
 PhrasePenalty
 PhraseDictionaryMemory name=TranslationModel0 num-features=4 path=`)
-	b.WriteString(p.phraseTable)
+	b.WriteString(p.PhraseTable)
 	b.WriteString(" input-factor=0 output-factor=0\nLexicalReordering name=LexicalReordering0 num-features=6 type=" + reorderingType + " input-factor=0 output-factor=0 path=")
-	b.WriteString(p.reordering)
+	b.WriteString(p.Reordering)
 	b.WriteString("\nDistortion\n")
-	if p.lm != "" {
-		b.WriteString("KENLM name=LM0 factor=0 path=" + p.lm + " order=" + strconv.Itoa(lmOrder) + "\n")
+	if p.LM != "" {
+		b.WriteString("KENLM name=LM0 factor=0 path=" + p.LM + " order=" + strconv.Itoa(lmOrder) + "\n")
 	}
 	b.WriteString(`
 # dense weights for feature functions
@@ -69,7 +72,7 @@ TranslationModel0= 0.2 0.2 0.2 0.2
 LexicalReordering0= 0.3 0.3 0.3 0.3 0.3 0.3
 Distortion0= 0.3
 `)
-	if p.lm != "" {
+	if p.LM != "" {
 		b.WriteString("LM0= 0.5\n")
 	}
 	return b.String()

@@ -201,17 +201,17 @@ func writeINI(ctx context.Context, o Options, res Result) error {
 		}
 		return filepath.Abs(p)
 	}
-	var p iniPaths
+	var p INIPaths
 	var err error
-	if p.phraseTable, err = name(res.PhraseTable); err == nil {
-		if p.reordering, err = name(res.ReorderingTable); err == nil {
-			p.lm, err = name(res.LM)
+	if p.PhraseTable, err = name(res.PhraseTable); err == nil {
+		if p.Reordering, err = name(res.ReorderingTable); err == nil {
+			p.LM, err = name(res.LM)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
-	if err := storage.WriteFile(ctx, res.Config, []byte(mosesINI(p, o.LMOrder, o.DistortionLimit))); err != nil {
+	if err := storage.WriteFile(ctx, res.Config, []byte(MosesINI(p, o.LMOrder, o.DistortionLimit))); err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
 	return nil

@@ -28,18 +28,14 @@ func BenchmarkLoad(b *testing.B) {
 // TestLoadEuroparl reports the load time and the heap the model holds.
 func TestLoadEuroparl(t *testing.T) {
 	p := shared.Path(t, "moses-models", "europarl-fr-en-8k", "lm.en.5.arpa.gz")
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
+	before := shared.LiveHeapMiB()
 	start := time.Now()
 	m, err := Load(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	heap := float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+	heap := shared.LiveHeapMiB() - before
 	t.Logf("loaded %v n-grams in %v: heap %.1f MiB (model arrays %.1f MiB)", m.Counts(), took.Round(time.Millisecond), heap, float64(m.Bytes())/(1<<20))
 	if heap > 64 {
 		t.Errorf("the model holds %.1f MiB", heap)

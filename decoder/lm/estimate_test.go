@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/testsupport/parsetest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -245,27 +246,23 @@ func TestEstimateRoundTrip(t *testing.T) {
 }
 
 func TestEstimateErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		kind error
-		line int
-	}{
-		{"empty", "", ErrDiscount, 0},
-		{"tiny", "a b\n", ErrDiscount, 0},
-		{"<s> in text", "a b\nc <s> d\n", ErrSpecialInCorpus, 2},
-		{"<unk> in text", "a <unk>\n", ErrSpecialInCorpus, 1},
-		{"invalid UTF-8", "a b\nc \xff\n", ErrInvalidUTF8, 2},
+	cases := []parsetest.ErrCase[struct{}]{
+		{Name: "empty", In: "", Kind: ErrDiscount},
+		{Name: "tiny", In: "a b\n", Kind: ErrDiscount},
+		{Name: "<s> in text", In: "a b\nc <s> d\n", Kind: ErrSpecialInCorpus, Line: 2},
+		{Name: "<unk> in text", In: "a <unk>\n", Kind: ErrSpecialInCorpus, Line: 1},
+		{Name: "invalid UTF-8", In: "a b\nc \xff\n", Kind: ErrInvalidUTF8, Line: 2},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Estimate(context.Background(), strings.NewReader(c.in), nil)
-			if !errors.Is(err, c.kind) {
-				t.Fatalf("got %v, want %v", err, c.kind)
+		t.Run(c.Name, func(t *testing.T) {
+			_, err := Estimate(context.Background(), strings.NewReader(c.In), nil)
+			if c.Line > 0 {
+				parsetest.At[pkgPrefix](t, c.Name, err, c.Kind, "", c.Line, 0)
+				return
 			}
-			var pe *ParseError
-			if errors.As(err, &pe) != (c.line > 0) || (c.line > 0 && pe.Line != c.line) {
-				t.Fatalf("got %v, want line %d", err, c.line)
+			var pe *ParseError // an error of the whole input has no position
+			if !errors.Is(err, c.Kind) || errors.As(err, &pe) {
+				t.Fatalf("got %v, want %v without a position", err, c.Kind)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/textpos"
+	"github.com/mtune/mtune/internal/wordhash"
 )
 
 // Discount holds the modified Kneser–Ney discounts of one order: D[1] for
@@ -67,15 +68,6 @@ func (s *gramSet) len() int {
 
 func (s *gramSet) at(i int32) []int32 { return s.words[int(i)*s.n : int(i+1)*s.n] }
 
-func hashWords(w []int32) uint64 {
-	h := uint64(len(w))
-	for _, x := range w {
-		h = (h ^ uint64(uint32(x))) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
-	}
-	return mix(int32(h), int32(h>>32))
-}
-
 func equalWords(a, b []int32) bool {
 	for i := range a {
 		if a[i] != b[i] {
@@ -87,7 +79,7 @@ func equalWords(a, b []int32) bool {
 
 // find returns the number of w, or -1.
 func (s *gramSet) find(w []int32) int32 {
-	i, ok := s.index[hashWords(w)]
+	i, ok := s.index[wordhash.IDs(w)]
 	if !ok {
 		return -1
 	}
@@ -104,7 +96,7 @@ func (s *gramSet) find(w []int32) int32 {
 
 // add returns the number of w, adding it if new.
 func (s *gramSet) add(w []int32) (int32, bool) {
-	h := hashWords(w)
+	h := wordhash.IDs(w)
 	i, ok := s.index[h]
 	if ok && equalWords(s.at(i), w) {
 		return i, false

@@ -3,7 +3,6 @@ package lm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -273,36 +272,20 @@ func TestUnigramModel(t *testing.T) {
 // are broken ones) and checks that the error names the file and the line
 // and does not print the offending line: only a short token at most.
 func TestErrorsDoNotQuoteLines(t *testing.T) {
-	const secret = "resumption of the session declared adjourned on friday 17 december"
-	cases := []struct {
-		name string
-		in   string
-		line int
-	}{
-		{"a corpus file", secret + "\nmore text\n", 1},
-		{"count line", edit("ngram 2=4", "ngram 2 "+secret), 3},
-		{"count line without ngram", edit("ngram 2=4", secret), 3},
-		{"bad count", edit("ngram 2=4", "ngram 2="+secret), 3},
-		{"section header", edit("\\2-grams:", "\\2-grams: "+secret), 13},
-		{"text after end", small + secret + "\n", 24},
-		{"bad number", edit("-0.4\ta b", strings.ReplaceAll(secret, " ", "")+"\ta b"), 15},
-		{"after the back-off", edit("a b\t-0.05", "a b\t-0.05 "+strings.ReplaceAll(secret, " ", "_")), 15},
-		{"unknown word", edit("b </s>", strings.ReplaceAll(secret, " ", "_")+" </s>"), 16},
+	secret, long := parsetest.Secret, parsetest.Long
+	load := func(path string) error {
+		_, err := Load(context.Background(), path, nil)
+		return err
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := parsetest.WriteFile(t, "corpus.en", c.in)
-			_, err := Load(context.Background(), path, nil)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, fmt.Sprintf("%s:%d:", path, c.line)) {
-				t.Errorf("error %q does not name %s:%d", msg, path, c.line)
-			}
-			if strings.Contains(msg, "resumption of the") || strings.Contains(msg, "resumptionofthesession") || strings.Contains(msg, "resumption_of_the_session") {
-				t.Errorf("error %q quotes the file's content", msg)
-			}
-		})
-	}
+	parsetest.NoQuoteCases(t, []parsetest.QuoteCase{
+		{Name: "a corpus file", Parse: load, In: secret + "\nmore text\n", Line: 1},
+		{Name: "count line", Parse: load, In: edit("ngram 2=4", "ngram 2 "+secret), Line: 3},
+		{Name: "count line without ngram", Parse: load, In: edit("ngram 2=4", secret), Line: 3},
+		{Name: "bad count", Parse: load, In: edit("ngram 2=4", "ngram 2="+secret), Line: 3},
+		{Name: "section header", Parse: load, In: edit("\\2-grams:", "\\2-grams: "+secret), Line: 13},
+		{Name: "text after end", Parse: load, In: small + secret + "\n", Line: 24},
+		{Name: "bad number", Parse: load, In: edit("-0.4\ta b", strings.ReplaceAll(secret, " ", "")+"\ta b"), Line: 15},
+		{Name: "after the back-off", Parse: load, In: edit("a b\t-0.05", "a b\t-0.05 "+long), Line: 15},
+		{Name: "unknown word", Parse: load, In: edit("b </s>", long+" </s>"), Line: 16},
+	})
 }

@@ -3,6 +3,8 @@ package lm
 import (
 	"math"
 	"math/bits"
+
+	"github.com/mtune/mtune/internal/wordhash"
 )
 
 // An n-gram w1 … wn (n ≥ 2) is stored in the table of order n under the
@@ -39,20 +41,9 @@ const negZeroBits = 0x80000000
 // its back-off is non-zero or it is the context of a longer n-gram.
 func extends(b float32) bool { return math.Float32bits(b) != negZeroBits }
 
-// mix scrambles a key (splitmix64's finaliser).
-func mix(ctx, word int32) uint64 {
-	h := uint64(uint32(ctx))<<32 | uint64(uint32(word))
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	h ^= h >> 31
-	return h
-}
-
 // home returns the first slot to probe for a key in a table of n slots.
 func home(ctx, word int32, n int) int {
-	hi, _ := bits.Mul64(mix(ctx, word), uint64(n))
+	hi, _ := bits.Mul64(wordhash.Pair(ctx, word), uint64(n))
 	return int(hi)
 }
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/internal/textpos"
+	"github.com/mtune/mtune/internal/wordhash"
 )
 
 // Filtering a table to the phrases of some sentences, as Moses'
@@ -26,7 +27,7 @@ import (
 // safe for concurrent use.
 type PhraseSet struct {
 	vocab  map[string]int32
-	ngrams map[uint64]struct{} // hashIDs of every sequence
+	ngrams map[uint64]struct{} // wordhash.IDs of every sequence
 	maxLen int
 }
 
@@ -48,7 +49,7 @@ func NewPhraseSet(sentences [][]string, maxLen int) *PhraseSet {
 		}
 		for i := range ids {
 			for j := i + 1; j <= len(ids) && (maxLen <= 0 || j-i <= maxLen); j++ {
-				s.ngrams[hashIDs(ids[i:j])] = struct{}{}
+				s.ngrams[wordhash.IDs(ids[i:j])] = struct{}{}
 			}
 		}
 	}
@@ -75,7 +76,7 @@ func (s *PhraseSet) containsIDs(ids []int32) bool {
 	if len(ids) == 0 || s.maxLen > 0 && len(ids) > s.maxLen {
 		return false
 	}
-	_, ok := s.ngrams[hashIDs(ids)]
+	_, ok := s.ngrams[wordhash.IDs(ids)]
 	return ok
 }
 

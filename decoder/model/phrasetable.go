@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/internal/textpos"
+	"github.com/mtune/mtune/internal/wordhash"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -170,7 +171,7 @@ func (t *PhraseTable) Skipped() int { return t.skipped }
 // the range [start, end); start == end when the table does not have it.
 // It does not allocate.
 func (t *PhraseTable) Lookup(src []int32) (start, end int32) {
-	e, ok := t.lookupEntry(src, hashIDs(src))
+	e, ok := t.lookupEntry(src, wordhash.IDs(src))
 	if !ok {
 		return 0, 0
 	}
@@ -585,7 +586,7 @@ func mapVocab(dst []int32, v *Vocab, words []string) []int32 {
 // entry returns the entry of source phrase ids, adding it if new.
 func (b *ptBuilder) entry(ids []int32) int32 {
 	t := b.t
-	h := hashIDs(ids)
+	h := wordhash.IDs(ids)
 	if e, ok := t.lookupEntry(ids, h); ok {
 		return e
 	}

@@ -147,45 +147,36 @@ func TestReadPhraseTableChunking(t *testing.T) {
 }
 
 func TestReadPhraseTableErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		opts PhraseTableOptions
-		kind error
-		line int
-		col  int
-	}{
-		{"too few fields", "a ||| b\n", PhraseTableOptions{}, ErrSyntax, 1, 0},
-		{"too many fields", "a ||| b ||| 1 ||| ||| ||| ||| ||| x\n", PhraseTableOptions{}, ErrSyntax, 1, 31},
-		{"wrong count vs num-features", "a ||| b ||| 0.5 0.5 0.5\n", PhraseTableOptions{NumScores: 4}, ErrCount, 1, 12},
-		{"wrong count vs first line", "a ||| b ||| 0.5 0.5\nc ||| d ||| 0.5\n", PhraseTableOptions{}, ErrCount, 2, 12},
-		{"no scores", "a ||| b |||   \n", PhraseTableOptions{}, ErrCount, 1, 12},
-		{"nan", "a ||| b ||| 0.5\nc ||| d ||| nan\n", PhraseTableOptions{}, ErrNumber, 2, 13},
-		{"inf", "a ||| b ||| inf\n", PhraseTableOptions{}, ErrNumber, 1, 13},
-		{"negative", "a ||| b ||| 0.5 -0.1\n", PhraseTableOptions{}, ErrNumber, 1, 17},
-		{"overflow", "a ||| b ||| 1e39\n", PhraseTableOptions{}, ErrNumber, 1, 13},
-		{"garbage", "a ||| b ||| 0.5x\n", PhraseTableOptions{}, ErrNumber, 1, 13},
-		{"bad alignment", "a ||| b ||| 0.5 ||| 0:0\n", PhraseTableOptions{}, ErrSyntax, 1, 21},
-		{"alignment outside", "a b ||| c ||| 0.5 ||| 0-0 1-1\n", PhraseTableOptions{}, ErrSyntax, 1, 27},
-		{"bad count", "a ||| b ||| 0.5 ||| 0-0 ||| 1 x\n", PhraseTableOptions{}, ErrNumber, 1, 31},
-		{"counts differ", "a ||| b ||| 0.5 ||| 0-0 ||| 1 1\nc ||| d ||| 0.5 ||| 0-0 ||| 1\n", PhraseTableOptions{}, ErrCount, 2, 28},
-		{"sparse features", "a ||| b ||| 0.5 ||| 0-0 ||| 1 ||| f 1\n", PhraseTableOptions{}, ErrUnsupported, 1, 34},
-		{"invalid utf-8 source", "a ||| b ||| 0.5\nx \xff ||| b ||| 0.5\n", PhraseTableOptions{}, ErrUTF8, 2, 3},
-		{"invalid utf-8 target", "a ||| b \xc3 ||| 0.5\n", PhraseTableOptions{}, ErrUTF8, 1, 9},
-		{"empty", "", PhraseTableOptions{}, ErrEmpty, 0, 0},
-		{"only blank and empty sources", "\n  \n ||| x ||| 1\n", PhraseTableOptions{}, ErrEmpty, 0, 0},
+	tests := []parsetest.ErrCase[PhraseTableOptions]{
+		{Name: "too few fields", In: "a ||| b\n", Kind: ErrSyntax, Line: 1},
+		{Name: "too many fields", In: "a ||| b ||| 1 ||| ||| ||| ||| ||| x\n", Kind: ErrSyntax, Line: 1, Col: 31},
+		{Name: "wrong count vs num-features", In: "a ||| b ||| 0.5 0.5 0.5\n", Opts: PhraseTableOptions{NumScores: 4}, Kind: ErrCount, Line: 1, Col: 12},
+		{Name: "wrong count vs first line", In: "a ||| b ||| 0.5 0.5\nc ||| d ||| 0.5\n", Kind: ErrCount, Line: 2, Col: 12},
+		{Name: "no scores", In: "a ||| b |||   \n", Kind: ErrCount, Line: 1, Col: 12},
+		{Name: "nan", In: "a ||| b ||| 0.5\nc ||| d ||| nan\n", Kind: ErrNumber, Line: 2, Col: 13},
+		{Name: "inf", In: "a ||| b ||| inf\n", Kind: ErrNumber, Line: 1, Col: 13},
+		{Name: "negative", In: "a ||| b ||| 0.5 -0.1\n", Kind: ErrNumber, Line: 1, Col: 17},
+		{Name: "overflow", In: "a ||| b ||| 1e39\n", Kind: ErrNumber, Line: 1, Col: 13},
+		{Name: "garbage", In: "a ||| b ||| 0.5x\n", Kind: ErrNumber, Line: 1, Col: 13},
+		{Name: "bad alignment", In: "a ||| b ||| 0.5 ||| 0:0\n", Kind: ErrSyntax, Line: 1, Col: 21},
+		{Name: "alignment outside", In: "a b ||| c ||| 0.5 ||| 0-0 1-1\n", Kind: ErrSyntax, Line: 1, Col: 27},
+		{Name: "bad count", In: "a ||| b ||| 0.5 ||| 0-0 ||| 1 x\n", Kind: ErrNumber, Line: 1, Col: 31},
+		{Name: "counts differ", In: "a ||| b ||| 0.5 ||| 0-0 ||| 1 1\nc ||| d ||| 0.5 ||| 0-0 ||| 1\n", Kind: ErrCount, Line: 2, Col: 28},
+		{Name: "sparse features", In: "a ||| b ||| 0.5 ||| 0-0 ||| 1 ||| f 1\n", Kind: ErrUnsupported, Line: 1, Col: 34},
+		{Name: "invalid utf-8 source", In: "a ||| b ||| 0.5\nx \xff ||| b ||| 0.5\n", Kind: ErrUTF8, Line: 2, Col: 3},
+		{Name: "invalid utf-8 target", In: "a ||| b \xc3 ||| 0.5\n", Kind: ErrUTF8, Line: 1, Col: 9},
+		{Name: "empty", In: "", Kind: ErrEmpty},
+		{Name: "only blank and empty sources", In: "\n  \n ||| x ||| 1\n", Kind: ErrEmpty},
 	}
 	for _, tc := range tests {
 		for _, chunk := range []int{0, 5} {
-			_, err := ReadPhraseTable(context.Background(), strings.NewReader(tc.in), "pt.gz", PhraseTableOptions{NumScores: tc.opts.NumScores, ChunkSize: chunk})
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Errorf("%s: %v is not a *ParseError", tc.name, err)
-				continue
+			_, err := ReadPhraseTable(context.Background(), strings.NewReader(tc.In), "pt.gz", PhraseTableOptions{NumScores: tc.Opts.NumScores, ChunkSize: chunk})
+			name, col := tc.Name, tc.Col
+			if chunk != 0 {
+				name += " (in chunks)"
+				col = -1 // the column is checked on the read without chunks only
 			}
-			if !errors.Is(err, tc.kind) || pe.File != "pt.gz" || pe.Line != tc.line || (chunk == 0 && pe.Column != tc.col) {
-				t.Errorf("%s (chunk %d): %v, want %v at pt.gz:%d:%d", tc.name, chunk, err, tc.kind, tc.line, tc.col)
-			}
+			parsetest.At[pkgPrefix](t, name, err, tc.Kind, "pt.gz", tc.Line, col)
 		}
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"io"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mtune/mtune/internal/enum"
 	"github.com/mtune/mtune/internal/textpos"
+	"github.com/mtune/mtune/internal/wordhash"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -45,7 +46,7 @@ func (m OrientationModel) orientations() int {
 }
 
 func (m OrientationModel) String() string {
-	return enumName(orientationNames, int(m), "OrientationModel")
+	return enum.Name(m, orientationNames, "OrientationModel")
 }
 
 // orientationNames, directionNames and conditionNames are the parts of a
@@ -55,14 +56,6 @@ var (
 	directionNames   = []string{Backward: "backward", Forward: "forward", Bidirectional: "bidirectional"}
 	conditionNames   = []string{ConditionFE: "fe", ConditionF: "f"}
 )
-
-// enumName returns names[v], or typ(v) when v has no name.
-func enumName(names []string, v int, typ string) string {
-	if v >= 0 && v < len(names) && names[v] != "" {
-		return names[v]
-	}
-	return typ + "(" + strconv.Itoa(v) + ")"
-}
 
 // Direction says which neighbours a reordering model scores the
 // orientation against.
@@ -79,7 +72,7 @@ const (
 )
 
 func (d Direction) String() string {
-	return enumName(directionNames, int(d), "Direction")
+	return enum.Name(d, directionNames, "Direction")
 }
 
 // Condition says what a reordering table's entries are keyed by.
@@ -94,7 +87,7 @@ const (
 )
 
 func (c Condition) String() string {
-	return enumName(conditionNames, int(c), "Condition")
+	return enum.Name(c, conditionNames, "Condition")
 }
 
 // ReorderingType is the type= of a LexicalReordering feature, such as
@@ -295,7 +288,7 @@ func (t *PhraseTable) buildPairIndex() *pairIndex {
 		start := t.optOff[e]
 		for o := start; o < t.optOff[e+1]; o++ {
 			tgt := t.Target(o)
-			i := int(pairHash(e, hashIDs(tgt))) & mask
+			i := int(pairHash(e, wordhash.IDs(tgt))) & mask
 			for idx.slots[i] != 0 {
 				if o2 := idx.slots[i] - 1; o2 >= start && slices.Equal(t.Target(o2), tgt) {
 					idx.dups = true
@@ -328,7 +321,7 @@ func matchWords(v *Vocab, ids []int32, f []byte) bool {
 func (t *PhraseTable) appendPairs(dst []int32, idx *pairIndex, e int32, tgt []int32) []int32 {
 	mask := len(idx.slots) - 1
 	start, end := t.optOff[e], t.optOff[e+1]
-	for i := int(pairHash(e, hashIDs(tgt))) & mask; ; i = (i + 1) & mask {
+	for i := int(pairHash(e, wordhash.IDs(tgt))) & mask; ; i = (i + 1) & mask {
 		s := idx.slots[i]
 		if s == 0 {
 			return dst
@@ -408,7 +401,7 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 				return err.(*lineError).at(name, num)
 			}
 			if ok {
-				prevEntry, ok = t.lookupEntry(ids, hashIDs(ids))
+				prevEntry, ok = t.lookupEntry(ids, wordhash.IDs(ids))
 			}
 			prevOK = ok
 			if ok {

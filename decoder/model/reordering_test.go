@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/testsupport/parsetest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -107,35 +108,26 @@ das Haus ||| house ||| 0.2 0.2 0.6 0.3 0.3 0.4
 }
 
 func TestReadReorderingErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		opts ReorderingOptions
-		kind error
-		line int
-	}{
-		{"two fields for fe", "das ||| 0.5 0.5\n", ReorderingOptions{}, ErrSyntax, 1},
-		{"context field", "das ||| the ||| x ||| 0.5\n", ReorderingOptions{}, ErrUnsupported, 1},
-		{"three fields for f", "das ||| the ||| 0.5\n", ReorderingOptions{Condition: ConditionF}, ErrSyntax, 1},
-		{"wrong count", "das ||| the ||| 0.5 0.5\n", ReorderingOptions{NumScores: 6}, ErrCount, 1},
-		{"count differs", "das ||| the ||| 0.5 0.5\nAuto ||| car ||| 0.5\n", ReorderingOptions{}, ErrCount, 2},
-		{"nan", "das ||| the ||| 0.5 NaN\n", ReorderingOptions{}, ErrNumber, 1},
-		{"negative", "Auto ||| car ||| -1 0.5\n", ReorderingOptions{}, ErrNumber, 1},
-		{"no scores", "das ||| the |||\n", ReorderingOptions{}, ErrCount, 1},
-		{"invalid utf-8 unknown source", "a ||| b ||| 1\nAu\xfft ||| car ||| 0.5\n", ReorderingOptions{}, ErrUTF8, 2},
-		{"invalid utf-8 target", "das ||| th\xffe ||| 0.5\n", ReorderingOptions{}, ErrUTF8, 1},
-		{"invalid utf-8 target of unknown source", "Auto ||| \xff ||| 0.5\n", ReorderingOptions{}, ErrUTF8, 1},
-		{"empty", "\n\n", ReorderingOptions{}, ErrEmpty, 0},
+	tests := []parsetest.ErrCase[ReorderingOptions]{
+		{Name: "two fields for fe", In: "das ||| 0.5 0.5\n", Kind: ErrSyntax, Line: 1},
+		{Name: "context field", In: "das ||| the ||| x ||| 0.5\n", Kind: ErrUnsupported, Line: 1},
+		{Name: "three fields for f", In: "das ||| the ||| 0.5\n", Opts: ReorderingOptions{Condition: ConditionF}, Kind: ErrSyntax, Line: 1},
+		{Name: "wrong count", In: "das ||| the ||| 0.5 0.5\n", Opts: ReorderingOptions{NumScores: 6}, Kind: ErrCount, Line: 1},
+		{Name: "count differs", In: "das ||| the ||| 0.5 0.5\nAuto ||| car ||| 0.5\n", Kind: ErrCount, Line: 2},
+		{Name: "nan", In: "das ||| the ||| 0.5 NaN\n", Kind: ErrNumber, Line: 1},
+		{Name: "negative", In: "Auto ||| car ||| -1 0.5\n", Kind: ErrNumber, Line: 1},
+		{Name: "no scores", In: "das ||| the |||\n", Kind: ErrCount, Line: 1},
+		{Name: "invalid utf-8 unknown source", In: "a ||| b ||| 1\nAu\xfft ||| car ||| 0.5\n", Kind: ErrUTF8, Line: 2},
+		{Name: "invalid utf-8 target", In: "das ||| th\xffe ||| 0.5\n", Kind: ErrUTF8, Line: 1},
+		{Name: "invalid utf-8 target of unknown source", In: "Auto ||| \xff ||| 0.5\n", Kind: ErrUTF8, Line: 1},
+		{Name: "empty", In: "\n\n", Kind: ErrEmpty},
 	}
 	for _, tc := range tests {
 		pt := readTable(t, smallTable, PhraseTableOptions{})
-		_, err := pt.ReadReordering(context.Background(), strings.NewReader(tc.in), "ro.gz", tc.opts)
-		var pe *ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, tc.kind) || pe.Line != tc.line || pe.File != "ro.gz" {
-			t.Errorf("%s: %v, want %v at ro.gz:%d", tc.name, err, tc.kind, tc.line)
-		}
+		_, err := pt.ReadReordering(context.Background(), strings.NewReader(tc.In), "ro.gz", tc.Opts)
+		parsetest.At[pkgPrefix](t, tc.Name, err, tc.Kind, "ro.gz", tc.Line, -1)
 		if pt.NumReordering() != 0 {
-			t.Errorf("%s: scores attached after an error", tc.name)
+			t.Errorf("%s: scores attached after an error", tc.Name)
 		}
 	}
 }

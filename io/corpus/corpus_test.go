@@ -208,61 +208,59 @@ func write(t *testing.T, dir string, files map[string]string) {
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name     string
-		files    map[string]string
-		src      string
-		refs     []string
+		in       loadInput
 		want     [][]string
 		refPaths []string
 		empty    []int
 	}{
 		{
-			name:  "two files",
-			files: map[string]string{"src": "a\nb\n", "r1": "A\nB\n", "r2": "AA\nBB"},
-			src:   "src", refs: []string{"r1", "r2"},
+			name: "two files",
+			in: loadInput{files: map[string]string{"src": "a\nb\n", "r1": "A\nB\n", "r2": "AA\nBB"},
+				src: "src", refs: []string{"r1", "r2"}},
 			want:     [][]string{{"A", "AA"}, {"B", "BB"}},
 			refPaths: []string{"r1", "r2"},
 		},
 		{
 			name: "folder: sorted, hidden files and sub-folders skipped, gzip",
-			files: map[string]string{"src": "a\n\n", "refs/b.txt": "B1\nB2\n", "refs/a.gz": "A1\nA2\n",
+			in: loadInput{files: map[string]string{"src": "a\n\n", "refs/b.txt": "B1\nB2\n", "refs/a.gz": "A1\nA2\n",
 				"refs/.hidden": "x\n", "refs/sub/c": "C1\nC2\n"},
-			src: "src", refs: []string{"refs"},
+				src: "src", refs: []string{"refs"}},
 			want:     [][]string{{"A1", "B1"}, {"A2", "B2"}},
 			refPaths: []string{"refs/a.gz", "refs/b.txt"},
 			empty:    []int{1},
 		},
 		{
-			name:  "prefix ref0, ref1 until the first gap",
-			files: map[string]string{"src": "a\n", "ref0": "x\n", "ref1": "y\n", "ref3": "z\n"},
-			src:   "src", refs: []string{"ref"},
+			name: "prefix ref0, ref1 until the first gap",
+			in: loadInput{files: map[string]string{"src": "a\n", "ref0": "x\n", "ref1": "y\n", "ref3": "z\n"},
+				src: "src", refs: []string{"ref"}},
 			want:     [][]string{{"x", "y"}},
 			refPaths: []string{"ref0", "ref1"},
 		},
 		{
-			name:  "prefix ref.0",
-			files: map[string]string{"src": "a\n", "ref.0": "x\n", "ref.1": "y\n"},
-			src:   "src", refs: []string{"ref"},
+			name: "prefix ref.0",
+			in: loadInput{files: map[string]string{"src": "a\n", "ref.0": "x\n", "ref.1": "y\n"},
+				src: "src", refs: []string{"ref"}},
 			want:     [][]string{{"x", "y"}},
 			refPaths: []string{"ref.0", "ref.1"},
 		},
 		{
-			name:  "an existing file wins over its numbered files",
-			files: map[string]string{"src": "a\n", "ref": "r\n", "ref0": "x\n"},
-			src:   "src", refs: []string{"ref"},
+			name: "an existing file wins over its numbered files",
+			in: loadInput{files: map[string]string{"src": "a\n", "ref": "r\n", "ref0": "x\n"},
+				src: "src", refs: []string{"ref"}},
 			want:     [][]string{{"r"}},
 			refPaths: []string{"ref"},
 		},
 		{
-			name:  "CRLF source",
-			files: map[string]string{"src": "a\r\nb\r\n", "ref": "x\ny"},
-			src:   "src", refs: []string{"ref"},
+			name: "CRLF source",
+			in: loadInput{files: map[string]string{"src": "a\r\nb\r\n", "ref": "x\ny"},
+				src: "src", refs: []string{"ref"}},
 			want:     [][]string{{"x"}, {"y"}},
 			refPaths: []string{"ref"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, refs, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
+			dir, refs, c, err := loadFiles(t, tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,40 +288,38 @@ func TestLoad(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		files    map[string]string
-		src      string
-		refs     []string
+		in       loadInput
 		is       error    // nil: not checked
 		mentions []string // in the message, after dir is replaced by "D"
 		line     int      // ParseError line, 0: no ParseError expected
 	}{
-		{"more reference lines", map[string]string{"src": "a\nb\n", "ref": "x\ny\nz\n"}, "src", []string{"ref"},
+		{"more reference lines", loadInput{map[string]string{"src": "a\nb\n", "ref": "x\ny\nz\n"}, "src", []string{"ref"}},
 			ErrLineCount, []string{"corpus: reference D/ref has 3 lines but D/src has 2"}, 0},
-		{"fewer lines in the second reference", map[string]string{"src": "a\nb\n", "r0": "x\ny\n", "r1": "x\n"}, "src", []string{"r"},
+		{"fewer lines in the second reference", loadInput{map[string]string{"src": "a\nb\n", "r0": "x\ny\n", "r1": "x\n"}, "src", []string{"r"}},
 			ErrLineCount, []string{"D/r1 has 1 lines", "D/src has 2"}, 0},
-		{"invalid UTF-8 in a reference", map[string]string{"src": "a\nb\n", "ref": "x\nd\xe9j\xe0\n"}, "src", []string{"ref"},
+		{"invalid UTF-8 in a reference", loadInput{map[string]string{"src": "a\nb\n", "ref": "x\nd\xe9j\xe0\n"}, "src", []string{"ref"}},
 			ErrInvalidUTF8, []string{"corpus: D/ref:2:2: invalid UTF-8"}, 2},
-		{"invalid UTF-8 in the source", map[string]string{"src": "\xff\n", "ref": "x\n"}, "src", []string{"ref"},
+		{"invalid UTF-8 in the source", loadInput{map[string]string{"src": "\xff\n", "ref": "x\n"}, "src", []string{"ref"}},
 			ErrInvalidUTF8, []string{"D/src:1:1"}, 1},
-		{"missing source", map[string]string{"ref": "x\n"}, "src", []string{"ref"},
+		{"missing source", loadInput{map[string]string{"ref": "x\n"}, "src", []string{"ref"}},
 			fs.ErrNotExist, []string{"D/src"}, 0},
-		{"missing reference", map[string]string{"src": "a\n"}, "src", []string{"ref"},
+		{"missing reference", loadInput{map[string]string{"src": "a\n"}, "src", []string{"ref"}},
 			fs.ErrNotExist, []string{"D/ref", "D/ref0", "D/ref.0"}, 0},
-		{"empty source", map[string]string{"src": "", "ref": ""}, "src", []string{"ref"},
+		{"empty source", loadInput{map[string]string{"src": "", "ref": ""}, "src", []string{"ref"}},
 			ErrEmpty, []string{"D/src"}, 0},
-		{"no references", map[string]string{"src": "a\n"}, "src", nil, nil, []string{"no reference"}, 0},
-		{"empty folder", map[string]string{"src": "a\n", "refs/.x": "x\n"}, "src", []string{"refs"},
+		{"no references", loadInput{map[string]string{"src": "a\n"}, "src", nil}, nil, []string{"no reference"}, 0},
+		{"empty folder", loadInput{map[string]string{"src": "a\n", "refs/.x": "x\n"}, "src", []string{"refs"}},
 			nil, []string{"D/refs has no files"}, 0},
-		{"file given twice", map[string]string{"src": "a\n", "refs/r": "x\n"}, "src", []string{"refs", "refs/r"},
+		{"file given twice", loadInput{map[string]string{"src": "a\n", "refs/r": "x\n"}, "src", []string{"refs", "refs/r"}},
 			nil, []string{"D/refs/r given twice"}, 0},
-		{"source is a folder", map[string]string{"src/x": "a\n", "ref": "x\n"}, "src", []string{"ref"},
+		{"source is a folder", loadInput{map[string]string{"src/x": "a\n", "ref": "x\n"}, "src", []string{"ref"}},
 			nil, []string{"D/src"}, 0},
-		{"truncated gzip", map[string]string{"src": "a\n", "ref.gz": ""}, "src", []string{"ref.gz"},
+		{"truncated gzip", loadInput{map[string]string{"src": "a\n", "ref.gz": ""}, "src", []string{"ref.gz"}},
 			nil, []string{"D/ref.gz"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, _, c, err := loadFiles(t, tc.files, tc.src, tc.refs)
+			dir, _, c, err := loadFiles(t, tc.in)
 			if err == nil {
 				t.Fatalf("no error; corpus %+v", c)
 			}
@@ -394,17 +390,26 @@ func BenchmarkLoadEuroparl(b *testing.B) {
 	}
 }
 
-// loadFiles writes files into a new temporary folder and Loads the source
-// src with the references refs, named relative to it; it returns the folder
-// and the paths of the references.
-func loadFiles(t *testing.T, files map[string]string, src string, refs []string) (string, []string, *Corpus, error) {
+// loadInput is a tuning set for Load: its files (path in a new temporary
+// folder → content), and the source and reference paths Load is given,
+// relative to that folder.
+type loadInput struct {
+	files map[string]string
+	src   string
+	refs  []string
+}
+
+// loadFiles writes in's files into a new temporary folder and Loads its
+// source with its references; it returns the folder and the paths of the
+// references.
+func loadFiles(t *testing.T, in loadInput) (string, []string, *Corpus, error) {
 	t.Helper()
 	dir := t.TempDir()
-	write(t, dir, files)
+	write(t, dir, in.files)
 	var paths []string
-	for _, r := range refs {
+	for _, r := range in.refs {
 		paths = append(paths, filepath.Join(dir, r))
 	}
-	c, err := Load(context.Background(), filepath.Join(dir, src), paths)
+	c, err := Load(context.Background(), filepath.Join(dir, in.src), paths)
 	return dir, paths, c, err
 }

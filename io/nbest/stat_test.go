@@ -2,7 +2,6 @@ package nbest
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"os"
@@ -265,57 +264,46 @@ func TestStatRoundTripSparse(t *testing.T) {
 }
 
 func TestStatReadErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		score bool
-		in    string
-		line  int
-		err   error
-	}{
-		{name: "wrong marker", in: "FEATURES_BEGIN 0 1 0\n", line: 1, err: ErrBadHeader},
-		{name: "binary", in: "FEATURES_BIN_BEGIN_0 0 1 0\n", line: 1, err: ErrBadHeader},
-		{name: "short header", in: "FEATURES_TXT_BEGIN_0 0 1\n", line: 1, err: ErrBadHeader},
-		{name: "bad count", in: "FEATURES_TXT_BEGIN_0 0 x 0\n", line: 1, err: ErrBadHeader},
-		{name: "names and width differ", in: "FEATURES_TXT_BEGIN_0 0 1 2 a_0\n", line: 1, err: ErrBadHeader},
-		{name: "repeated name", in: "FEATURES_TXT_BEGIN_0 0 1 2 a_0 a_0\n", line: 1, err: ErrBadHeader},
-		{name: "too few values", in: "FEATURES_TXT_BEGIN_0 0 1 2 a_0 b_0 \n1 x_y=2\nFEATURES_TXT_END_0\n", line: 2, err: ErrColumnCount},
-		{name: "too many values", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 2\nFEATURES_TXT_END_0\n", line: 2, err: ErrColumnCount},
-		{name: "nan", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \nnan\nFEATURES_TXT_END_0\n", line: 2, err: ErrBadNumber},
-		{name: "bad sparse value", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 x=inf\nFEATURES_TXT_END_0\n", line: 2, err: ErrBadNumber},
-		{name: "empty sparse name", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 =1\nFEATURES_TXT_END_0\n", line: 2, err: ErrBadFeature},
-		{name: "rows cut off", in: "FEATURES_TXT_BEGIN_0 0 2 1 a_0 \n1\n", line: 2, err: io.ErrUnexpectedEOF},
-		{name: "footer missing", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1\n", line: 2, err: io.ErrUnexpectedEOF},
-		{name: "wrong footer", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1\n2\n", line: 3, err: ErrBadFooter},
-		{name: "invalid UTF-8", in: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 \xff=1\nFEATURES_TXT_END_0\n", line: 2, err: ErrInvalidUTF8},
-		{name: "scores: no metric", score: true, in: "SCORES_TXT_BEGIN_0 0 1 1\n", line: 1, err: ErrBadHeader},
-		{name: "scores: extra header field", score: true, in: "SCORES_TXT_BEGIN_0 0 1 1 BLEU x\n", line: 1, err: ErrBadHeader},
-		{name: "scores: short row", score: true, in: "SCORES_TXT_BEGIN_0 0 1 2 BLEU\n1 \nSCORES_TXT_END_0\n", line: 2, err: ErrColumnCount},
-		{name: "scores: long row", score: true, in: "SCORES_TXT_BEGIN_0 0 1 1 BLEU\n1 2\nSCORES_TXT_END_0\n", line: 2, err: ErrColumnCount},
-		{name: "scores: bad number", score: true, in: "\nSCORES_TXT_BEGIN_0 0 1 1 BLEU\n1e999\nSCORES_TXT_END_0\n", line: 3, err: ErrBadNumber},
-		{name: "scores: wrong footer", score: true, in: "SCORES_TXT_BEGIN_0 0 1 1 BLEU\n1\nFEATURES_TXT_END_0\n", line: 3, err: ErrBadFooter},
-		{name: "scores: feature block", score: true, in: "FEATURES_TXT_BEGIN_0 0 1 1 a\n", line: 1, err: ErrBadHeader},
+	const scoreBlocks = true // Opts: the input is SCORESTAT, not FEATSTAT
+	tests := []parsetest.ErrCase[bool]{
+		{Name: "wrong marker", In: "FEATURES_BEGIN 0 1 0\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "binary", In: "FEATURES_BIN_BEGIN_0 0 1 0\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "short header", In: "FEATURES_TXT_BEGIN_0 0 1\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "bad count", In: "FEATURES_TXT_BEGIN_0 0 x 0\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "names and width differ", In: "FEATURES_TXT_BEGIN_0 0 1 2 a_0\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "repeated name", In: "FEATURES_TXT_BEGIN_0 0 1 2 a_0 a_0\n", Line: 1, Kind: ErrBadHeader},
+		{Name: "too few values", In: "FEATURES_TXT_BEGIN_0 0 1 2 a_0 b_0 \n1 x_y=2\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrColumnCount},
+		{Name: "too many values", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 2\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrColumnCount},
+		{Name: "nan", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \nnan\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrBadNumber},
+		{Name: "bad sparse value", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 x=inf\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrBadNumber},
+		{Name: "empty sparse name", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 =1\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrBadFeature},
+		{Name: "rows cut off", In: "FEATURES_TXT_BEGIN_0 0 2 1 a_0 \n1\n", Line: 2, Kind: io.ErrUnexpectedEOF},
+		{Name: "footer missing", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1\n", Line: 2, Kind: io.ErrUnexpectedEOF},
+		{Name: "wrong footer", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1\n2\n", Line: 3, Kind: ErrBadFooter},
+		{Name: "invalid UTF-8", In: "FEATURES_TXT_BEGIN_0 0 1 1 a_0 \n1 \xff=1\nFEATURES_TXT_END_0\n", Line: 2, Kind: ErrInvalidUTF8},
+		{Name: "scores: no metric", In: "SCORES_TXT_BEGIN_0 0 1 1\n", Opts: scoreBlocks, Line: 1, Kind: ErrBadHeader},
+		{Name: "scores: extra header field", In: "SCORES_TXT_BEGIN_0 0 1 1 BLEU x\n", Opts: scoreBlocks, Line: 1, Kind: ErrBadHeader},
+		{Name: "scores: short row", In: "SCORES_TXT_BEGIN_0 0 1 2 BLEU\n1 \nSCORES_TXT_END_0\n", Opts: scoreBlocks, Line: 2, Kind: ErrColumnCount},
+		{Name: "scores: long row", In: "SCORES_TXT_BEGIN_0 0 1 1 BLEU\n1 2\nSCORES_TXT_END_0\n", Opts: scoreBlocks, Line: 2, Kind: ErrColumnCount},
+		{Name: "scores: bad number", In: "\nSCORES_TXT_BEGIN_0 0 1 1 BLEU\n1e999\nSCORES_TXT_END_0\n", Opts: scoreBlocks, Line: 3, Kind: ErrBadNumber},
+		{Name: "scores: wrong footer", In: "SCORES_TXT_BEGIN_0 0 1 1 BLEU\n1\nFEATURES_TXT_END_0\n", Opts: scoreBlocks, Line: 3, Kind: ErrBadFooter},
+		{Name: "scores: feature block", In: "FEATURES_TXT_BEGIN_0 0 1 1 a\n", Opts: scoreBlocks, Line: 1, Kind: ErrBadHeader},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.Name, func(t *testing.T) {
 			var err error
-			if tc.score {
-				r := NewScoreStatReader(strings.NewReader(tc.in), "s.txt")
+			if tc.Opts == scoreBlocks {
+				r := NewScoreStatReader(strings.NewReader(tc.In), "s.txt")
 				for err == nil {
 					_, err = r.Read()
 				}
 			} else {
-				r := NewFeatStatReader(strings.NewReader(tc.in), "s.txt", feature.NewIndex())
+				r := NewFeatStatReader(strings.NewReader(tc.In), "s.txt", feature.NewIndex())
 				for err == nil {
 					_, err = r.Read()
 				}
 			}
-			var pe *ParseError
-			if !errors.As(err, &pe) || !errors.Is(err, tc.err) {
-				t.Fatalf("error %v, want a *ParseError wrapping %v", err, tc.err)
-			}
-			if pe.File != "s.txt" || pe.Line != tc.line {
-				t.Errorf("error at %s:%d, want s.txt:%d (%v)", pe.File, pe.Line, tc.line, err)
-			}
+			parsetest.At[pkgPrefix](t, tc.Name, err, tc.Kind, "s.txt", tc.Line, -1)
 		})
 	}
 }

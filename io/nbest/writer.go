@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/enum"
 )
 
 // Style is the way a Writer labels features.
@@ -32,17 +33,10 @@ const (
 	Cdec
 )
 
-func (s Style) String() string {
-	switch s {
-	case Moses:
-		return "moses"
-	case Old:
-		return "old"
-	case Cdec:
-		return "cdec"
-	}
-	return "Style(" + strconv.Itoa(int(s)) + ")"
-}
+// styleNames are the names String gives the styles.
+var styleNames = []string{Moses: "moses", Old: "old", Cdec: "cdec"}
+
+func (s Style) String() string { return enum.Name(s, styleNames, "Style") }
 
 // Writer writes hypotheses as an n-best list, one line each:
 //

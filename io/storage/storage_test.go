@@ -252,18 +252,12 @@ func TestRoundTrip(t *testing.T) {
 						}
 
 						// And read back through the package.
-						got, err := b.fs.ReadFile(ctx, p)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !bytes.Equal(got, c.data) {
-							t.Fatalf("ReadFile: %d bytes, want %d", len(got), len(c.data))
-						}
+						checkRead(t, b.fs, p, c.data)
 						r, err := b.fs.Open(ctx, p)
 						if err != nil {
 							t.Fatal(err)
 						}
-						got, err = io.ReadAll(r)
+						got, err := io.ReadAll(r)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -303,13 +297,7 @@ func TestReadForeign(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				p := Join(b.dir, fmt.Sprintf("f%d%s", i, c.ext))
 				b.put(t, p, c.make(t))
-				got, err := b.fs.ReadFile(ctx, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, data) {
-					t.Fatalf("read %d bytes, want %d", len(got), len(data))
-				}
+				checkRead(t, b.fs, p, data)
 			})
 		}
 	})
@@ -324,13 +312,7 @@ func TestGCSContentEncodingGzip(t *testing.T) {
 		ObjectAttrs: fakestorage.ObjectAttrs{BucketName: testBucket, Name: "enc.gz", ContentEncoding: "gzip", ContentType: "text/plain"},
 		Content:     testfile.Gzip(t, data),
 	})
-	got, err := g.fs.ReadFile(ctx, "gs://"+testBucket+"/enc.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, data) {
-		t.Fatalf("read %d bytes, want %d", len(got), len(data))
-	}
+	checkRead(t, g.fs, "gs://"+testBucket+"/enc.gz", data)
 }
 
 func TestTruncatedAndCorrupt(t *testing.T) {
@@ -594,6 +576,18 @@ func TestAtomic(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkRead checks that f's ReadFile of p gives want.
+func checkRead(t *testing.T, f *FS, p string, want []byte) {
+	t.Helper()
+	got, err := f.ReadFile(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("ReadFile(%s): %d bytes, want %d", p, len(got), len(want))
+	}
 }
 
 // checkContent checks that p holds want, or nothing if !exists.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/enum"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -28,21 +29,10 @@ const (
 	JSON
 )
 
-func (f Format) String() string {
-	switch f {
-	case Auto:
-		return "auto"
-	case Moses:
-		return "moses"
-	case Sparse:
-		return "sparse"
-	case List:
-		return "list"
-	case JSON:
-		return "json"
-	}
-	return "Format(" + strconv.Itoa(int(f)) + ")"
-}
+// formatNames are the names String gives the formats.
+var formatNames = []string{Auto: "auto", Moses: "moses", Sparse: "sparse", List: "list", JSON: "json"}
+
+func (f Format) String() string { return enum.Name(f, formatNames, "Format") }
 
 // Detect returns the format of a weights file from its content:
 //

@@ -61,6 +61,26 @@ func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {
 	})
 }
 
+// checkBadOptions checks that newL refuses each of the options bad.
+func checkBadOptions[O any, L any](t *testing.T, newL func(feature.Weights, O) (*L, error), bad []O) {
+	t.Helper()
+	for _, o := range bad {
+		if _, err := newL(nil, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// mustCompile is compileLayout failing tb on an error.
+func mustCompile(tb testing.TB, lists []pool.List, lay layout) *compiled {
+	tb.Helper()
+	c, err := compileLayout(lists, lay)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 func randomWeights(r *rand.Rand, n int) feature.Weights {
 	w := make(feature.Weights, n)
 	for j := range w {

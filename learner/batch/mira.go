@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -132,8 +131,6 @@ type MIRA struct {
 	state[MIRAOptions, MIRARun]
 }
 
-var _ learner.Learner = (*MIRA)(nil)
-
 // NewMIRA returns batch MIRA starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 	return newLearner[MIRA](w, opts)
@@ -146,9 +143,7 @@ const seedStream = 0x6d74756e65626174 // "mtunebat"
 // or the weights given to NewMIRA or SetWeights.
 func (m *MIRA) Weights() feature.Weights { return m.w.Clone() }
 
-// LastRun returns a summary of the last successful Learn.
-func (m *MIRA) LastRun() MIRARun {
-	r := m.run
+func (r MIRARun) clone() MIRARun {
 	r.Passes = append([]MIRAPass(nil), r.Passes...)
 	return r
 }
@@ -157,12 +152,8 @@ func (m *MIRA) LastRun() MIRARun {
 // averaged weights it selects. On error (bad input, ctx cancelled) the
 // learner is unchanged.
 func (m *MIRA) Learn(ctx context.Context, lists []pool.List) error {
-	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MIRARun, error) {
-		w, run, err := m.learn(ctx, c)
-		if err != nil {
-			return nil, run, err
-		}
-		return c.scatter(m.w, w), run, nil
+	return m.learnLocal(ctx, lists, func(c *compiled) ([]float64, MIRARun, error) {
+		return m.learn(ctx, c)
 	})
 }
 

@@ -204,10 +204,7 @@ func TestMIRAAgainstNaive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := compileLayout(lists, tt.lay)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCompile(t, lists, tt.lay)
 			lw, run, err := m.learn(context.Background(), c)
 			if err != nil {
 				t.Fatal(err)
@@ -280,22 +277,14 @@ func TestMIRAReplicated(t *testing.T) {
 }
 
 func TestMIRAOptions(t *testing.T) {
-	bad := []struct {
-		name string
-		opts MIRAOptions
-	}{
-		{"negative C", MIRAOptions{C: -1}},
-		{"NaN C", MIRAOptions{C: math.NaN()}},
-		{"decay above 1", MIRAOptions{Decay: 1.5}},
-		{"negative passes", MIRAOptions{Passes: -1}},
-		{"unknown background", MIRAOptions{Background: 7}},
-		{"negative threads", MIRAOptions{Threads: -2}},
-	}
-	for _, tt := range bad {
-		if _, err := NewMIRA(nil, tt.opts); err == nil {
-			t.Errorf("%s: no error", tt.name)
-		}
-	}
+	checkBadOptions(t, NewMIRA, []MIRAOptions{
+		{C: -1},
+		{C: math.NaN()},
+		{Decay: 1.5},
+		{Passes: -1},
+		{Background: 7},
+		{Threads: -2},
+	})
 	m, err := NewMIRA(nil, MIRAOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/par"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -119,16 +118,12 @@ type MR struct {
 	state[MROptions, MRRun]
 }
 
-var _ learner.Learner = (*MR)(nil)
-
 // NewMR returns MR starting from weights w (copied).
 func NewMR(w feature.Weights, opts MROptions) (*MR, error) {
 	return newLearner[MR](w, opts)
 }
 
-// LastRun returns a summary of the last successful Learn.
-func (m *MR) LastRun() MRRun {
-	r := m.run
+func (r MRRun) clone() MRRun {
 	r.Restarts = append([]MRRestart(nil), r.Restarts...)
 	for i := range r.Restarts {
 		r.Restarts[i].Objective = append([]float64(nil), r.Restarts[i].Objective...)
@@ -139,15 +134,12 @@ func (m *MR) LastRun() MRRun {
 // Learn minimises the objective on lists from the current weights. On
 // error (bad input, ctx cancelled) the learner is unchanged.
 func (m *MR) Learn(ctx context.Context, lists []pool.List) error {
-	return m.learnWith(ctx, lists, func(c *compiled) (feature.Weights, MRRun, error) {
+	return m.learnLocal(ctx, lists, func(c *compiled) ([]float64, MRRun, error) {
 		w, run, err := m.learn(ctx, c)
-		if err != nil {
-			return nil, run, err
+		if err == nil && !allFinite(w) {
+			err = fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
 		}
-		if !allFinite(w) {
-			return nil, run, fmt.Errorf("batch: MR diverged (non-finite weights); lower Eta0 or Scale")
-		}
-		return c.scatter(m.w, w), run, nil
+		return w, run, err
 	})
 }
 

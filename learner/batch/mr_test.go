@@ -35,10 +35,7 @@ func TestMRObjective(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := compileLayout(lists, tt.lay)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCompile(t, lists, tt.lay)
 			pr := newMRProblem(c, o)
 			w := c.gather(randomWeights(r, 5+tt.sparse))
 			grad := make([]float64, c.dim)
@@ -181,13 +178,8 @@ func TestMRFixedEta0(t *testing.T) {
 }
 
 func TestMROptions(t *testing.T) {
-	bad := []MROptions{
+	checkBadOptions(t, NewMR, []MROptions{
 		{Lambda: math.NaN()}, {Eta0: -1}, {TuneSample: -1}, {Scale: -1},
 		{Restarts: -1}, {Epochs: -1}, {Tolerance: math.Inf(1)}, {Smoothing: 9}, {Threads: -1},
-	}
-	for _, o := range bad {
-		if _, err := NewMR(nil, o); err == nil {
-			t.Errorf("%+v: no error", o)
-		}
-	}
+	})
 }

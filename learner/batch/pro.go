@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
@@ -127,15 +127,12 @@ type PRO struct {
 	state[PROOptions, PRORun]
 }
 
-var _ learner.Learner = (*PRO)(nil)
-
 // NewPRO returns PRO starting from weights w (copied).
 func NewPRO(w feature.Weights, opts PROOptions) (*PRO, error) {
 	return newLearner[PRO](w, opts)
 }
 
-// LastRun returns a summary of the last successful Learn.
-func (p *PRO) LastRun() PRORun { return p.run }
+func (r PRORun) clone() PRORun { return r }
 
 // Learn samples pairs from lists and fits the weights to them. When no
 // pair can be sampled (every list's hypotheses score alike) the weights
@@ -175,13 +172,7 @@ func (p *PRO) fit(ctx context.Context, ids []feature.ID, xs []feature.Vector) (f
 		xs[i] = feature.Vector{IDs: local, Vals: x.Vals}
 	}
 	n := float64(len(xs))
-	lambda := o.Lambda
-	switch {
-	case lambda == 0:
-		lambda = 1 / (2 * n)
-	case lambda < 0:
-		lambda = 0
-	}
+	lambda := opt.OrOff(o.Lambda, 1/(2*n))
 	run.Lambda = lambda
 	obj := func(x []float64, grad []float64) float64 {
 		var g loss.Sink

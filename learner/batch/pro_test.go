@@ -130,13 +130,8 @@ func TestPRONoPairs(t *testing.T) {
 }
 
 func TestPROOptions(t *testing.T) {
-	bad := []PROOptions{
+	checkBadOptions(t, NewPRO, []PROOptions{
 		{Gamma: -1}, {Xi: -1}, {MinDiff: math.NaN()}, {Gain: 5}, {Lambda: math.Inf(1)},
 		{Iterations: -1}, {Interpolate: 1.5}, {Interpolate: -0.1},
-	}
-	for _, o := range bad {
-		if _, err := NewPRO(nil, o); err == nil {
-			t.Errorf("%+v: no error", o)
-		}
-	}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
@@ -29,9 +30,15 @@ type options[O, R any] interface {
 	format() stateFormat[O, R]
 }
 
+// summary is the summary R of a learner's last run.
+type summary[R any] interface {
+	// clone returns a copy sharing no memory with the receiver.
+	clone() R
+}
+
 // state is what every learner of this package keeps between Learns and
 // saves: its options O, weights, random state and last run's summary R.
-type state[O options[O, R], R any] struct {
+type state[O options[O, R], R summary[R]] struct {
 	opts O
 	w    feature.Weights
 	rng  *rand.PCG
@@ -41,7 +48,7 @@ type state[O options[O, R], R any] struct {
 // newLearner returns a new learner L (MIRA, MR, PRO or SVM, each a state and
 // nothing more) starting from weights w (copied) with opts, defaults filled
 // in.
-func newLearner[L ~struct{ state[O, R] }, O options[O, R], R any](w feature.Weights, opts O) (*L, error) {
+func newLearner[L ~struct{ state[O, R] }, O options[O, R], R summary[R]](w feature.Weights, opts O) (*L, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -79,6 +86,18 @@ func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func
 	}
 	s.w, s.run = w, run
 	return nil
+}
+
+// learnLocal is learnWith for a fit that returns the weights over the
+// compiled pool's local ids: they are scattered over the learner's weights.
+func (s *state[O, R]) learnLocal(ctx context.Context, lists []pool.List, fit func(c *compiled) ([]float64, R, error)) error {
+	return s.learnWith(ctx, lists, func(c *compiled) (feature.Weights, R, error) {
+		w, run, err := fit(c)
+		if err != nil {
+			return nil, run, err
+		}
+		return c.scatter(s.w, w), run, nil
+	})
 }
 
 // stateFormat is how a learner saves its state: a statecodec record with
@@ -132,6 +151,9 @@ func (s *state[O, R]) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
+// LastRun returns a summary of the last successful Learn.
+func (s *state[O, R]) LastRun() R { return s.run.clone() }
+
 // Options returns the options with defaults filled in.
 func (s *state[O, R]) Options() O { return s.opts }
 
@@ -140,6 +162,14 @@ func (s *state[O, R]) Weights() feature.Weights { return s.w.Clone() }
 
 // SetWeights replaces the weights the next Learn starts from.
 func (s *state[O, R]) SetWeights(w feature.Weights) { s.w = w.Clone() }
+
+// Every learner of this package is a learner.Learner.
+var (
+	_ learner.Learner = (*MIRA)(nil)
+	_ learner.Learner = (*MR)(nil)
+	_ learner.Learner = (*PRO)(nil)
+	_ learner.Learner = (*SVM)(nil)
+)
 
 func (o MIRAOptions) seed() uint64 { return o.Seed }
 func (o MROptions) seed() uint64   { return o.Seed }

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -147,16 +146,12 @@ type SVM struct {
 	state[SVMOptions, SVMRun]
 }
 
-var _ learner.Learner = (*SVM)(nil)
-
 // NewSVM returns the structured SVM starting from weights w (copied).
 func NewSVM(w feature.Weights, opts SVMOptions) (*SVM, error) {
 	return newLearner[SVM](w, opts)
 }
 
-// LastRun returns a summary of the last successful Learn.
-func (s *SVM) LastRun() SVMRun {
-	r := s.run
+func (r SVMRun) clone() SVMRun {
 	r.Iterations = append([]SVMIteration(nil), r.Iterations...)
 	return r
 }
@@ -165,13 +160,8 @@ func (s *SVM) LastRun() SVMRun {
 // keeps the weights with the lowest objective. On error (bad input, ctx
 // cancelled) the learner is unchanged.
 func (s *SVM) Learn(ctx context.Context, lists []pool.List) error {
-	return s.learnWith(ctx, lists, func(c *compiled) (feature.Weights, SVMRun, error) {
-		p := newSVMProblem(c, s.opts)
-		w, run, err := p.learn(ctx, c.gather(s.w), rand.New(s.rng))
-		if err != nil {
-			return nil, run, err
-		}
-		return c.scatter(s.w, w), run, nil
+	return s.learnLocal(ctx, lists, func(c *compiled) ([]float64, SVMRun, error) {
+		return newSVMProblem(c, s.opts).learn(ctx, c.gather(s.w), rand.New(s.rng))
 	})
 }
 

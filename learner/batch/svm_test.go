@@ -94,10 +94,7 @@ func TestSVMObjective(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(51, uint64(len(tt.name))))
 			lists := randomPool(r, 30, 15, 5, tt.sparse)
-			c, err := compileLayout(lists, tt.lay)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCompile(t, lists, tt.lay)
 			p := newSVMProblem(c, SVMOptions{Lambda: tt.lambda, Iterations: 1, Epsilon: 1e-4})
 			gw := randomWeights(r, 5+tt.sparse)
 			gw.Grow(5 + tt.sparse)
@@ -146,10 +143,7 @@ func TestSVMKKT(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(53, uint64(len(tt.name))))
 			lists := randomPool(r, 40, 20, 5, tt.sparse)
-			c, err := compileLayout(lists, tt.lay)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustCompile(t, lists, tt.lay)
 			p := newSVMProblem(c, SVMOptions{Lambda: tt.lambda, Iterations: 1, Epsilon: tt.eps})
 			w, run, err := p.learn(context.Background(), c.gather(randomWeights(r, 5+tt.sparse)), rand.New(rand.NewPCG(1, 2)))
 			if err != nil {
@@ -378,23 +372,15 @@ func TestSVMEuroparl100(t *testing.T) {
 }
 
 func TestSVMOptions(t *testing.T) {
-	bad := []struct {
-		name string
-		opts SVMOptions
-	}{
-		{"negative lambda", SVMOptions{Lambda: -1}},
-		{"NaN lambda", SVMOptions{Lambda: math.NaN()}},
-		{"infinite lambda", SVMOptions{Lambda: math.Inf(1)}},
-		{"negative iterations", SVMOptions{Iterations: -1}},
-		{"negative epsilon", SVMOptions{Epsilon: -1e-3}},
-		{"NaN epsilon", SVMOptions{Epsilon: math.NaN()}},
-		{"negative threads", SVMOptions{Threads: -1}},
-	}
-	for _, tt := range bad {
-		if _, err := NewSVM(nil, tt.opts); err == nil {
-			t.Errorf("%s: no error", tt.name)
-		}
-	}
+	checkBadOptions(t, NewSVM, []SVMOptions{
+		{Lambda: -1},
+		{Lambda: math.NaN()},
+		{Lambda: math.Inf(1)},
+		{Iterations: -1},
+		{Epsilon: -1e-3},
+		{Epsilon: math.NaN()},
+		{Threads: -1},
+	})
 	s, err := NewSVM(nil, SVMOptions{})
 	if err != nil {
 		t.Fatal(err)

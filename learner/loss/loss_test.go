@@ -371,84 +371,79 @@ func TestNoisingValidate(t *testing.T) {
 	}
 }
 
-// TestNoisingMonteCarlo compares the quadratic dropout regulariser with the
-// average increase of the logistic loss over real dropout samples: drop each
-// feature with probability δ, scale the survivors by 1/(1−δ). The inputs
-// have many small contributions x_j·w_j, where the second-order
-// approximation is accurate (its third-order error is below 1% here); the
-// test asks for agreement within 4 standard errors of the Monte-Carlo mean.
+// TestNoisingMonteCarlo compares the quadratic regulariser of each noise
+// with the average increase of the logistic loss over real noise.
+//
+// Dropout drops each feature with probability δ and scales the survivors
+// by 1/(1−δ). The inputs have many small contributions x_j·w_j, where the
+// second-order approximation is accurate (its third-order error is below
+// 1% here).
+//
+// Gaussian noise is x̃ = x + ε, ε ~ N(0, σ²I) over every coordinate of the
+// feature space, drawn afresh for each pair and sample. The noise is
+// symmetric, so the approximation's third-order term vanishes and its
+// error is of order σ⁴‖w‖⁴; with σ²‖w‖² ≤ 0.03 here it is at most about
+// half a percent of R, about one standard error.
+//
+// The test asks for agreement within 4 standard errors of the Monte-Carlo
+// mean, which a wrong constant (a factor 2, say) misses by far more.
 func TestNoisingMonteCarlo(t *testing.T) {
 	tests := []struct {
-		name  string
-		delta float64
-		nvec  int
-		seed  uint64
+		name   string
+		noise  Noising
+		nvec   int
+		seed   uint64
+		stream uint64 // the PCG's second seed word
 	}{
-		{"δ=0.05 one pair", 0.05, 1, 1},
-		{"δ=0.1 one pair", 0.1, 1, 2},
-		{"δ=0.05 three pairs", 0.05, 3, 3},
-		{"δ=0.1 three pairs", 0.1, 3, 4},
+		{"δ=0.05 one pair", Noising{Level: 0.05}, 1, 1, 99},
+		{"δ=0.1 one pair", Noising{Level: 0.1}, 1, 2, 99},
+		{"δ=0.05 three pairs", Noising{Level: 0.05}, 3, 3, 99},
+		{"δ=0.1 three pairs", Noising{Level: 0.1}, 3, 4, 99},
+		{"σ=0.03 one pair", Noising{Type: Gaussian, Level: 0.03}, 1, 1, 77},
+		{"σ=0.075 one pair", Noising{Type: Gaussian, Level: 0.075}, 1, 2, 77},
+		{"σ=0.03 three pairs", Noising{Type: Gaussian, Level: 0.03}, 3, 3, 77},
+		{"σ=0.075 three pairs", Noising{Type: Gaussian, Level: 0.075}, 3, 4, 77},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			keep := 1 / (1 - tc.delta)
-			noisingMonteCarlo(t, Noising{Level: tc.delta}, tc.nvec, rand.NewPCG(tc.seed, 99),
-				func(r *rand.Rand, w feature.Weights, x feature.Vector, _ float64) float64 {
-					var s float64
-					for k, id := range x.IDs {
-						if r.Float64() >= tc.delta {
-							s += keep * x.Vals[k] * w[id]
-						}
-					}
-					return s
-				})
+			noisingMonteCarlo(t, tc.noise, tc.nvec, rand.NewPCG(tc.seed, tc.stream))
 		})
 	}
 }
 
-// TestGaussianNoisingMonteCarlo compares the quadratic regulariser of
-// additive Gaussian noise with the average increase of the logistic loss
-// over real noise: x̃ = x + ε, ε ~ N(0, σ²I) over every coordinate of the
-// feature space, drawn afresh for each pair and sample. The noise is
-// symmetric, so the approximation's third-order term vanishes and its
-// error is of order σ⁴‖w‖⁴; with σ²‖w‖² ≤ 0.03 here it is at most about
-// half a percent of R, about one standard error. The test asks for agreement
-// within 4 standard errors of the Monte-Carlo mean, which a wrong constant
-// (a factor 2, say) misses by far more.
-func TestGaussianNoisingMonteCarlo(t *testing.T) {
-	tests := []struct {
-		name  string
-		sigma float64
-		nvec  int
-		seed  uint64
-	}{
-		{"σ=0.03 one pair", 0.03, 1, 1},
-		{"σ=0.075 one pair", 0.075, 1, 2},
-		{"σ=0.03 three pairs", 0.03, 3, 3},
-		{"σ=0.075 three pairs", 0.075, 3, 4},
+// realNoise returns the score of x under weights w (w·x = dot) with n's
+// noise drawn from r: dropout of x's features, or Gaussian noise on every
+// coordinate of the feature space.
+func realNoise(n Noising) func(r *rand.Rand, w feature.Weights, x feature.Vector, dot float64) float64 {
+	if n.Type == Gaussian {
+		sigma := n.Level
+		return func(r *rand.Rand, w feature.Weights, _ feature.Vector, dot float64) float64 {
+			var we float64 // w·ε
+			for _, wj := range w {
+				we += wj * sigma * r.NormFloat64()
+			}
+			return dot + we
+		}
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			noisingMonteCarlo(t, Noising{Type: Gaussian, Level: tc.sigma}, tc.nvec, rand.NewPCG(tc.seed, 77),
-				func(r *rand.Rand, w feature.Weights, _ feature.Vector, dot float64) float64 {
-					var we float64 // w·ε
-					for _, wj := range w {
-						we += wj * tc.sigma * r.NormFloat64()
-					}
-					return dot + we
-				})
-		})
+	delta := n.Level
+	keep := 1 / (1 - delta)
+	return func(r *rand.Rand, w feature.Weights, x feature.Vector, _ float64) float64 {
+		var s float64
+		for k, id := range x.IDs {
+			if r.Float64() >= delta {
+				s += keep * x.Vals[k] * w[id]
+			}
+		}
+		return s
 	}
 }
 
 // noisingMonteCarlo checks n's penalty on nvec random difference vectors of
 // 60 features against the Monte-Carlo mean of the logistic loss's increase
-// over 200,000 draws of the noised scores, which noised returns for one
-// vector x with w·x = dot. The control variate ℓ'(s)·(s̃ − s), of mean
-// exactly 0 (both noises keep the score's mean), is subtracted: an
-// unbiased estimate with a much smaller variance.
-func noisingMonteCarlo(t *testing.T, n Noising, nvec int, src rand.Source,
-	noised func(r *rand.Rand, w feature.Weights, x feature.Vector, dot float64) float64) {
+// over 200,000 draws of the noised scores (realNoise). The control variate
+// ℓ'(s)·(s̃ − s), of mean exactly 0 (both noises keep the score's mean), is
+// subtracted: an unbiased estimate with a much smaller variance.
+func noisingMonteCarlo(t *testing.T, n Noising, nvec int, src rand.Source) {
 	t.Helper()
 	const samples, nf = 200000, 60
 	r := rand.New(src)
@@ -470,6 +465,7 @@ func noisingMonteCarlo(t *testing.T, n Noising, nvec int, src rand.Source,
 	for i, x := range xs {
 		dots[i] = x.Dot(w)
 	}
+	noised := realNoise(n)
 	var sum, sum2 float64
 	for range samples {
 		var inc float64

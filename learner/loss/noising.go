@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/enum"
 )
 
 // NoiseType is the kind of feature noise a Noising approximates (Wang et
@@ -24,12 +25,7 @@ const (
 var NoiseTypes = []string{"dropout", "gaussian"}
 
 // String returns the type's name: "dropout" or "gaussian".
-func (t NoiseType) String() string {
-	if t >= 0 && int(t) < len(NoiseTypes) {
-		return NoiseTypes[t]
-	}
-	return fmt.Sprintf("NoiseType(%d)", int(t))
-}
+func (t NoiseType) String() string { return enum.Name(t, NoiseTypes, "NoiseType") }
 
 // ParseNoiseType returns the noise type named s; "" is Dropout.
 func ParseNoiseType(s string) (NoiseType, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -61,13 +62,7 @@ type Options struct {
 }
 
 func (o Options) restarts() int {
-	switch {
-	case o.Restarts == 0:
-		return DefaultRestarts
-	case o.Restarts < 0:
-		return 0
-	}
-	return o.Restarts
+	return opt.OrOff(o.Restarts, DefaultRestarts)
 }
 
 func (o Options) bounds() (lo, hi float64) {

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/pool"
@@ -84,11 +83,6 @@ type AdaGrad struct {
 	cur atCurrent // scratch of Update
 	pairCount
 }
-
-var (
-	_ learner.Online      = (*AdaGrad)(nil)
-	_ learner.PairSampler = (*AdaGrad)(nil)
-)
 
 // NewAdaGrad returns an AdaGrad learner starting from weights w (copied).
 func NewAdaGrad(w feature.Weights, opts AdaGradOptions) (*AdaGrad, error) {
@@ -240,14 +234,13 @@ func (a *AdaGrad) Current() feature.Weights {
 // SetWeights replaces the current weights, keeping G, the update count and
 // the generator; no proximal step is pending after it.
 func (a *AdaGrad) SetWeights(w feature.Weights) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.grow(len(w))
-	copy(a.w, w)
-	clear(a.w[len(w):])
-	for j := range a.last {
-		a.last[j] = a.t
-	}
+	a.locked(func() {
+		a.grow(len(w))
+		a.w = assign(a.w, w)
+		for j := range a.last {
+			a.last[j] = a.t
+		}
+	})
 }
 
 const adagradMagic, adagradVersion = "mtune/online.AdaGrad", 1

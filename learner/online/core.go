@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
@@ -17,6 +18,17 @@ import (
 // ErrState reports learner state that UnmarshalBinary cannot restore:
 // another learner's state, another version, or corrupt or truncated bytes.
 var ErrState = errors.New("online: invalid learner state")
+
+// Every learner of the package is a learner.Online; AdaGrad and SGD, which
+// learn from sampled pairs, are also learner.PairSamplers.
+var (
+	_ learner.Online      = (*AdaGrad)(nil)
+	_ learner.Online      = (*SGD)(nil)
+	_ learner.Online      = (*MIRA)(nil)
+	_ learner.Online      = (*Watanabe)(nil)
+	_ learner.PairSampler = (*AdaGrad)(nil)
+	_ learner.PairSampler = (*SGD)(nil)
+)
 
 // core is what every learner of the package has: the lock that serialises
 // its methods, the update count, and its generator, which orders the lists of each Learn
@@ -55,13 +67,7 @@ func setDefault[T comparable](x *T, def T) {
 
 // setStrength is setDefault for a regulariser's strength, which a negative
 // value turns off (sets to zero).
-func setStrength(x *float64, def float64) {
-	if *x < 0 {
-		*x = 0
-	} else {
-		setDefault(x, def)
-	}
-}
+func setStrength(x *float64, def float64) { *x = opt.OrOff(*x, def) }
 
 // Updates returns the number of updates applied.
 func (c *core) Updates() int { return withLock(c, func() int { return int(c.t) }) }

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
@@ -65,8 +64,6 @@ type MIRA struct {
 	ticks int64 // updates averaged over, since the start or SetWeights
 	bg    metric.Background
 }
-
-var _ learner.Online = (*MIRA)(nil)
 
 // NewMIRA returns an online MIRA learner starting from weights w (copied).
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
@@ -242,15 +239,13 @@ func (m *MIRA) Current() feature.Weights {
 // SetWeights replaces the current weights and restarts the average from
 // them, keeping the pseudo-corpus and the generator.
 func (m *MIRA) SetWeights(w feature.Weights) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := max(len(w), len(m.w))
-	m.w, m.sum, m.last = grow(m.w, n), grow(m.sum, n), grow(m.last, n)
-	copy(m.w, w)
-	clear(m.w[len(w):])
-	clear(m.sum)
-	clear(m.last)
-	m.ticks = 0
+	m.locked(func() {
+		m.w = assign(m.w, w)
+		m.sum, m.last = grow(m.sum, len(m.w)), grow(m.last, len(m.w))
+		clear(m.sum)
+		clear(m.last)
+		m.ticks = 0
+	})
 }
 
 const miraMagic, miraVersion = "mtune/online.MIRA", 1

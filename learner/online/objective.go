@@ -143,3 +143,12 @@ func grow[T any](s []T, n int) []T {
 	}
 	return append(s, make([]T, n-len(s))...)
 }
+
+// assign sets dst to w, as every learner's SetWeights does: it grows dst to
+// len(w) when shorter and zeroes its coordinates beyond w.
+func assign(dst []float64, w feature.Weights) []float64 {
+	dst = grow(dst, len(w))
+	copy(dst, w)
+	clear(dst[len(w):])
+	return dst
+}

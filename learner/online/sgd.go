@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/pool"
 )
@@ -76,10 +75,7 @@ func (x *scaled) weights() feature.Weights {
 }
 
 func (x *scaled) set(w feature.Weights) {
-	n := max(len(w), len(x.v))
-	x.v = grow(x.v, n)
-	copy(x.v, w)
-	clear(x.v[len(w):])
+	x.v = assign(x.v, w)
 	x.s = 1
 	x.recount()
 }
@@ -128,11 +124,6 @@ type SGD struct {
 	cur atCurrent // scratch of Update
 	pairCount
 }
-
-var (
-	_ learner.Online      = (*SGD)(nil)
-	_ learner.PairSampler = (*SGD)(nil)
-)
 
 // NewSGD returns an SGD learner starting from weights w (copied).
 func NewSGD(w feature.Weights, opts SGDOptions) (*SGD, error) {

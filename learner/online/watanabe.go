@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
@@ -92,8 +91,6 @@ type Watanabe struct {
 
 	cur atCurrent // scratch of Update
 }
-
-var _ learner.Online = (*Watanabe)(nil)
 
 // NewWatanabe returns Watanabe's learner starting from weights w (copied).
 func NewWatanabe(w feature.Weights, opts WatanabeOptions) (*Watanabe, error) {

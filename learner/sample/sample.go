@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/learner/internal/opt"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -123,13 +124,7 @@ func (s PRO) xi() int {
 }
 
 func (s PRO) minDiff() float64 {
-	switch {
-	case s.MinDiff == 0:
-		return DefaultMinDiff
-	case s.MinDiff < 0:
-		return 0
-	}
-	return s.MinDiff
+	return opt.OrOff(s.MinDiff, DefaultMinDiff)
 }
 
 func (s PRO) gain() Gain {

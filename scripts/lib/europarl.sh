@@ -4,9 +4,13 @@
 # europarl_setup NAME [SHARED_DATA_DIR]: moves to the repository's root and
 # sets root (its path), data (SHARED_DATA_DIR, default ../shared/data, as an
 # absolute path) and model (data's moses-models/europarl-fr-en-8k), or exits
-# naming what is missing; NAME starts the message.
+# naming what is missing; NAME starts the message. Given -h, --help or -help
+# instead of SHARED_DATA_DIR it prints the usage of scripts/NAME.sh, with
+# the environment variables the script's usage_environment lists, and
+# exits.
 europarl_setup() {
 	local name=$1 dir=${2:-}
+	case "$dir" in -h | --help | -help) europarl_usage "$name"; exit 0 ;; esac
 	if [[ -n "$dir" ]]; then
 		data=$(cd "$dir" && pwd)
 	fi
@@ -15,6 +19,21 @@ europarl_setup() {
 	data="${data:-$(cd ../shared/data && pwd)}"
 	model="$data/moses-models/europarl-fr-en-8k"
 	[[ -f "$model/moses.ini" ]] || { echo "$name: $model/moses.ini not found" >&2; exit 1; }
+}
+
+# europarl_usage NAME: the usage of scripts/NAME.sh, which takes the shared
+# data folder as its argument; usage_environment, a function of the script,
+# prints its environment variables.
+europarl_usage() {
+	cat <<USAGE
+usage: scripts/$1.sh [SHARED_DATA_DIR]
+
+SHARED_DATA_DIR defaults to ../shared/data (europarl-fr-en/{fr,en}.gz and
+moses-models/europarl-fr-en-8k).
+
+environment:
+USAGE
+	usage_environment
 }
 
 # europarl_lines FILE FIRST LAST: lines FIRST to LAST of europarl-fr-en's

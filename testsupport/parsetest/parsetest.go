@@ -1,14 +1,17 @@
 // Package parsetest holds helpers for the tests of mtune's parsers
 // (io/weights, io/nbest, io/corpus, decoder/model, decoder/lm,
 // decoder/build). It is test-support code only: no non-test package
-// imports it. It imports only the standard library and
+// imports it. It imports only the standard library, internal/textpos and
 // testsupport/testfile, so that the tests inside any of those packages can
-// use it.
+// use it. Its own test checks, in one table for every parser that reads
+// files by path, that parse errors name the file and line and do not
+// quote the line.
 package parsetest
 
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
 
@@ -27,7 +31,7 @@ const Secret = "resumptionofthesession declared adjourned on friday 17 december"
 // Long is Secret as one token.
 var Long = strings.ReplaceAll(Secret, " ", "_")
 
-// NoContent fails t unless err is an error that names file:line and
+// NoContent fails t unless err is an error that names "file:line:" and
 // quotes no part of Secret longer than a short token.
 func NoContent(t testing.TB, err error, file string, line int) {
 	t.Helper()
@@ -35,7 +39,7 @@ func NoContent(t testing.TB, err error, file string, line int) {
 		t.Fatal("no error")
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, fmt.Sprintf("%s:%d", file, line)) {
+	if !strings.Contains(msg, fmt.Sprintf("%s:%d:", file, line)) {
 		t.Errorf("error %q does not name %s:%d", msg, file, line)
 	}
 	if strings.Contains(msg, "declared") || strings.Contains(msg, "resumptionofthesession") {
@@ -140,4 +144,34 @@ func NoQuoteCases(t *testing.T, cases []QuoteCase) {
 			NoContent(t, err, path, c.Line)
 		})
 	}
+}
+
+// ErrCase is a row of a table of inputs a parser rejects: the subtest
+// name, the input, the parser's options and the error expected, a
+// *ParseError wrapping Kind at Line and Col (how a test checks the
+// position, At or otherwise, is its own).
+type ErrCase[O any] struct {
+	Name string
+	In   string
+	Opts O
+	Kind error
+	Line int
+	Col  int
+}
+
+// At reports whether err is a *textpos.ParseError[P] (a parser package's
+// ParseError) wrapping kind at file:line, and at column col unless col is
+// negative. If it is not, At fails t with name and the error.
+func At[P textpos.Prefix](t testing.TB, name string, err, kind error, file string, line, col int) bool {
+	t.Helper()
+	var pe *textpos.ParseError[P]
+	if !errors.As(err, &pe) {
+		t.Errorf("%s: %v is not a *ParseError", name, err)
+		return false
+	}
+	if !errors.Is(err, kind) || pe.File != file || pe.Line != line || (col >= 0 && pe.Column != col) {
+		t.Errorf("%s: %v (at %s:%d:%d), want %v at %s:%d:%d", name, err, pe.File, pe.Line, pe.Column, kind, file, line, col)
+		return false
+	}
+	return true
 }

@@ -33,6 +33,15 @@ func Dir() string {
 	return ""
 }
 
+// LiveHeapMiB runs a garbage collection and returns the heap in use
+// after it, in MiB: what the live objects hold.
+func LiveHeapMiB() float64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapAlloc) / (1 << 20)
+}
+
 // Path returns the path of rel inside the data folder. When the folder is
 // missing it skips tb, or fails it when CI=true.
 func Path(tb testing.TB, rel ...string) string {
