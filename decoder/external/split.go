@@ -88,7 +88,7 @@ func Split(s string) ([]string, error) {
 
 // Quote returns words as one command line that Split splits back into
 // words: a word of safe characters only is written as it is, any other in
-// single quotes (a ' inside as '\'').
+// single quotes (a ' inside as '\”).
 func Quote(words []string) string {
 	var b strings.Builder
 	for i, w := range words {
