@@ -88,7 +88,8 @@ func Split(s string) ([]string, error) {
 
 // Quote returns words as one command line that Split splits back into
 // words: a word of safe characters only is written as it is, any other in
-// single quotes (a ' inside as '\”).
+// single quotes, where a single quote is written as quote, backslash,
+// quote, quote.
 func Quote(words []string) string {
 	var b strings.Builder
 	for i, w := range words {
