@@ -192,6 +192,9 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	if err := checkTuneFlags(fs, set, o.Mode); err != nil {
 		return false, err
 	}
+	if set["decoder"] && o.DecoderCommand == "" {
+		return false, usagef("--decoder: an empty command (leave the flag out for mtune's own decoder)")
+	}
 	if o.Mode == "batch" && !set["algo"] {
 		o.Algo = "mert"
 	}
