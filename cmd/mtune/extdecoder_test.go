@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,7 +49,11 @@ func TestTuneExternalDecoder(t *testing.T) {
 			t.Fatalf("tune %q: exit %d: %s", args, code, errOut)
 		}
 		t.Logf("%s: %.1f s\n%s", name, time.Since(start).Seconds(), errOut)
-		return readMetrics(t, filepath.Join(out, "metrics.jsonl"))
+		ms, err := tune.CompleteEpochs(context.Background(), tune.Layout{Root: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
 	}
 	in := run("inproc")
 	ext := run("external", "--decoder", "'"+bin+"' decode")
@@ -90,29 +92,6 @@ func deref(p *float64) float64 {
 		return -1
 	}
 	return *p
-}
-
-func readMetrics(t *testing.T, path string) []pipelines.Metrics {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var ms []pipelines.Metrics
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m pipelines.Metrics
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("%s line %d: %v", path, len(ms)+1, err)
-		}
-		ms = append(ms, m)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return ms
 }
 
 // TestTuneDecoderRefused: a --decoder that cannot run, or with an option
