@@ -56,6 +56,12 @@
 // so a missing or truncated model file stops the run early (and a worker in
 // the launching process, as on prism's loopback, reuses that model).
 //
+// It also registers, as "external" (ExternalDecoderName), a
+// Moses-compatible decoder that the workers run as a subprocess (package
+// decoder/external), configured by the JSON of an ExternalConfig; a run
+// uses it when Options.DecoderCommand is set: one run of the command for
+// each mini-batch and each decoding batch (tune.BatchDecoder).
+//
 // # Output
 //
 // The run folder's paths are tune.Layout's methods, the weights trio is

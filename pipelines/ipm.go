@@ -100,8 +100,18 @@ type Options struct {
 	// CommandLine is recorded in the manifest.
 	CommandLine []string
 	// Decoder is the registered decoder name; "" means DecoderName (the
-	// real decoder, configured by Config).
+	// real decoder, configured by Config), or ExternalDecoderName when
+	// DecoderCommand is set.
 	Decoder string
+	// DecoderCommand is the command line of a Moses-compatible decoder
+	// that the workers run as a subprocess, one run a mini-batch or a
+	// decoding batch (decoder/external: the sentences on its standard
+	// input, -f Config, -n-best-list, -weight-overwrite, -weight-file,
+	// -threads added); "" means the in-process decoder. Its program must
+	// be found on PATH (or be a path) on the launching machine and on the
+	// workers. Sparse, SearchAlgorithm and FilterModel are refused with it:
+	// they go on the command line.
+	DecoderCommand string
 	// Execute runs one epoch's pipeline and returns its result, whose
 	// Beam metrics (transforms.MetricsNamespace) go to the epoch's
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
@@ -131,6 +141,8 @@ type Options struct {
 	// iniEnv holds the variables the moses.ini uses, as this machine's
 	// environment gives them (MosesConfig.Env); inputs sets it.
 	iniEnv map[string]string
+	// decoderArgs is DecoderCommand split into words (checkExternal).
+	decoderArgs []string
 }
 
 // Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
@@ -183,7 +195,13 @@ func (o *Options) defaults() error {
 		}
 	}
 	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
+	if o.DecoderCommand != "" && o.Decoder == "" {
+		o.Decoder = ExternalDecoderName
+	}
 	o.Decoder = cmp.Or(o.Decoder, DecoderName)
+	if err := o.checkExternal(); err != nil {
+		return err
+	}
 	if o.Mode == "stale" && o.Threads == 0 {
 		o.Threads = 2
 	}
@@ -285,6 +303,11 @@ func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error)
 // environment variables the moses.ini uses in o.iniEnv, for the workers.
 func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
 	in := [][2]string{{"config", o.Config}}
+	if o.Decoder == ExternalDecoderName {
+		if err := o.externalEnv(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if o.Decoder == DecoderName {
 		getenv := func(name string) (string, bool) {
 			v, ok := os.LookupEnv(name)

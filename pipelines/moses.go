@@ -76,6 +76,9 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 }
 
 func (o *Options) decoderConfig() string {
+	if o.Decoder == ExternalDecoderName {
+		return ExternalConfig{Command: o.decoderArgs, Ini: o.Config, Env: o.iniEnv}.String()
+	}
 	if o.Decoder != DecoderName {
 		return o.Config
 	}

@@ -35,6 +35,20 @@ type Decoder interface {
 	NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error)
 }
 
+// A BatchDecoder decodes many sentences under one weights vector in one
+// call: a decoder run as a subprocess (decoder/external), which loads its
+// model each time it starts, decodes a mini-batch or a decoding batch with
+// one run. Every decoding of tune (a Session's mini-batch,
+// DecodeSentences' batch) goes through NBestBatch when the decoder has it.
+type BatchDecoder interface {
+	Decoder
+	// NBestBatch returns the n-best lists of the source sentences srcs
+	// (sentences ids of the tuning set), in their order, each of up to n
+	// distinct translations by decreasing model score, decoding threads
+	// sentences at once.
+	NBestBatch(ctx context.Context, ids []int, srcs []string, w feature.Weights, n, threads int) ([][]decoder.Hypothesis, error)
+}
+
 // A FilteringDecoder loads, for a few sentences, a decoder that holds only
 // what they need (a model filtered to their source phrases, as Moses'
 // filter-model-given-input.pl): a worker then never holds the whole
@@ -156,6 +170,9 @@ func (s *scorer) stats(ref *metric.Reference, hyps []decoder.Hypothesis) []metri
 // decodeAll decodes sents with dec under w (over the decoder's index),
 // threads at a time, and returns the n-best lists in the order of sents.
 func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, o DecodeOptions) ([][]decoder.Hypothesis, error) {
+	if bd, ok := dec.(BatchDecoder); ok {
+		return decodeBatch(ctx, bd, sents, w, o)
+	}
 	out := make([][]decoder.Hypothesis, len(sents))
 	decode := func(i int) error {
 		x := sents[i]
@@ -171,6 +188,28 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 	}
 	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// decodeBatch decodes sents with one call of dec.NBestBatch.
+func decodeBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w []float64, o DecodeOptions) ([][]decoder.Hypothesis, error) {
+	ids := make([]int, len(sents))
+	srcs := make([]string, len(sents))
+	for i, x := range sents {
+		ids[i], srcs[i] = x.ID, x.Src
+	}
+	out, err := dec.NBestBatch(ctx, ids, srcs, w, o.nbest(), max(1, o.Threads))
+	if err != nil {
+		return nil, fmt.Errorf("tune: decoding %d sentences: %w", len(sents), err)
+	}
+	if len(out) != len(sents) {
+		return nil, fmt.Errorf("tune: decoding %d sentences: %d n-best lists", len(sents), len(out))
+	}
+	for i, hyps := range out {
+		if len(hyps) == 0 {
+			return nil, fmt.Errorf("tune: decoding sentence %d: no translation", sents[i].ID)
+		}
 	}
 	return out, nil
 }
@@ -198,12 +237,18 @@ func decodeSentenceWith(ctx context.Context, dec Decoder, x Sentence, w feature.
 	if err != nil {
 		return NBest{}, err
 	}
-	stats := sc.stats(ref, hyps[0])
+	return scoredNBest(dec, x, ref, hyps[0], sc)
+}
+
+// scoredNBest returns the n-best list hyps of x (over dec's index) scored
+// against ref as an NBest.
+func scoredNBest(dec Decoder, x Sentence, ref *metric.Reference, hyps []decoder.Hypothesis, sc *scorer) (NBest, error) {
+	stats := sc.stats(ref, hyps)
 	idx := dec.Features()
 	// Collect the decoder ids in use; the list's names are theirs in id
 	// order, so the vectors stay sorted.
 	var ids []feature.ID
-	for k, h := range hyps[0] {
+	for k, h := range hyps {
 		if err := h.Features.Validate(); err != nil {
 			return NBest{}, fmt.Errorf("tune: sentence %d hypothesis %d: %w", x.ID, k, err)
 		}
@@ -214,11 +259,11 @@ func decodeSentenceWith(ctx context.Context, dec Decoder, x Sentence, w feature.
 	if len(ids) > 0 && int(ids[len(ids)-1]) >= idx.Len() {
 		return NBest{}, fmt.Errorf("tune: sentence %d: feature id %d is not in the decoder's index", x.ID, ids[len(ids)-1])
 	}
-	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps[0]))}
+	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps))}
 	for k, id := range ids {
 		out.Names[k] = idx.Name(id)
 	}
-	for i, h := range hyps[0] {
+	for i, h := range hyps {
 		v := feature.Vector{IDs: make([]feature.ID, len(h.Features.IDs)), Vals: slices.Clone(h.Features.Vals)}
 		for k, id := range h.Features.IDs {
 			p, _ := slices.BinarySearch(ids, id)
@@ -310,6 +355,9 @@ func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w featu
 	}
 	sents = slices.Clone(sents)
 	slices.SortFunc(sents, func(a, b Sentence) int { return cmp.Compare(a.ID, b.ID) })
+	if bd, ok := dec.(BatchDecoder); ok {
+		return decodeSentencesBatch(ctx, bd, sents, w, sc, o)
+	}
 	out := make([]NBest, len(sents))
 	times := make([]time.Duration, len(sents))
 	err = par.DoErr(ctx, len(sents), max(1, o.Threads), func(i int) error {
@@ -326,6 +374,33 @@ func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w featu
 	for i, nb := range out {
 		work.Hypotheses += len(nb.Hyps)
 		work.Decode += times[i]
+	}
+	return out, work, nil
+}
+
+// decodeSentencesBatch is DecodeSentences with a BatchDecoder: the
+// sentences (in id order) are decoded with one call, then scored; the
+// Work's decoding time is the call's.
+func decodeSentencesBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w feature.Weights, sc *scorer, o DecodeOptions) ([]NBest, Work, error) {
+	refs := make([]*metric.Reference, len(sents))
+	for i, x := range sents {
+		var err error
+		if refs[i], err = sc.reference(x); err != nil {
+			return nil, Work{}, err
+		}
+	}
+	start := time.Now()
+	hyps, err := decodeBatch(ctx, dec, sents, w, o)
+	if err != nil {
+		return nil, Work{}, err
+	}
+	work := Work{Sentences: len(sents), Decode: time.Since(start)}
+	out := make([]NBest, len(sents))
+	for i, x := range sents {
+		if out[i], err = scoredNBest(dec, x, refs[i], hyps[i], sc); err != nil {
+			return nil, Work{}, err
+		}
+		work.Hypotheses += len(out[i].Hyps)
 	}
 	return out, work, nil
 }

@@ -7,26 +7,41 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/decoder/model"
+	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 )
 
 // decodeFlags registers the flags of "mtune decode" and returns the
-// command.
+// command. Besides mtune's own flags it takes Moses' command line (see
+// mosesDecodeArgs for the one option rewritten before parsing), so that it
+// stands in for Moses under mert-moses.pl and under "mtune tune --decoder".
 func decodeFlags(fs *flag.FlagSet) runFunc {
 	ini := fs.String("config", "", "the model's moses.ini (paths may use ${NAME} from the environment)")
+	fs.StringVar(ini, "f", "", "the same as --config (Moses' -f)")
 	weightsPath := fs.String("weights", "", "weights replacing the moses.ini's [weight] section (any format rerank takes)")
+	overwrite := fs.String("weight-overwrite", "", "Moses' -weight-overwrite: dense weights 'Name= v … Name2= v …' replacing those of the moses.ini and of --weights for the features they name")
 	sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines)")
+	fs.StringVar(sparsePath, "weight-file", "", "the same as --sparse-weights (Moses' -weight-file, as mert-moses.pl passes sparse weights)")
 	sparse := fs.String("sparse", "", "sparse feature templates to switch on, comma-separated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all")
 	nb := fs.Int("nbest", 0, "size of the n-best lists (distinct targets); 0 = none unless the moses.ini asks")
 	nbOut := fs.String("nbest-out", "", "file for the n-best lists (local or gs://, .gz/.zst allowed)")
-	threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores)")
+	allDerivations := fs.Bool("nbest-all-derivations", false, "list every derivation in the n-best lists, so a target may come more than once (Moses' -n-best-list FILE N without distinct); default: distinct targets")
+	threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores; Moses' -threads all is the same)")
+	inputFile := fs.String("input-file", "", "the input (Moses' -input-file; the same as the INPUT argument); default: standard input")
+	inputType := fs.Int("inputtype", 0, "Moses' -inputtype: 0 (plain text), the only one mtune reads")
+	showWeights := fs.Bool("show-weights", false, "print the model's features and weights as Moses' -show-weights does ('Name= v …', 'Name UNTUNEABLE') and exit, as mert-moses.pl asks")
 	var search decoder.SearchOptions
 	fs.Func("search-algorithm", "search: 0 (normal, Moses' stack search) or 1 (cube pruning); default: the moses.ini's [search-algorithm]", func(v string) (err error) {
 		search.Algorithm, err = decoder.ParseAlgorithm(v)
@@ -35,11 +50,17 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&search.CubePruningPopLimit, "cube-pruning-pop-limit", 0, "cube pruning: hypotheses popped into each stack (default: the moses.ini's, else Moses' 1000)")
 	fs.IntVar(&search.CubePruningDiversity, "cube-pruning-diversity", 0, "cube pruning: hypotheses of each coverage popped after the pop limit; 0 = none (default: the moses.ini's, else 0)")
 	return func(ctx context.Context, a *app, args []string) error {
-		if len(args) > 1 {
-			return usagef("one input file at most, got %d", len(args))
+		if len(args) > 1 || len(args) == 1 && *inputFile != "" {
+			return usagef("one input at most (an INPUT argument or --input-file), got %d", len(args)+min(1, len(*inputFile)))
+		}
+		if *inputFile != "" {
+			args = []string{*inputFile}
 		}
 		if *ini == "" {
-			return usagef("--config is required")
+			return usagef("--config (or -f) is required")
+		}
+		if *inputType != 0 {
+			return usagef("-inputtype %d: mtune reads plain text only (0)", *inputType)
 		}
 		if err := positiveFlags(fs, "threads"); err != nil {
 			return err
@@ -49,6 +70,9 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 		}
 		if (*nb > 0) != (*nbOut != "") {
 			return usagef("--nbest and --nbest-out go together")
+		}
+		if *allDerivations && *nb == 0 {
+			return usagef("--nbest-all-derivations needs --nbest and --nbest-out")
 		}
 		if err := positiveFlags(fs, "cube-pruning-pop-limit"); err != nil {
 			return err
@@ -66,6 +90,17 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 				return usagef("--sparse: %v", err)
 			}
 			opts.Sparse = t
+		}
+		if flagSet(fs, "weight-overwrite") {
+			path, remove, err := overwriteWeights(ctx, *weightsPath, *overwrite)
+			if err != nil {
+				return err
+			}
+			defer remove()
+			opts.WeightsFile = path
+		}
+		if *showWeights {
+			return printWeights(ctx, a.stdout, *ini, opts)
 		}
 		var input []string
 		var err error
@@ -90,14 +125,142 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
 		}
 		slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
-		return decodeAll(ctx, a, m, input, *nb, *nbOut, *threads, loaded)
+		return decodeAll(ctx, a, m, input, decoder.DecodeOptions{NBest: *nb, AllDerivations: *allDerivations}, *nbOut, *threads, loaded)
 	}
+}
+
+// mosesDecodeArgs rewrites the options of Moses' command line that Go's
+// flag package cannot take, before decode's flags are parsed:
+//
+//	-n-best-list FILE N distinct  →  --nbest-out FILE --nbest N
+//	-n-best-list FILE N           →  --nbest-out FILE --nbest N --nbest-all-derivations
+//	-threads all                  →  --threads NCPU
+//
+// (one or two dashes). The rest of Moses' options that mtune takes
+// (-f, -config, -weight-overwrite, -weight-file, -threads N, -input-file,
+// -inputtype, -show-weights, -search-algorithm, …) are decode's own flags,
+// which Go's flag package reads with one dash as with two. Everything
+// after "--" is left as it is.
+func mosesDecodeArgs(args []string) ([]string, error) {
+	out := make([]string, 0, len(args)+2)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "--":
+			return append(out, args[i:]...), nil
+		case "-n-best-list", "--n-best-list":
+			if i+2 >= len(args) {
+				return nil, usagef("%s FILE N [distinct]: too few values", a)
+			}
+			file, size := args[i+1], args[i+2]
+			if n, err := strconv.Atoi(size); err != nil || n < 1 {
+				return nil, usagef("%s %s %s: N must be a positive count", a, file, size)
+			}
+			out = append(out, "--nbest-out", file, "--nbest", size)
+			i += 2
+			if i+1 < len(args) && args[i+1] == "distinct" {
+				i++
+			} else {
+				out = append(out, "--nbest-all-derivations")
+			}
+		case "-threads", "--threads":
+			if i+1 < len(args) && args[i+1] == "all" {
+				out = append(out, "--threads", strconv.Itoa(runtime.NumCPU()))
+				i++
+				continue
+			}
+			out = append(out, a)
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// overwriteWeights writes the weights of path (none if "") overwritten by
+// those of Moses' -weight-overwrite string spec to a temporary file, in
+// mtune's exact JSON, and returns its path and the function that removes
+// it.
+func overwriteWeights(ctx context.Context, path, spec string) (string, func(), error) {
+	idx := feature.NewIndex()
+	set := weights.NewSet(idx)
+	if path != "" {
+		var err error
+		if set, err = weights.Read(ctx, path, idx); err != nil {
+			return "", nil, err
+		}
+	}
+	ov, err := weights.ReadMoses(strings.NewReader(spec), idx)
+	if err != nil {
+		return "", nil, usagef("-weight-overwrite %q: %v", spec, err)
+	}
+	if len(ov.Groups) == 0 || len(ov.Sparse()) > 0 {
+		return "", nil, usagef("-weight-overwrite %q: want dense weights 'Name= v …' only (sparse weights go in -weight-file)", spec)
+	}
+	if err := set.Merge(ov); err != nil {
+		return "", nil, usagef("-weight-overwrite %q: %v", spec, err)
+	}
+	dir, err := os.MkdirTemp("", "mtune-weights-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove := func() { os.RemoveAll(dir) }
+	file := filepath.Join(dir, "weights.json")
+	if err := weights.Write(ctx, file, set, weights.JSON); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return file, remove, nil
+}
+
+// printWeights prints the features of the moses.ini at ini, in its order,
+// with the weights opts gives them, as Moses' -show-weights does: "Name= v
+// …" for a tuneable feature, "Name UNTUNEABLE" for another; then the
+// non-zero sparse weights, "name= v".
+func printWeights(ctx context.Context, w io.Writer, ini string, opts decoder.LoadOptions) error {
+	idx := feature.NewIndex()
+	cfg, err := model.LoadConfig(ctx, ini, model.ConfigOptions{Index: idx})
+	if err != nil {
+		return err
+	}
+	set := cfg.Weights.Clone()
+	for _, f := range []struct {
+		path   string
+		format weights.Format
+	}{{opts.WeightsFile, weights.Auto}, {cfg.WeightFile, weights.Sparse}, {opts.SparseWeightsFile, weights.Sparse}} {
+		if f.path == "" {
+			continue
+		}
+		o, err := weights.ReadFormat(ctx, f.path, f.format, idx)
+		if err != nil {
+			return err
+		}
+		if err := set.Merge(o); err != nil {
+			return err
+		}
+	}
+	out := bufio.NewWriter(w)
+	for _, f := range cfg.Features {
+		if !f.Tuneable() {
+			fmt.Fprintf(out, "%s UNTUNEABLE\n", f.Name)
+			continue
+		}
+		fmt.Fprintf(out, "%s=", f.Name)
+		for j := range f.NumFeatures {
+			fmt.Fprintf(out, " %s", strconv.FormatFloat(set.Value(feature.DenseName(f.Name, j)), 'g', -1, 64))
+		}
+		fmt.Fprintln(out)
+	}
+	for _, e := range set.Sparse() {
+		fmt.Fprintf(out, "%s= %s\n", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64))
+	}
+	return out.Flush()
 }
 
 // decodeAll translates input in chunks (so that output flows while a long
 // input is decoded), writing the 1-best to stdout and the n-best lists to
 // nbOut, which appears atomically when all is written.
-func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb int, nbOut string, threads int, loaded time.Duration) error {
+func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, do decoder.DecodeOptions, nbOut string, threads int, loaded time.Duration) error {
 	out := bufio.NewWriter(a.stdout)
 	var nbw *storage.Writer
 	var lists *nbest.Writer
@@ -114,7 +277,7 @@ func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, nb
 	const chunk = 256
 	for lo := 0; lo < len(input); lo += chunk {
 		hi := min(lo+chunk, len(input))
-		res, err := decoder.DecodeAll(ctx, m, input[lo:hi], decoder.DecodeOptions{NBest: nb}, threads)
+		res, err := decoder.DecodeAll(ctx, m, input[lo:hi], do, threads)
 		if err != nil {
 			return err
 		}

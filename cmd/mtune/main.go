@@ -41,6 +41,10 @@ type command struct {
 	// groups, if any, order the help's flags under headings; the flags of
 	// no group follow under "Beam".
 	groups []flagGroup
+	// rewrite, if not nil, rewrites the arguments before they are parsed:
+	// the options of another program's command line that Go's flag
+	// package cannot take (decode's Moses -n-best-list FILE N distinct).
+	rewrite func(args []string) ([]string, error)
 }
 
 // runFunc runs a command with its positional arguments, once its flags are
@@ -121,13 +125,14 @@ var commands = []command{
 	{
 		name:    "decode",
 		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
-		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [--search-algorithm 0|1 [--cube-pruning-pop-limit N] [--cube-pruning-diversity N]] [INPUT]",
+		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [--search-algorithm 0|1 [--cube-pruning-pop-limit N] [--cube-pruning-diversity N]] [INPUT]\n   or: mtune decode -f moses.ini [-weight-overwrite 'Name= v …'] [-weight-file S] [-n-best-list F N [distinct]] [-threads N|all] [-input-file F] [-show-weights] (Moses' command line)",
 		flags:   decodeFlags,
+		rewrite: mosesDecodeArgs,
 	},
 	{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  tuneFlagGroups,
@@ -228,7 +233,15 @@ func run(ctx context.Context, args []string, a *app) int {
 		return 2
 	}
 	fs, runFn := newFlagSet(c, a.stderr)
-	positional, err := parseInterspersed(fs, expandMulti(args[1:], c.multi))
+	cmdArgs := args[1:]
+	if c.rewrite != nil {
+		var err error
+		if cmdArgs, err = c.rewrite(cmdArgs); err != nil {
+			fmt.Fprintf(a.stderr, "mtune %s: %v\nusage: mtune %s %s\n", c.name, err, c.name, c.usage)
+			return 2
+		}
+	}
+	positional, err := parseInterspersed(fs, expandMulti(cmdArgs, c.multi))
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
