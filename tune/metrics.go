@@ -49,7 +49,8 @@ type Metrics struct {
 	// Counters and Distributions are the Beam metrics the epoch's
 	// pipeline reported (namespace "mtune", summed over steps and
 	// workers; package transforms names them), absent when the runner
-	// reported none.
+	// reported none. With several replicas, which share the launch, they
+	// are on replica 0's line only, summed over every replica.
 	Counters      map[string]int64        `json:"counters,omitempty"`
 	Distributions map[string]Distribution `json:"distributions,omitempty"`
 }
