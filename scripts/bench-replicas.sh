@@ -36,6 +36,7 @@ europarl_setup bench-replicas "${1:-}"
 replicas="${REPLICAS:-3}"
 epochs="${EPOCHS:-4}"
 
+commit=$(git rev-parse --short HEAD)
 europarl_build bench-replicas
 for side in fr en; do
 	europarl_lines "$side.gz" 8001 9000 >"$work/tune.$side"
@@ -75,7 +76,7 @@ best=$(field replica "$work/run/best/epoch.json")
 	echo "replica's epoch in the same launch, replica r seeded with tune.ReplicaSeed(1, r) (replica 0 with 1"
 	echo "itself, so its row is the single run's). Each replica's best epoch by its tune BLEU (the progressive"
 	echo "BLEU, as the table above); test = lines 9001-10000 decoded with that epoch's weights. Mean ± sample"
-	echo "sd over the replicas (MultEval's s_sel). Machine: 2 cores, $(date -u +%F); commit $(git rev-parse --short HEAD)."
+	echo "sd over the replicas (MultEval's s_sel). Machine: 2 cores, $(date -u +%F); commit $commit."
 	echo
 	echo "| replica | seed | best epoch | tune BLEU (progressive) | non-zero features | test BLEU |"
 	echo "|---|---|---|---|---|---|"
