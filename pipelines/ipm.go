@@ -175,7 +175,8 @@ func (o *Options) manifestFlags() ManifestFlags {
 
 // Result is what Run returns.
 type Result struct {
-	// Epochs holds every epoch's metrics, resumed ones included.
+	// Epochs holds every epoch's metrics, resumed ones included (with
+	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
 	Epochs []Metrics
 	// Best is the epoch of best/weights; BestWeights its path.
 	Best        int
@@ -390,11 +391,16 @@ func version() string {
 // check and checksum them (holding neither the sets nor the model), and a
 // worker loads the model (init/model.json).
 //
-// With o.Resume, epochs whose "complete" file exists are kept and the run
-// continues after the last of them (the options other than Epochs must be
-// those of the interrupted run); since an epoch's pipeline reads only
-// the previous epoch's files and seeds derive from o.Seed and the epoch
-// number, the result equals an uninterrupted run's.
+// With o.Replicas > 1 every epoch's launch holds o.Replicas independent
+// runs (replicaEpoch), replica r's files in replicas/RRR/ and the best
+// replica's best epoch in best/ (tune.Driver, tune.BestReplica).
+//
+// With o.Resume, epochs whose "complete" file exists (for every replica)
+// are kept and the run continues after the last of them (the options
+// other than Epochs must be those of the interrupted run); since an
+// epoch's pipeline reads only the previous epoch's files and seeds derive
+// from o.Seed, the replica and the epoch number, the result equals an
+// uninterrupted run's.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if err := o.defaults(); err != nil {
 		return Result{}, err
@@ -427,8 +433,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	o.Refs = tuneSet.RefPaths
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
-	for r := 0; r < o.replicas() && o.replicas() > 1; r++ {
-		man.ReplicaSeeds = append(man.ReplicaSeeds, tune.ReplicaSeed(o.Seed, r))
+	if o.replicas() > 1 {
+		for r := range o.replicas() {
+			man.ReplicaSeeds = append(man.ReplicaSeeds, tune.ReplicaSeed(o.Seed, r))
+		}
 	}
 	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
 		return Result{}, err
@@ -453,11 +461,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		// other folders (tune.Layout.Replica) and find none: the
 		// manifest says so first.
 		var prev Manifest
-		err := tune.ReadJSON(ctx, dir.Manifest(), &prev)
-		otherReplicas := err == nil && max(1, prev.Options.Replicas) != o.replicas()
+		perr := tune.ReadJSON(ctx, dir.Manifest(), &prev)
+		otherReplicas := perr == nil && max(1, prev.Options.Replicas) != o.replicas()
 		if len(res.Epochs) > 0 || otherReplicas {
-			if err != nil {
-				return Result{}, err
+			if perr != nil {
+				return Result{}, perr
 			}
 			if err := tune.SameRun(o.Out, prev, man); err != nil {
 				return Result{}, err
