@@ -74,36 +74,36 @@ func ReadReplicaMetrics(ctx context.Context, path string, replicas int) ([]Metri
 }
 
 // parseReplicaMetrics parses metrics.jsonl of a run of replicas replicas
-// (at least 2); path names it in errors. The last epoch may lack some
-// replicas' lines only if the run was stopped while writing it, which the
-// driver never does: that is an error too.
+// (at least 2); path names it in errors. An epoch that lacks some
+// replicas' lines is an error: the driver writes every replica's line of
+// an epoch at once.
 func parseReplicaMetrics(path string, data []byte, replicas int) ([]Metrics, error) {
-	var ms []Metrics
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	ms, err := parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k/replicas+1 || m.Replica != k%replicas {
+			return fmt.Errorf("epoch %d replica %d, want epoch %d replica %d", m.Epoch, m.Replica, k/replicas+1, k%replicas)
 		}
-		var m Metrics
-		if err := json.Unmarshal(line, &m); err != nil {
-			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
-		}
-		if k := len(ms); m.Epoch != k/replicas+1 || m.Replica != k%replicas {
-			return nil, fmt.Errorf("tune: report: %s:%d: epoch %d replica %d, want epoch %d replica %d",
-				path, i+1, m.Epoch, m.Replica, k/replicas+1, k%replicas)
-		}
-		ms = append(ms, m)
-	}
-	switch {
-	case len(ms) == 0:
-		return nil, fmt.Errorf("tune: report: %s: no epochs", path)
-	case len(ms)%replicas != 0:
+		return nil
+	})
+	if err == nil && len(ms)%replicas != 0 {
 		return nil, fmt.Errorf("tune: report: %s: epoch %d has %d of %d replicas' lines", path, len(ms)/replicas+1, len(ms)%replicas, replicas)
 	}
-	return ms, nil
+	return ms, err
 }
 
 // parseMetrics parses the content of metrics.jsonl; path names it in errors.
 func parseMetrics(path string, data []byte) ([]Metrics, error) {
+	return parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k+1 {
+			return fmt.Errorf("epoch %d, want %d", m.Epoch, k+1)
+		}
+		return nil
+	})
+}
+
+// parseLines parses the lines of metrics.jsonl (path names it in errors),
+// blank ones skipped, and checks the k-th Metrics (0-based) with check: an
+// error names the line. No line at all is an error too.
+func parseLines(path string, data []byte, check func(k int, m Metrics) error) ([]Metrics, error) {
 	var ms []Metrics
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -113,8 +113,8 @@ func parseMetrics(path string, data []byte) ([]Metrics, error) {
 		if err := json.Unmarshal(line, &m); err != nil {
 			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
 		}
-		if m.Epoch != len(ms)+1 {
-			return nil, fmt.Errorf("tune: report: %s:%d: epoch %d, want %d", path, i+1, m.Epoch, len(ms)+1)
+		if err := check(len(ms), m); err != nil {
+			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
 		}
 		ms = append(ms, m)
 	}
