@@ -322,6 +322,28 @@ func TestReportReplicas(t *testing.T) {
 	}
 }
 
+// TestReportReplicasFailed: a run of replicas that failed before its
+// first epoch has a report that says so, without figures.
+func TestReportReplicasFailed(t *testing.T) {
+	ctx := context.Background()
+	dir := Layout{Root: t.TempDir()}
+	man := Manifest{Status: "failed", Error: "the model did not load", Options: ManifestFlags{Mode: "ipm", Replicas: 2}}
+	if err := WriteJSON(ctx, dir.Manifest(), man); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(ctx, dir.Root); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(dir.Report())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.Contains(page, "the model did not load") || strings.Contains(page, "NaN") || strings.Contains(page, `id="replicas"`) {
+		t.Errorf("report of a failed run:\n%s", page)
+	}
+}
+
 func TestParseReplicaMetrics(t *testing.T) {
 	tests := []struct {
 		name, data, err string

@@ -392,13 +392,13 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 {{len .ReplicaRows}} epoch(s) of {{.Replicas}} replicas, best: replica {{.BestReplica}}, epoch {{.Best}}.</p>
 
 <h2>Replicas</h2>
-<p>{{.Replicas}} independent runs of the same tuning with different seeds (Clark et al. 2011: report the mean ± sd over replicas, as MultEval does); replica r's files are in <code>replicas/r/</code>, best/ holds the best replica's best epoch by {{.ScoreName}}.{{if not .HasDev}} There is no dev set: the replicas are ranked by their tune BLEU, a figure on the data they were tuned on, which says how well each fits the tuning set, not how well it translates unseen text.{{end}}</p>
-<table id="replicas">
+<p>{{.Replicas}} independent runs of the same tuning with different seeds (Clark et al. 2011: report the mean ± sd over replicas, as MultEval does); replica r's files are in <code>replicas/r/</code>, best/ holds the best replica's best epoch by {{.ScoreName}}.{{if and .ReplicaRows (not .HasDev)}} There is no dev set: the replicas are ranked by their tune BLEU, a figure on the data they were tuned on, which says how well each fits the tuning set, not how well it translates unseen text.{{end}}</p>
+{{if .ReplicaRows}}<table id="replicas">
 <tr><th>epoch</th>{{range .ReplicaHeads}}<th>{{.}}</th>{{end}}<th>mean ± sd</th></tr>
 {{- $d := .}}
 {{range .ReplicaRows}}{{$e := .Epoch}}<tr><td>{{.Epoch}}</td>{{range $r, $x := .Scores}}<td{{if and (eq $e $d.Best) (eq $r $d.BestReplica)}} class="best"{{end}}>{{fixed $x}}</td>{{end}}<td>{{pm .Score .ScoreSD}}</td></tr>
 {{end}}</table>
-<p id="replica-best">Each replica's best epoch by {{.ScoreName}}: {{range $i, $m := .ReplicaBests}}{{if $i}}, {{end}}replica {{$m.Replica}} epoch {{$m.Epoch}} ({{fixed $m.Score}}){{end}}; mean ± sd <b>{{pm .BestMean .BestSD}}</b>.</p>
+<p id="replica-best">Each replica's best epoch by {{.ScoreName}}: {{range $i, $m := .ReplicaBests}}{{if $i}}, {{end}}replica {{$m.Replica}} epoch {{$m.Epoch}} ({{fixed $m.Score}}){{end}}; mean ± sd <b>{{pm .BestMean .BestSD}}</b>.</p>{{end}}
 
 <h2>Learning curves</h2>
 {{template "chart" .BLEUChart}}
