@@ -267,33 +267,18 @@ func TestCompleteReplicasMismatch(t *testing.T) {
 // and their mean, a table of each epoch's mean ± sd, each replica's best
 // epoch with their mean ± sd, and marks the best replica's best epoch.
 func TestReportReplicas(t *testing.T) {
-	ctx := context.Background()
 	for _, dev := range []bool{true, false} {
 		t.Run(fmt.Sprintf("dev %v", dev), func(t *testing.T) {
-			dir := Layout{Root: t.TempDir()}
 			man := Manifest{Status: "done", Seed: 7, ReplicaSeeds: []uint64{7, 11, 13},
 				Options: ManifestFlags{Mode: "ipm", Mix: "average", Algo: "adagrad", Shards: 2, Epochs: 2, Replicas: 3}}
-			if err := WriteJSON(ctx, dir.Manifest(), man); err != nil {
-				t.Fatal(err)
-			}
 			ms := replicaMetrics([][]float64{{20, 21}, {22, 26}, {19, 20}})
 			if !dev {
 				for i := range ms {
 					ms[i].DevBLEU, ms[i].TuneBLEU = nil, *ms[i].DevBLEU
 				}
 			}
-			if err := WriteMetrics(ctx, dir.Metrics(), ms); err != nil {
-				t.Fatal(err)
-			}
-			if err := WriteReport(ctx, dir.Root); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(dir.Report())
-			if err != nil {
-				t.Fatal(err)
-			}
-			page := string(b)
-			doc, err := html.Parse(bytes.NewReader(b))
+			page := reportPage(t, man, ms)
+			doc, err := html.Parse(strings.NewReader(page))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,11 +310,25 @@ func TestReportReplicas(t *testing.T) {
 // TestReportReplicasFailed: a run of replicas that failed before its
 // first epoch has a report that says so, without figures.
 func TestReportReplicasFailed(t *testing.T) {
+	man := Manifest{Status: "failed", Error: "the model did not load", Options: ManifestFlags{Mode: "ipm", Replicas: 2}}
+	if page := reportPage(t, man, nil); !strings.Contains(page, "the model did not load") || strings.Contains(page, "NaN") || strings.Contains(page, `id="replicas"`) {
+		t.Errorf("report of a failed run:\n%s", page)
+	}
+}
+
+// reportPage writes a run folder of manifest man and metrics ms (no
+// metrics.jsonl if nil) and returns the report WriteReport draws of it.
+func reportPage(t *testing.T, man Manifest, ms []Metrics) string {
+	t.Helper()
 	ctx := context.Background()
 	dir := Layout{Root: t.TempDir()}
-	man := Manifest{Status: "failed", Error: "the model did not load", Options: ManifestFlags{Mode: "ipm", Replicas: 2}}
 	if err := WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		t.Fatal(err)
+	}
+	if ms != nil {
+		if err := WriteMetrics(ctx, dir.Metrics(), ms); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := WriteReport(ctx, dir.Root); err != nil {
 		t.Fatal(err)
@@ -338,10 +337,7 @@ func TestReportReplicasFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(b)
-	if !strings.Contains(page, "the model did not load") || strings.Contains(page, "NaN") || strings.Contains(page, `id="replicas"`) {
-		t.Errorf("report of a failed run:\n%s", page)
-	}
+	return string(b)
 }
 
 func TestParseReplicaMetrics(t *testing.T) {
