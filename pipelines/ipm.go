@@ -81,6 +81,12 @@ type Options struct {
 	NBest int
 	// Seed seeds the run; epoch k's seeds derive from Seed and k.
 	Seed uint64
+	// Replicas is the number of independent runs of the tuning (ipm and
+	// stale mode; Clark et al. 2011): replica r is the run seeded with
+	// tune.ReplicaSeed(Seed, r) (Seed itself for replica 0), its files in
+	// tune.Layout.Replica; every replica's epoch runs in the epoch's one
+	// launch. 0 means 1, the run without replicas.
+	Replicas int
 	// Out is the output folder (local or gs://); required.
 	Out string
 	// Resume continues from the last complete epoch in Out.
@@ -166,6 +172,9 @@ func (o *Options) manifestFlags() ManifestFlags {
 	if o.MixWeights == "uniform" {
 		f.MixWeights = o.MixWeights
 	}
+	if o.replicas() > 1 {
+		f.Replicas = o.Replicas
+	}
 	f.Search = o.SearchAlgorithm
 	if o.AlgoConfig.NoiseType != "dropout" {
 		f.NoiseType = o.AlgoConfig.NoiseType
@@ -178,11 +187,14 @@ func (o *Options) manifestFlags() ManifestFlags {
 
 // Result is what Run returns.
 type Result struct {
-	// Epochs holds every epoch's metrics, resumed ones included.
+	// Epochs holds every epoch's metrics, resumed ones included (with
+	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
 	Epochs []Metrics
 	// Best is the epoch of best/weights; BestWeights its path.
 	Best        int
 	BestWeights string
+	// BestReplica is the replica of best/weights (0 for a run of one).
+	BestReplica int
 }
 
 func (o *Options) defaults() error {
@@ -216,6 +228,10 @@ func (o *Options) defaults() error {
 		o.Sparse = t.Names()
 	}
 	switch {
+	case o.Replicas < 0:
+		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
+	case o.Replicas > 1 && o.Mode == "batch":
+		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
 	case o.SearchAlgorithm != "" && o.Decoder != DecoderName:
@@ -263,6 +279,13 @@ func (o *Options) defaults() error {
 
 // layout names the paths of the output folder o.Out.
 func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
+
+// replicas returns the number of replicas, at least 1.
+func (o *Options) replicas() int { return max(1, o.Replicas) }
+
+// replicaLayout names the paths of replica r's epochs in o.Out
+// (tune.Layout.Replica: o.Out itself for a run of one).
+func (o *Options) replicaLayout(r int) tune.Layout { return o.layout().Replica(r, o.replicas()) }
 
 // Validate fills in o's defaults and checks every option, before anything
 // is read or written.
@@ -391,11 +414,16 @@ func version() string {
 // check and checksum them (holding neither the sets nor the model), and a
 // worker loads the model (init/model.json).
 //
-// With o.Resume, epochs whose "complete" file exists are kept and the run
-// continues after the last of them (the options other than Epochs must be
-// those of the interrupted run); since an epoch's pipeline reads only
-// the previous epoch's files and seeds derive from o.Seed and the epoch
-// number, the result equals an uninterrupted run's.
+// With o.Replicas > 1 every epoch's launch holds o.Replicas independent
+// runs (replicaEpoch), replica r's files in replicas/RRR/ and the best
+// replica's best epoch in best/ (tune.Driver, tune.BestReplica).
+//
+// With o.Resume, epochs whose "complete" file exists (for every replica)
+// are kept and the run continues after the last of them (the options
+// other than Epochs must be those of the interrupted run); since an
+// epoch's pipeline reads only the previous epoch's files and seeds derive
+// from o.Seed, the replica and the epoch number, the result equals an
+// uninterrupted run's.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if err := o.defaults(); err != nil {
 		return Result{}, err
@@ -428,6 +456,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	o.Refs = tuneSet.RefPaths
 	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
+	if o.replicas() > 1 {
+		for r := range o.replicas() {
+			man.ReplicaSeeds = append(man.ReplicaSeeds, tune.ReplicaSeed(o.Seed, r))
+		}
+	}
 	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
 		return Result{}, err
 	}
@@ -444,13 +477,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 
 	var res Result
 	if o.Resume {
-		if res.Epochs, err = tune.CompleteEpochs(ctx, dir.Layout); err != nil {
+		if res.Epochs, err = tune.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
 			return Result{}, err
 		}
-		if len(res.Epochs) > 0 {
-			var prev Manifest
-			if err := tune.ReadJSON(ctx, dir.Manifest(), &prev); err != nil {
-				return Result{}, err
+		// Another number of replicas would look for the run's epochs in
+		// other folders (tune.Layout.Replica) and find none: the
+		// manifest says so first.
+		var prev Manifest
+		perr := tune.ReadJSON(ctx, dir.Manifest(), &prev)
+		otherReplicas := perr == nil && max(1, prev.Options.Replicas) != o.replicas()
+		if len(res.Epochs) > 0 || otherReplicas {
+			if perr != nil {
+				return Result{}, perr
 			}
 			if err := tune.SameRun(o.Out, prev, man); err != nil {
 				return Result{}, err
@@ -492,17 +530,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Mode == "batch" {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
 	}
-	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Progress: o.Progress}
+	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
-		res.Best = tune.BestEpoch(res.Epochs)
+		res.BestReplica, res.Best = tune.BestReplica(res.Epochs)
 		res.BestWeights = dir.Best().Moses()
 	}
 	return res, tune.Finish(ctx, dir.Layout, man, err)
 }
 
-// ipmEpoch is the tune.Epocher of --mode ipm and stale: one launch of the
-// epoch's pipeline (runEpoch).
+// ipmEpoch is the tune.Epocher (and tune.ReplicasEpocher) of --mode ipm
+// and stale: one launch of the epoch's pipeline (runEpoch).
 type ipmEpoch struct {
 	o         *Options
 	tune, dev *corpus.Index // dev is nil without a dev set
@@ -511,18 +549,68 @@ type ipmEpoch struct {
 }
 
 func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+	ms, err := e.EpochReplicas(ctx, n)
+	if err != nil {
+		return Metrics{}, err
+	}
+	return ms[0], nil
+}
+
+func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) {
 	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, e.dense)
 }
 
-// runEpoch launches epoch n's pipeline, reads back what it wrote
-// (tune.ReadEpoch) and writes the epoch's weights trio (tune.FinishEpoch).
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) (Metrics, error) {
+// runEpoch launches epoch n's pipeline, which holds every replica's epoch
+// (replicaEpoch; the tuning and dev sets are read once for all of them),
+// reads back what each wrote (tune.ReadEpoch) and writes its weights trio
+// (tune.FinishEpoch). It returns the replicas' metrics, replica 0's first.
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) ([]Metrics, error) {
 	t0 := time.Now()
-	dir := o.layout().Epoch(n)
+	p, s := beam.NewPipelineWithRoot()
+	sents := transforms.ReadSentences(s, tuneSet.Ranges())
+	var devSents beam.PCollection
+	if dev != nil {
+		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
+	}
+	for r := range o.replicas() {
+		o.replicaEpoch(replicaScope(s, r, o.replicas()), r, n, tuneSet, dev, sents, devSents, startPath)
+	}
+	counters, dists, err := execute(ctx, o, p)
+	if err != nil {
+		return nil, &PipelineError{Epoch: n, Err: err}
+	}
+
+	var out []Metrics
+	for r := range o.replicas() {
+		dir := o.replicaLayout(r).Epoch(n)
+		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
+		if err != nil {
+			return nil, err
+		}
+		m.Replica = r
+		if r == 0 {
+			m.Counters, m.Distributions = counters, dists
+		}
+		if m, err = tune.FinishEpoch(ctx, dir, m, ww, dense, t0); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// replicaEpoch adds to s replica r's epoch n: sents (the tuning set,
+// tuneSet) dealt out to the shards with the replica's seed
+// (tune.ReplicaSeed), each shard's learning from the replica's previous
+// epoch (or startPath), the mixing, the 1-best decodings of devSents (dev,
+// nil without a dev set) and, with o.EvalTune, sents; every file in the
+// replica's folder of epoch n (replicaLayout).
+func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Index, sents, devSents beam.PCollection, startPath string) {
+	dir := o.replicaLayout(r).Epoch(n)
 	prevPath, stateDir := startPath, dir.State()
 	var statePaths []string
 	if n > 1 {
-		prevDir := o.layout().Epoch(n - 1)
+		prevDir := o.replicaLayout(r).Epoch(n - 1)
 		prevPath = prevDir.JSON()
 		for k := 0; k < o.Shards; k++ {
 			statePaths = append(statePaths, prevDir.ShardState(k))
@@ -531,12 +619,10 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	work := dir.Work()
 	tunePath, devPath, lsPath := dir.TuneStats(), dir.DevStats(), dir.LineSearch()
 
-	p, s := beam.NewPipelineWithRoot()
-	sents := transforms.ReadSentences(s, tuneSet.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := tune.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: o.Seed, Epoch: n - 1}
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
 	var results, lists beam.PCollection
 	if o.Mode == "stale" {
 		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch",
@@ -562,19 +648,8 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		o.oneBest(s, "tune", sents, tuneSet.Lines, mixed, tunePath)
 	}
 	if dev != nil {
-		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, mixed, devPath)
+		o.oneBest(s, "dev", devSents, dev.Lines, mixed, devPath)
 	}
-	counters, dists, err := execute(ctx, o, p)
-	if err != nil {
-		return Metrics{}, &PipelineError{Epoch: n, Err: err}
-	}
-
-	m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
-	if err != nil {
-		return Metrics{}, err
-	}
-	m.Counters, m.Distributions = counters, dists
-	return tune.FinishEpoch(ctx, dir, m, ww, dense, t0)
 }
 
 // oneBest adds to s the 1-best decoding of sents (count sentences) under

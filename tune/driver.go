@@ -20,56 +20,110 @@ type Epocher interface {
 	Epoch(ctx context.Context, n int) (Metrics, error)
 }
 
+// ReplicasEpocher is an Epocher that runs every replica of a run
+// (--replicas, Driver.Replicas) in the same launch an epoch.
+type ReplicasEpocher interface {
+	Epocher
+	// EpochReplicas runs epoch n of every replica and returns their
+	// metrics, replica 0's first (Metrics.Replica set); replica r's files
+	// go to Layout.Replica(r, replicas).Epoch(n).
+	EpochReplicas(ctx context.Context, n int) ([]Metrics, error)
+}
+
 // Driver runs the epoch loop of a run (DESIGN.md §1, §6) over an Epocher:
 // after each epoch it rewrites metrics.jsonl, copies the weights to best/
 // when the epoch is the best so far (BestEpoch: dev BLEU, else tune BLEU),
 // marks the epoch complete, redraws report.html and prints a progress
 // line. It holds the loop's domain; what an epoch does is the Epocher's.
+//
+// With Replicas > 1 the Epocher must be a ReplicasEpocher: metrics.jsonl
+// holds every replica's line of each epoch, each replica's best epoch goes
+// to its own best/ (Layout.Replica), the best of them all to the run's
+// best/ (BestReplica), and an epoch is complete once every replica's
+// marker is written.
 type Driver struct {
 	// Dir is the run folder.
 	Dir Layout
 	// Epochs is the last epoch to run.
 	Epochs int
-	// Progress receives a line per epoch; nil means none.
+	// Replicas is the number of replicas; 0 means 1.
+	Replicas int
+	// Progress receives a line per epoch (and replica); nil means none.
 	Progress io.Writer
 }
 
-// Run runs epochs len(done)+1 … d.Epochs after the complete epochs done
-// (a resumed run's; none for a new one) and returns every epoch's metrics.
+// Run runs epochs len(done)/Replicas+1 … d.Epochs after the complete
+// epochs done (a resumed run's, every replica's, as CompleteReplicas
+// returns them; none for a new one) and returns every epoch's metrics.
 // On error it returns the epochs that completed.
 func (d Driver) Run(ctx context.Context, e Epocher, done []Metrics) ([]Metrics, error) {
-	ms := done
-	first := len(done) + 1
-	for n := first; n <= d.Epochs; n++ {
+	nr := max(1, d.Replicas)
+	epoch := func(ctx context.Context, n int) ([]Metrics, error) {
 		m, err := e.Epoch(ctx, n)
+		return []Metrics{m}, err
+	}
+	if nr > 1 {
+		re, ok := e.(ReplicasEpocher)
+		if !ok {
+			return done, fmt.Errorf("tune: %T runs one replica, not %d", e, nr)
+		}
+		epoch = re.EpochReplicas
+	}
+	if len(done)%nr != 0 {
+		return done, fmt.Errorf("tune: %d complete epoch lines for %d replicas", len(done), nr)
+	}
+	ms := done
+	first := len(done)/nr + 1
+	for n := first; n <= d.Epochs; n++ {
+		got, err := epoch(ctx, n)
 		if err != nil {
 			return ms, err
 		}
-		ms = append(ms, m)
+		if len(got) != nr {
+			return ms, fmt.Errorf("tune: epoch %d: %d replicas' metrics, want %d", n, len(got), nr)
+		}
+		for r, m := range got {
+			if m.Replica != r {
+				return ms, fmt.Errorf("tune: epoch %d: replica %d's metrics record replica %d", n, r, m.Replica)
+			}
+		}
+		ms = append(ms, got...)
 		if err := WriteMetrics(ctx, d.Dir.Metrics(), ms); err != nil {
 			return ms, err
 		}
-		if BestEpoch(ms) == n {
-			if err := d.keepBest(ctx, m); err != nil {
+		if nr > 1 {
+			for r, m := range got {
+				if BestEpoch(OfReplica(ms, r)) == n {
+					if err := d.keepBest(ctx, m, d.Dir.Replica(r, nr).Best()); err != nil {
+						return ms, err
+					}
+				}
+			}
+		}
+		if r, best := BestReplica(ms); best == n {
+			if err := d.keepBest(ctx, got[r], d.Dir.Best()); err != nil {
 				return ms, err
 			}
 		}
-		if err := WriteJSON(ctx, d.Dir.Epoch(n).Complete(), m); err != nil {
-			return ms, err
+		for r, m := range got {
+			if err := WriteJSON(ctx, d.Dir.Replica(r, nr).Epoch(n).Complete(), m); err != nil {
+				return ms, err
+			}
 		}
 		// The report is redrawn after every epoch, so a run stopped early
 		// still has one for the epochs it finished.
 		if err := WriteReport(ctx, d.Dir.Root); err != nil {
 			return ms, err
 		}
-		d.progress(ms[first-1:], m)
+		d.progress(ms[len(done):], got)
 	}
 	return ms, nil
 }
 
-// keepBest copies epoch m's weights trio to best/ with m as best/epoch.json.
-func (d Driver) keepBest(ctx context.Context, m Metrics) error {
-	ep, bd := d.Dir.Epoch(m.Epoch), d.Dir.Best()
+// keepBest copies the weights trio of epoch m (of replica m.Replica) to
+// the best folder bd, with m as its epoch.json.
+func (d Driver) keepBest(ctx context.Context, m Metrics, bd BestLayout) error {
+	ep := d.Dir.Replica(m.Replica, max(1, d.Replicas)).Epoch(m.Epoch)
 	for _, f := range [][2]string{{ep.Moses(), bd.Moses()}, {ep.Sparse(), bd.Sparse()}, {ep.JSON(), bd.JSON()}} {
 		data, err := storage.ReadFile(ctx, f[0])
 		if err != nil {
@@ -82,17 +136,40 @@ func (d Driver) keepBest(ctx context.Context, m Metrics) error {
 	return WriteJSON(ctx, bd.Epoch(), m)
 }
 
-// progress prints the line of epoch m, with the time left estimated from
-// the epochs this session ran.
-func (d Driver) progress(ran []Metrics, m Metrics) {
+// progress prints the lines of the epoch whose replicas' metrics are got,
+// with the time left estimated from the epochs this session ran (ran,
+// every replica's): one line for a single replica; with several, a line a
+// replica and one with the mean ± sd over them.
+func (d Driver) progress(ran []Metrics, got []Metrics) {
 	if d.Progress == nil {
 		return
 	}
 	var secs float64
 	for _, e := range ran {
-		secs += e.Seconds
+		if e.Replica == 0 {
+			secs += e.Seconds
+		}
 	}
-	eta := secs / float64(len(ran)) * float64(d.Epochs-m.Epoch)
+	m := got[0]
+	eta := secs / float64(len(ran)/len(got)) * float64(d.Epochs-m.Epoch)
+	if len(got) == 1 {
+		fmt.Fprintf(d.Progress, "epoch %d/%d: %s, %.1f s, ETA %.0f s\n", m.Epoch, d.Epochs, progressLine(m), m.Seconds, eta)
+		return
+	}
+	for _, m := range got {
+		fmt.Fprintf(d.Progress, "epoch %d/%d replica %d: %s\n", m.Epoch, d.Epochs, m.Replica, progressLine(m))
+	}
+	sum := SummarizeReplicas(got)[0]
+	name := "dev BLEU"
+	if m.DevBLEU == nil {
+		name = "tune BLEU (no dev set)"
+	}
+	fmt.Fprintf(d.Progress, "epoch %d/%d: %s %.2f ± %.2f over %d replicas, %.1f s, ETA %.0f s\n",
+		m.Epoch, d.Epochs, name, sum.Score, sum.ScoreSD, len(got), m.Seconds, eta)
+}
+
+// progressLine describes epoch m's BLEU and work.
+func progressLine(m Metrics) string {
 	dev := ""
 	if m.DevBLEU != nil {
 		dev = fmt.Sprintf(" dev BLEU %6.2f", *m.DevBLEU)
@@ -110,8 +187,7 @@ func (d Driver) progress(ran []Metrics, m Metrics) {
 	if m.TuneDecoded {
 		bleu = fmt.Sprintf("tune BLEU (decoded) %6.2f%s", m.TuneBLEU, dev)
 	}
-	fmt.Fprintf(d.Progress, "epoch %d/%d: %s, %s, %d non-zeros, %.1f s, ETA %.0f s\n",
-		m.Epoch, d.Epochs, bleu, work, m.NonZero, m.Seconds, eta)
+	return fmt.Sprintf("%s, %s, %d non-zeros", bleu, work, m.NonZero)
 }
 
 // CompleteEpochs returns the metrics of epochs 1, 2, … of the run folder

@@ -22,6 +22,8 @@ import (
 //	demo-model/                    DemoModel
 //	best/{weights,weights.sparse,weights.json}, best/epoch.json    Best
 //	epochs/NNN/…                   Epoch(n), see EpochLayout
+//	replicas/RRR/{epochs,best}/    Replica(r, n): with --replicas n > 1, replica r's
+//	                               epochs and best epoch (best/ above is the best replica's)
 type Layout struct {
 	// Root is the folder.
 	Root string
@@ -60,6 +62,23 @@ func (l Layout) Best() BestLayout { return BestLayout{Trio{storage.Join(l.Root, 
 // Epoch is epochs/NNN of 1-based epoch n.
 func (l Layout) Epoch(n int) EpochLayout {
 	return EpochLayout{Trio: Trio{storage.Join(l.Root, "epochs", fmt.Sprintf("%03d", n))}, N: n}
+}
+
+// Replica is the folder of 0-based replica r's epochs in a run of
+// replicas replicas (--replicas): l itself when there is one, so that a run
+// of one replica keeps the layout of a run without replicas; else
+// replicas/RRR, which holds the replica's epochs/NNN/… and best/ (its own
+// best epoch) as a run folder does. The run's manifest.json,
+// metrics.jsonl, report.html, init/ and best/ (the best replica's best
+// epoch) stay in l. It panics unless 0 <= r < replicas.
+func (l Layout) Replica(r, replicas int) Layout {
+	if r < 0 || r >= max(1, replicas) {
+		panic(fmt.Sprintf("tune: replica %d of %d", r, replicas))
+	}
+	if replicas <= 1 {
+		return l
+	}
+	return Layout{Root: storage.Join(l.Root, "replicas", fmt.Sprintf("%03d", r))}
 }
 
 // Trio names the files of the weights trio io/weights.WriteTrio writes into

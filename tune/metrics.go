@@ -12,6 +12,10 @@ import (
 type Metrics struct {
 	// Epoch is 1-based.
 	Epoch int `json:"epoch"`
+	// Replica is the 0-based replica of a run of several (--replicas;
+	// ReplicaSeed): absent for replica 0, and so on every line of a run of
+	// one.
+	Replica int `json:"replica,omitempty"`
 	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
 	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning
 	// decoded them (TuneDecoded is then true), unless --eval-tune decoded
@@ -48,7 +52,8 @@ type Metrics struct {
 	// Counters and Distributions are the Beam metrics the epoch's
 	// pipeline reported (namespace "mtune", summed over steps and
 	// workers; package transforms names them), absent when the runner
-	// reported none.
+	// reported none. With several replicas, which share the launch, they
+	// are on replica 0's line only, summed over every replica.
 	Counters      map[string]int64        `json:"counters,omitempty"`
 	Distributions map[string]Distribution `json:"distributions,omitempty"`
 }
@@ -97,6 +102,10 @@ type Manifest struct {
 	// Status is "running", "done" or "failed".
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ReplicaSeeds are the seeds of the replicas of a run of several
+	// (--replicas; ReplicaSeed, the first is Seed), absent for a run of
+	// one.
+	ReplicaSeeds []uint64 `json:"replica_seeds,omitempty"`
 }
 
 // ManifestFlags records the options that shape the result; --resume
@@ -111,6 +120,9 @@ type ManifestFlags struct {
 	Search                string `json:",omitempty"`
 	Shards, Epochs, NBest int
 	MiniBatch             int
+	// Replicas is the number of independent runs (--replicas) when more
+	// than one (0 is one).
+	Replicas int `json:",omitempty"`
 	// Sparse lists the sparse templates, comma-separated ("" = none).
 	Sparse string `json:",omitempty"`
 	// KeepScale is batch mode's (false elsewhere).
@@ -159,7 +171,7 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates"), cmp.Or(g.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's"), cmp.Or(g.Search, "the moses.ini's")},
-		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
+		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas)), strconv.Itoa(max(1, g.Replicas))}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
 		{"eval-tune", strconv.FormatBool(f.EvalTune), strconv.FormatBool(g.EvalTune)},

@@ -56,15 +56,54 @@ func WriteReport(ctx context.Context, out string) error {
 // ReadMetrics reads metrics.jsonl at path: one Metrics a line, epochs 1,
 // 2, … in order; blank lines are skipped.
 func ReadMetrics(ctx context.Context, path string) ([]Metrics, error) {
+	return ReadReplicaMetrics(ctx, path, 1)
+}
+
+// ReadReplicaMetrics reads metrics.jsonl at path of a run of replicas
+// replicas (--replicas; 1 is ReadMetrics): epoch 1's lines of replicas 0,
+// 1, …, then epoch 2's, and so on.
+func ReadReplicaMetrics(ctx context.Context, path string, replicas int) ([]Metrics, error) {
 	data, err := storage.ReadFile(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("tune: report: %w", err)
 	}
-	return parseMetrics(path, data)
+	if replicas <= 1 {
+		return parseMetrics(path, data)
+	}
+	return parseReplicaMetrics(path, data, replicas)
+}
+
+// parseReplicaMetrics parses metrics.jsonl of a run of replicas replicas
+// (at least 2); path names it in errors. An epoch that lacks some
+// replicas' lines is an error: the driver writes every replica's line of
+// an epoch at once.
+func parseReplicaMetrics(path string, data []byte, replicas int) ([]Metrics, error) {
+	ms, err := parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k/replicas+1 || m.Replica != k%replicas {
+			return fmt.Errorf("epoch %d replica %d, want epoch %d replica %d", m.Epoch, m.Replica, k/replicas+1, k%replicas)
+		}
+		return nil
+	})
+	if err == nil && len(ms)%replicas != 0 {
+		return nil, fmt.Errorf("tune: report: %s: epoch %d has %d of %d replicas' lines", path, len(ms)/replicas+1, len(ms)%replicas, replicas)
+	}
+	return ms, err
 }
 
 // parseMetrics parses the content of metrics.jsonl; path names it in errors.
 func parseMetrics(path string, data []byte) ([]Metrics, error) {
+	return parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k+1 {
+			return fmt.Errorf("epoch %d, want %d", m.Epoch, k+1)
+		}
+		return nil
+	})
+}
+
+// parseLines parses the lines of metrics.jsonl (path names it in errors),
+// blank ones skipped, and checks the k-th Metrics (0-based) with check: an
+// error names the line. No line at all is an error too.
+func parseLines(path string, data []byte, check func(k int, m Metrics) error) ([]Metrics, error) {
 	var ms []Metrics
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -74,8 +113,8 @@ func parseMetrics(path string, data []byte) ([]Metrics, error) {
 		if err := json.Unmarshal(line, &m); err != nil {
 			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
 		}
-		if m.Epoch != len(ms)+1 {
-			return nil, fmt.Errorf("tune: report: %s:%d: epoch %d, want %d", path, i+1, m.Epoch, len(ms)+1)
+		if err := check(len(ms), m); err != nil {
+			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
 		}
 		ms = append(ms, m)
 	}
@@ -100,6 +139,17 @@ type reportData struct {
 	// TuneLabel names the tune BLEU: "tune BLEU", or "tune BLEU
 	// (decoded)" when every epoch's is its progressive BLEU.
 	TuneLabel string
+	// Runs of several replicas (--replicas): their number and seeds, the
+	// replica of the best epoch, the score's name (dev BLEU, else the
+	// tune BLEU), each epoch's mean ± sd and each replica's best epoch.
+	Replicas     int
+	ReplicaHeads []string
+	BestReplica  int
+	ScoreName    string
+	ReplicaRows  []ReplicaEpoch
+	ReplicaBests []Metrics
+	BestMean     float64
+	BestSD       float64
 }
 
 type weightSummary struct {
@@ -129,7 +179,8 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	}
 	// A run that failed before its first epoch has no metrics.jsonl: its
 	// report says so, and why.
-	if d.Epochs, err = ReadMetrics(ctx, l.Metrics()); err != nil &&
+	d.Replicas = max(1, d.Manifest.Options.Replicas)
+	if d.Epochs, err = ReadReplicaMetrics(ctx, l.Metrics(), d.Replicas); err != nil &&
 		!(errors.Is(err, fs.ErrNotExist) && d.Manifest.Status == "failed") {
 		return nil, err
 	}
@@ -138,12 +189,42 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		d.HasAlpha = d.HasAlpha || m.Alpha != nil
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
-	d.Best = BestEpoch(d.Epochs)
+	d.BestReplica, d.Best = BestReplica(d.Epochs)
 	d.TuneLabel = "tune BLEU"
 	if len(d.Epochs) > 0 && !slices.ContainsFunc(d.Epochs, func(m Metrics) bool { return !m.TuneDecoded }) {
 		d.TuneLabel = "tune BLEU (decoded)"
 	}
+	if d.Replicas > 1 {
+		d.replicaCharts()
+	} else {
+		d.charts()
+	}
 
+	bestDir := l.Replica(d.BestReplica, d.Replicas)
+	wpath := l.Best().JSON()
+	ok, err := storage.Exists(ctx, wpath)
+	if err == nil && !ok {
+		wpath = bestDir.Epoch(d.Best).JSON()
+		ok, err = storage.Exists(ctx, wpath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tune: report: %w", err)
+	}
+	if !ok {
+		d.WeightErr = "No best weights: " + wpath + " is missing."
+		return d, nil
+	}
+	s, err := weights.Read(ctx, wpath, nil)
+	if err != nil {
+		return nil, fmt.Errorf("tune: report: %w", err)
+	}
+	d.Weights = summarize(s, wpath)
+	return d, nil
+}
+
+// charts draws the learning curves of a run of one replica: tune and dev
+// BLEU, and the non-zero weights, per epoch.
+func (d *reportData) charts() {
 	tuneBLEU := chart.Series{Name: d.TuneLabel, Class: "s0"}
 	dev := chart.Series{Name: "dev BLEU", Class: "s1"}
 	nz := chart.Series{Name: "non-zero weights", Class: "s0"}
@@ -161,26 +242,64 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	}
 	d.BLEUChart = chart.New("BLEU per epoch", "epoch", "BLEU", 640, 320, bleu)
 	d.NZChart = chart.New("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []chart.Series{nz})
+}
 
-	wpath := l.Best().JSON()
-	ok, err := storage.Exists(ctx, wpath)
-	if err == nil && !ok {
-		wpath = l.Epoch(d.Best).JSON()
-		ok, err = storage.Exists(ctx, wpath)
+// replicaCharts draws the curves of a run of several replicas, and the
+// tables of their mean ± sd: each replica's score (dev BLEU, else tune
+// BLEU) per epoch and their mean, each replica's non-zero weights; each
+// epoch's mean ± sd over the replicas; each replica's best epoch and the
+// mean ± sd of their scores, the figure MultEval reports of a system.
+func (d *reportData) replicaCharts() {
+	for r := range d.Replicas {
+		head := fmt.Sprintf("replica %d", r)
+		if r < len(d.Manifest.ReplicaSeeds) {
+			head += fmt.Sprintf(" (seed %d)", d.Manifest.ReplicaSeeds[r])
+		}
+		d.ReplicaHeads = append(d.ReplicaHeads, head)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
+	d.ScoreName = "dev BLEU"
+	if !d.HasDev {
+		d.ScoreName = d.TuneLabel
 	}
-	if !ok {
-		d.WeightErr = "No best weights: " + wpath + " is missing."
-		return d, nil
+	score := make([]chart.Series, d.Replicas)
+	nz := make([]chart.Series, d.Replicas)
+	for r := range score {
+		name := fmt.Sprintf("replica %d", r)
+		score[r], nz[r] = chart.Series{Name: name, Class: replicaClass(r)}, chart.Series{Name: name, Class: replicaClass(r)}
 	}
-	s, err := weights.Read(ctx, wpath, nil)
-	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
+	for _, m := range d.Epochs {
+		x := float64(m.Epoch)
+		s, z := &score[m.Replica], &nz[m.Replica]
+		s.X, s.Y = append(s.X, x), append(s.Y, m.Score())
+		z.X, z.Y = append(z.X, x), append(z.Y, float64(m.NonZero))
 	}
-	d.Weights = summarize(s, wpath)
-	return d, nil
+	mean := chart.Series{Name: "mean", Class: "mean"}
+	d.ReplicaRows = SummarizeReplicas(d.Epochs)
+	for _, e := range d.ReplicaRows {
+		mean.X, mean.Y = append(mean.X, float64(e.Epoch)), append(mean.Y, e.Score)
+	}
+	d.BLEUChart = chart.New(d.ScoreName+" per epoch, each replica", "epoch", "BLEU", 640, 320, append(score, mean))
+	d.NZChart = chart.New("Non-zero weights per epoch, each replica", "epoch", "non-zero weights", 640, 240, nz)
+	var bests []float64
+	for r := range d.Replicas {
+		ms := OfReplica(d.Epochs, r)
+		if n := BestEpoch(ms); n > 0 {
+			d.ReplicaBests = append(d.ReplicaBests, ms[n-1])
+			bests = append(bests, ms[n-1].Score())
+		}
+	}
+	d.BestMean, d.BestSD = MeanSD(bests)
+}
+
+// replicaClass is the CSS class of replica r's curves: the chart's s0 and
+// s1, then the report's own r2 … r9 (reportHTML), round again after r9.
+func replicaClass(r int) string {
+	switch r %= 10; r {
+	case 0, 1:
+		return fmt.Sprintf("s%d", r)
+	default:
+		return fmt.Sprintf("r%d", r)
+	}
 }
 
 func summarize(s *weights.Set, path string) *weightSummary {
@@ -252,14 +371,40 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("repo
 	"add":   func(a, b float64) float64 { return a + b },
 	"float": func(i int) float64 { return float64(i) },
 	"time":  formatTime,
+	"pm": func(mean, sd float64) string {
+		return strconv.FormatFloat(mean, 'f', 2, 64) + " ± " + strconv.FormatFloat(sd, 'f', 2, 64)
+	},
+	"bestcell": func(d *reportData, m Metrics) bool { return m.Epoch == d.Best && m.Replica == d.BestReplica },
 }))).Parse(reportHTML))
 
 const reportHTML = `{{template "page-head" (printf "mtune report: %s" .Out)}}tr.best td { background: #fff6d5; }
+svg .r2 { stroke: #2ca02c; fill: #2ca02c; } svg .r3 { stroke: #9467bd; fill: #9467bd; } svg .r4 { stroke: #8c564b; fill: #8c564b; }
+svg .r5 { stroke: #e377c2; fill: #e377c2; } svg .r6 { stroke: #7f7f7f; fill: #7f7f7f; } svg .r7 { stroke: #bcbd22; fill: #bcbd22; }
+svg .r8 { stroke: #17becf; fill: #17becf; } svg .r9 { stroke: #ff7f0e; fill: #ff7f0e; } svg .mean { stroke: #000; fill: #000; stroke-dasharray: 4 3; }
+svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline.r6, svg polyline.r7, svg polyline.r8, svg polyline.r9, svg polyline.mean { fill: none; }
 .status-done { color: #2a7d2a; } .status-failed { color: #b22; } .status-running { color: #b8860b; }
 </style>
 </head>
 <body>
 <h1>mtune report</h1>
+{{- if gt .Replicas 1}}
+<p>Output folder <code>{{.Out}}</code>, status <b class="status-{{.Manifest.Status}}">{{.Manifest.Status}}</b>,
+{{len .ReplicaRows}} epoch(s) of {{.Replicas}} replicas, best: replica {{.BestReplica}}, epoch {{.Best}}.</p>
+
+<h2>Replicas</h2>
+<p>{{.Replicas}} independent runs of the same tuning with different seeds (Clark et al. 2011: report the mean ± sd over replicas, as MultEval does); replica r's files are in <code>replicas/r/</code>, best/ holds the best replica's best epoch by {{.ScoreName}}.{{if and .ReplicaRows (not .HasDev)}} There is no dev set: the replicas are ranked by their tune BLEU, a figure on the data they were tuned on, which says how well each fits the tuning set, not how well it translates unseen text.{{end}}</p>
+{{if .ReplicaRows}}<table id="replicas">
+<tr><th>epoch</th>{{range .ReplicaHeads}}<th>{{.}}</th>{{end}}<th>mean ± sd</th></tr>
+{{- $d := .}}
+{{range .ReplicaRows}}{{$e := .Epoch}}<tr><td>{{.Epoch}}</td>{{range $r, $x := .Scores}}<td{{if and (eq $e $d.Best) (eq $r $d.BestReplica)}} class="best"{{end}}>{{fixed $x}}</td>{{end}}<td>{{pm .Score .ScoreSD}}</td></tr>
+{{end}}</table>
+<p id="replica-best">Each replica's best epoch by {{.ScoreName}}: {{range $i, $m := .ReplicaBests}}{{if $i}}, {{end}}replica {{$m.Replica}} epoch {{$m.Epoch}} ({{fixed $m.Score}}){{end}}; mean ± sd <b>{{pm .BestMean .BestSD}}</b>.</p>{{end}}
+
+<h2>Learning curves</h2>
+{{template "chart" .BLEUChart}}
+{{if not .HasDev}}<p>No dev set: dev BLEU is not recorded.</p>{{end}}
+{{template "chart" .NZChart}}
+{{- else}}
 <p>Output folder <code>{{.Out}}</code>, status <b class="status-{{.Manifest.Status}}">{{.Manifest.Status}}</b>,
 {{len .Epochs}} epoch(s), best epoch {{.Best}}.</p>
 
@@ -267,12 +412,13 @@ const reportHTML = `{{template "page-head" (printf "mtune report: %s" .Out)}}tr.
 {{template "chart" .BLEUChart}}
 {{if not .HasDev}}<p>No dev set: dev BLEU is not recorded.</p>{{end}}
 {{template "chart" .NZChart}}
+{{- end}}
 
 <h2>Metrics per epoch</h2>
 <table id="metrics">
-<tr><th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
+<tr>{{if gt .Replicas 1}}<th>replica</th>{{end}}<th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
 {{- $d := .}}
-{{range .Epochs}}<tr{{if eq .Epoch $d.Best}} class="best"{{end}}><td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
+{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
 {{end}}</table>
 
 <h2>Best weights</h2>

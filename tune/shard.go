@@ -43,6 +43,27 @@ func EpochSeed(seed uint64, epoch int) uint64 {
 	return z ^ (z >> 31)
 }
 
+// replicaSalt separates ReplicaSeed's hash from EpochSeed's, which is
+// the same SplitMix64 of a seed and a small number.
+const replicaSalt = 0x5265706c69636173 // "Replicas"
+
+// ReplicaSeed returns the seed of 0-based replica r of a run seeded with
+// seed (--replicas): seed itself for replica 0, so that a run of one
+// replica is the run without replicas, and a SplitMix64 hash of the two for
+// the others. Every random choice of a replica (the shards, the mini-batch
+// order, the learners' sampling) derives from its seed alone, so replica
+// r's epochs are those of a run of one replica with --seed
+// ReplicaSeed(seed, r). It panics if r < 0.
+func ReplicaSeed(seed uint64, r int) uint64 {
+	if r < 0 {
+		panic(fmt.Sprintf("tune: replica %d", r))
+	}
+	if r == 0 {
+		return seed
+	}
+	return mix64(seed^replicaSalt, uint64(r))
+}
+
 // mix64 hashes two words into one (SplitMix64 finaliser of their sum).
 func mix64(a, b uint64) uint64 {
 	z := a + 0x9e3779b97f4a7c15*(b+1)

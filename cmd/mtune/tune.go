@@ -39,6 +39,7 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 	fs.BoolVar(&o.Resume, "resume", false, "continue the run in --out from its last complete epoch (same options and inputs)")
 	fs.BoolVar(&o.Overwrite, "overwrite", false, "remove the earlier run in --out first (an --out holding files is refused without --resume or --overwrite)")
 	fs.StringVar(&o.Init, "init", "", "weights to start from (default: the moses.ini's)")
+	fs.IntVar(&o.Replicas, "replicas", 1, "ipm and stale mode: independent runs of the tuning with different seeds (replica 0 has --seed), all in each epoch's one launch; the report gives each replica's curve and the mean ± sd of their dev BLEU (Clark et al. 2011), best/ the best replica's best epoch; files in OUT/replicas/R/")
 	return func(ctx context.Context, a *app, args []string) error {
 		start := time.Now()
 		demo, err := t.prepare(fs, a, "tune")
@@ -89,8 +90,13 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		if last.TuneDecoded {
 			tuneBLEU = "tune BLEU (decoded)"
 		}
-		fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last %s %.2f; best epoch %d\n",
-			len(res.Epochs), time.Since(start).Seconds(), tuneBLEU, last.TuneBLEU, res.Best)
+		if o.Replicas > 1 {
+			fmt.Fprintf(a.stderr, "tune: %d epochs of %d replicas in %.1f s; best: replica %d, epoch %d\n",
+				last.Epoch, o.Replicas, time.Since(start).Seconds(), res.BestReplica, res.Best)
+		} else {
+			fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last %s %.2f; best epoch %d\n",
+				len(res.Epochs), time.Since(start).Seconds(), tuneBLEU, last.TuneBLEU, res.Best)
+		}
 		fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
 			o.Out, res.BestWeights, dir.Metrics())
 		return nil
@@ -221,20 +227,20 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
 	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
-	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "runner"}},
+	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "replicas", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
 
 // modeFlags names the flags only some modes use.
 var modeFlags = map[string][]string{
 	"mix": {"ipm", "stale"}, "mix-weights": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"}, "eval-tune": {"ipm", "stale"},
-	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"},
+	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"}, "replicas": {"ipm", "stale"},
 }
 
 // checkTuneFlags refuses typed-in values that mean nothing: a zero or
 // negative count, a flag the mode does not use, --resume with --overwrite.
 func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode string) error {
-	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate", "noise-unlabeled"); err != nil {
+	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate", "noise-unlabeled", "replicas"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {
