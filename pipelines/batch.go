@@ -67,8 +67,11 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 // pool by parts (transforms.WritePool: each part's sentences pooled with
 // the previous epoch's part, de-duplicated by target and features as
 // tune-nbest does). The optimizer then runs on the parts: MERT's passes in
-// launches of their own (runMERT), every other optimizer on one worker at
-// the end of the same launch (transforms.BatchLearn). Tune BLEU is the
+// launches of their own (runMERT); PRO samples each part's pairs where the
+// part is written and fits them on one worker at the end of the same
+// launch, then a second launch re-ranks the pool by parts for the tune
+// BLEU (poolBLEU); every other optimizer reads the whole pool on one
+// worker at the end of the same launch (transforms.BatchLearn). Tune BLEU is the
 // 1-best BLEU of the pool re-ranked by the new weights (no second
 // decoding). It returns the epoch's metrics and new weights, for scoreDev
 // and tune.FinishEpoch.
@@ -93,7 +96,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
-	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense})
+	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})
 	transforms.BatchLearn(s, infos, learn)
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
@@ -115,6 +118,11 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 		}
 		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
 			return Metrics{}, weights.ByName{}, err
+		}
+		if step.SamplesPairs() {
+			if res.TuneBLEU, err = poolBLEU(ctx, o, n, parts); err != nil {
+				return Metrics{}, weights.ByName{}, err
+			}
 		}
 	}
 	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
@@ -140,10 +148,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 	if err != nil {
 		return weights.ByName{}, tune.BatchResult{}, err
 	}
-	numbers := make([]int, parts)
-	for p := range numbers {
-		numbers[p] = p
-	}
+	numbers := partNumbers(parts)
 	for {
 		round, ok := run.Next()
 		if !ok {
@@ -164,4 +169,26 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		}
 	}
 	return run.Finish(ctx, dir.LearnerState())
+}
+
+// poolBLEU is the launch that re-ranks epoch n's pool with its new weights
+// (work/mixed.json) part by part and returns the 1-bests' BLEU
+// (work/tune-stats.json).
+func poolBLEU(ctx context.Context, o *Options, n, parts int) (float64, error) {
+	dir := o.layout().Epoch(n)
+	p, s := beam.NewPipelineWithRoot()
+	writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, dir.Mixed()), dir.TuneStats())
+	if _, _, err := execute(ctx, o, p); err != nil {
+		return 0, &PipelineError{Epoch: n, Err: err}
+	}
+	return tune.ReadBLEU(ctx, dir.TuneStats())
+}
+
+// partNumbers returns 0, 1, …, parts−1.
+func partNumbers(parts int) []int {
+	numbers := make([]int, parts)
+	for p := range numbers {
+		numbers[p] = p
+	}
+	return numbers
 }

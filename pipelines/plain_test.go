@@ -201,6 +201,63 @@ func TestBatchMERT(t *testing.T) {
 	}
 }
 
+// TestBatchPRO runs two epochs of --mode batch with PRO: the pairs are
+// sampled where each part of the pool is written and fitted on one worker
+// in the decoding launch, and a second launch re-ranks the pool for the
+// tune BLEU, which is the pool's 1-best BLEU under the epoch's weights as
+// read back here from the parts; a resumed run gives the same weights.
+func TestBatchPRO(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := options(d, filepath.Join(dir, "full"))
+	o.Mode, o.Algo, o.Epochs = "batch", "pro", 2
+	launches := countLaunches(&o)
+	res := mustRun(t, ctx, o)
+	if *launches != 1+2*2 {
+		t.Errorf("%d launches, want a model check and two an epoch", *launches)
+	}
+	l := tune.Layout{Root: o.Out}
+	for _, m := range res.Epochs {
+		e := l.Epoch(m.Epoch)
+		w, err := weights.ReadByName(ctx, e.JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum metric.Stats
+		for p := range tune.PoolParts(m.Sentences) {
+			st, err := tune.PartOneBest(ctx, e.PoolPart(p), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum.Add(st)
+		}
+		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, PRO's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU)
+		if want := 100 * sum.BLEU(); math.Abs(m.TuneBLEU-want) > 1e-9 {
+			t.Errorf("epoch %d: tune BLEU %v, the pool re-ranked with its weights %v", m.Epoch, m.TuneBLEU, want)
+		}
+	}
+	if res.Epochs[1].Pool <= res.Epochs[0].Pool {
+		t.Errorf("the pool did not grow: %d then %d", res.Epochs[0].Pool, res.Epochs[1].Pool)
+	}
+
+	o.Out, o.Epochs = filepath.Join(dir, "resumed"), 1
+	mustRun(t, ctx, o)
+	o.Epochs, o.Resume = 2, true
+	mustRun(t, ctx, o)
+	a, err := os.ReadFile(l.Epoch(2).JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Errorf("resumed weights differ:\n%s\n%s", a, b)
+	}
+}
+
 // TestSparseTemplates tunes with the phrase-pair template on: the sparse
 // features reach the learner and the epoch's weights, and the manifest
 // records the templates.

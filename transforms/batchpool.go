@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -16,7 +17,9 @@ import (
 // epoch's decoded lists, a PCollection<tune.NBest>, groups them by pool
 // part (tune.PoolPartOf) and writes each part (tune.MergePoolPart: the
 // previous epoch's part plus what is new) on the worker that holds the
-// group. It returns the parts' PCollection<tune.PoolPartInfo>.
+// group; for PRO (fn.Step.SamplesPairs) the worker then samples the
+// part's pairs (tune.BatchStep.SamplePart). It returns the parts'
+// PCollection<tune.PartResult>.
 func WritePool(s beam.Scope, lists beam.PCollection, fn *WritePoolFn) beam.PCollection {
 	s = s.Scope("transforms.WritePool")
 	keyed := beam.ParDo(s, poolPartKey, lists)
@@ -35,9 +38,13 @@ type WritePoolFn struct {
 	Out tune.EpochLayout
 	// Dense names the weights' dense features.
 	Dense []string
+	// Step is the epoch's optimizer, Epoch the 1-based epoch: a step that
+	// samples pairs has them sampled here.
+	Step  *tune.BatchStep
+	Epoch int
 }
 
-func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*tune.NBest) bool) (tune.PoolPartInfo, error) {
+func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*tune.NBest) bool) (tune.PartResult, error) {
 	var lists []tune.NBest
 	var n tune.NBest
 	for iter(&n) {
@@ -48,14 +55,26 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 	if f.Prev.Dir != "" {
 		prev = f.Prev.PoolPart(part)
 	}
-	return tune.MergePoolPart(ctx, part, prev, lists, f.Dense, f.Out.PoolPart(part))
+	info, err := tune.MergePoolPart(ctx, part, prev, lists, f.Dense, f.Out.PoolPart(part))
+	if err != nil {
+		return tune.PartResult{}, err
+	}
+	res := tune.PartResult{Info: info}
+	if f.Step != nil && f.Step.SamplesPairs() {
+		if res, err = f.Step.SamplePart(ctx, f.Epoch, part, f.Out.PoolPart(part)); err != nil {
+			return tune.PartResult{}, err
+		}
+		res.Info = info
+	}
+	return res, nil
 }
 
 // BatchLearn is the optimizer step of a batch epoch on one worker: it
-// waits for every part of the pool (the PCollection<tune.PoolPartInfo> of
+// waits for every part of the pool (the PCollection<tune.PartResult> of
 // WritePool), writes their summary (tune.PoolSummary) and, unless fn.Step
-// is nil, runs the optimizer over the parts (tune.BatchStep.RunParts) and
-// writes its weights and result.
+// is nil, runs the optimizer — PRO on the parts' pairs
+// (tune.BatchStep.FitPRO), the others over the parts read back
+// (tune.BatchStep.RunParts) — and writes its weights and result.
 func BatchLearn(s beam.Scope, infos beam.PCollection, fn *BatchLearnFn) {
 	s = s.Scope("transforms.BatchLearn")
 	beam.ParDo0(s, fn, beam.GroupByKey(s, beam.AddFixedKey(s, infos)))
@@ -75,17 +94,22 @@ type BatchLearnFn struct {
 	Parts int
 }
 
-func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.PoolPartInfo) bool) error {
+func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.PartResult) bool) error {
 	var sum tune.PoolSummary
 	seen := make([]bool, f.Parts)
-	var info tune.PoolPartInfo
-	for iter(&info) {
+	var results []tune.PartResult
+	var r tune.PartResult
+	for iter(&r) {
+		info := r.Info
 		if info.Part < 0 || info.Part >= f.Parts || seen[info.Part] {
 			return fmt.Errorf("transforms: pool part %d of %d twice or out of range", info.Part, f.Parts)
 		}
 		seen[info.Part] = true
 		sum.Add(info)
-		info = tune.PoolPartInfo{}
+		if len(r.Pairs) > 0 {
+			results = append(results, r)
+		}
+		r = tune.PartResult{}
 	}
 	if i := slices.Index(seen, false); i >= 0 {
 		return fmt.Errorf("transforms: pool part %d of %d was not written", i, f.Parts)
@@ -101,16 +125,54 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 	if err != nil {
 		return err
 	}
-	parts := make([]tune.PoolPart, f.Parts)
-	for p := range parts {
-		parts[p] = f.Dir.PoolPart(p)
+	var ww weights.ByName
+	var res tune.BatchResult
+	if f.Step.SamplesPairs() {
+		slices.SortFunc(results, func(a, b tune.PartResult) int { return a.Info.Part - b.Info.Part })
+		ww, res, err = f.Step.FitPRO(ctx, f.Epoch, results, sum, prev, f.Dir.LearnerState())
+	} else {
+		parts := make([]tune.PoolPart, f.Parts)
+		for p := range parts {
+			parts[p] = f.Dir.PoolPart(p)
+		}
+		var m tune.Metrics
+		ww, m, err = f.Step.RunParts(ctx, f.Epoch, parts, prev, f.Dir.LearnerState())
+		res = tune.BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
 	}
-	ww, m, err := f.Step.RunParts(ctx, f.Epoch, parts, prev, f.Dir.LearnerState())
 	if err != nil {
 		return err
 	}
 	if err := weights.WriteByName(ctx, f.Dir.Mixed(), ww); err != nil {
 		return err
 	}
-	return tune.WriteJSON(ctx, f.Dir.BatchResult(), tune.BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU})
+	return tune.WriteJSON(ctx, f.Dir.BatchResult(), res)
+}
+
+// PoolBLEU sums the statistics of the pool's 1-bests under the weights at
+// weightsPath, part by part on the workers (tune.PartOneBest): parts is a
+// PCollection<int> of part numbers of the pool in dir. It returns the sum,
+// a singleton PCollection<metric.Stats> whose BLEU() is batch mode's tune
+// BLEU.
+func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, weightsPath string) beam.PCollection {
+	s = s.Scope("transforms.PoolBLEU")
+	stats := beam.ParDo(s, &partOneBestFn{Dir: dir, Weights: weightsPath}, beam.Reshuffle(s, parts))
+	return SumStats(s, stats)
+}
+
+// partOneBestFn is PoolBLEU's DoFn.
+type partOneBestFn struct {
+	Dir     tune.EpochLayout
+	Weights string
+	w       *weights.ByName
+}
+
+func (f *partOneBestFn) ProcessElement(ctx context.Context, part int) (metric.Stats, error) {
+	if f.w == nil {
+		w, err := weights.ReadByName(ctx, f.Weights)
+		if err != nil {
+			return metric.Stats{}, err
+		}
+		f.w = &w
+	}
+	return tune.PartOneBest(ctx, f.Dir.PoolPart(part), *f.w)
 }

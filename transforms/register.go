@@ -23,7 +23,7 @@ func init() {
 	for _, t := range []any{
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
-		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{},
+		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
 		linesearch.Envelopes{}, linesearch.Result{}, roundItem{}, tune.MERTRound{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
@@ -57,8 +57,9 @@ func init() {
 	register.Emitter2[int, linesearch.Envelopes]()
 	register.Emitter2[int, metric.Stats]()
 	register.Iter1[roundItem]()
-	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, tune.PoolPartInfo, error](&WritePoolFn{})
-	register.DoFn3x1[context.Context, int, func(*tune.PoolPartInfo) bool, error](&BatchLearnFn{})
+	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, tune.PartResult, error](&WritePoolFn{})
+	register.DoFn3x1[context.Context, int, func(*tune.PartResult) bool, error](&BatchLearnFn{})
+	register.DoFn2x2[context.Context, int, metric.Stats, error](&partOneBestFn{})
 	register.Function1x1(firstStats)
 
 	register.Emitter2[int, weights.ByName]()
@@ -68,7 +69,7 @@ func init() {
 	register.Emitter1[tune.Sentence]()
 	register.Iter1[tune.Sentence]()
 	register.Iter1[tune.NBest]()
-	register.Iter1[tune.PoolPartInfo]()
+	register.Iter1[tune.PartResult]()
 	register.Iter1[tune.ShardState]()
 	register.Iter1[weights.ByName]()
 }

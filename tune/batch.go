@@ -19,8 +19,9 @@ import (
 // hypothesis (target and features, as Moses' extractor and tune-nbest
 // de-duplicate) decoded so far, scored as the pipeline scored it. The pool
 // is kept by parts (MergePoolPart); MERT's passes run over the parts in
-// the pipeline (MERTRun, MERTShare), the other optimizers on one worker
-// (RunParts).
+// the pipeline (MERTRun, MERTShare), PRO samples its pairs by part and
+// fits them on one worker (SamplePart, FitPRO), the other optimizers read
+// the whole pool on one worker (RunParts).
 type BatchStep struct {
 	// Algo names a learner of learner/algo; Config its settings
 	// (Config.Seed is set from Seed and the epoch).
@@ -127,4 +128,6 @@ type BatchResult struct {
 	// Rounds counts the pipeline launches of MERT's passes (MERTRun); 0
 	// for the optimizers that run on one worker.
 	Rounds int `json:",omitempty"`
+	// Pairs counts the pairs PRO sampled by part (FitPRO).
+	Pairs int `json:",omitempty"`
 }

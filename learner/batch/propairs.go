@@ -44,30 +44,18 @@ func SamplePRO(lists []pool.List, opts PROOptions, seed, stream uint64) ([]featu
 // term; features outside active keep their weights). On error the learner
 // is unchanged.
 func (p *PRO) LearnPairs(ctx context.Context, active []feature.ID, xs []feature.Vector) error {
-	if p.rng == nil {
-		return errUninit
-	}
-	if err := checkCtx(ctx); err != nil {
-		return err
-	}
-	if err := validWeights(p.w); err != nil {
-		return err
-	}
-	ids := slices.Clone(active)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	if len(ids) > 0 && ids[0] < 0 {
-		return fmt.Errorf("batch: PRO: negative feature id %d", ids[0])
-	}
-	for i, x := range xs {
-		if err := x.Validate(); err != nil {
-			return fmt.Errorf("batch: PRO: pair %d: %w", i, err)
+	return p.learnOn(ctx, func() (feature.Weights, PRORun, error) {
+		ids := slices.Clone(active)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		if len(ids) > 0 && ids[0] < 0 {
+			return nil, PRORun{}, fmt.Errorf("batch: PRO: negative feature id %d", ids[0])
 		}
-	}
-	w, run, err := p.fit(ctx, ids, slices.Clone(xs))
-	if err != nil {
-		return err
-	}
-	p.w, p.run = w, run
-	return nil
+		for i, x := range xs {
+			if err := x.Validate(); err != nil {
+				return nil, PRORun{}, fmt.Errorf("batch: PRO: pair %d: %w", i, err)
+			}
+		}
+		return p.fit(ctx, ids, slices.Clone(xs))
+	})
 }

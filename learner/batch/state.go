@@ -65,6 +65,19 @@ func newLearner[L ~struct{ state[O, R] }, O options[O, R], R summary[R]](w featu
 // returns or, when fit fails, puts the random state fit drew from back,
 // so that a Learn that fails leaves the learner unchanged.
 func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func(c *compiled) (feature.Weights, R, error)) error {
+	return s.learnOn(ctx, func() (feature.Weights, R, error) {
+		c, err := compile(lists)
+		if err != nil {
+			var none R
+			return nil, none, err
+		}
+		return fit(c)
+	})
+}
+
+// learnOn is learnWith for any data: it checks s, ctx and the weights,
+// calls fit, and keeps what fit returns or puts the random state back.
+func (s *state[O, R]) learnOn(ctx context.Context, fit func() (feature.Weights, R, error)) error {
 	if s.rng == nil {
 		return errUninit
 	}
@@ -74,12 +87,8 @@ func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func
 	if err := validWeights(s.w); err != nil {
 		return err
 	}
-	c, err := compile(lists)
-	if err != nil {
-		return err
-	}
 	saved := *s.rng
-	w, run, err := fit(c)
+	w, run, err := fit()
 	if err != nil {
 		*s.rng = saved
 		return err
