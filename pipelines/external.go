@@ -11,7 +11,6 @@ import (
 
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -56,10 +55,6 @@ func ParseExternalConfig(s string) (ExternalConfig, error) {
 		return ExternalConfig{}, fmt.Errorf("pipelines: external decoder configuration %q names no command or no moses.ini", s)
 	}
 	return c, nil
-}
-
-func init() {
-	transforms.RegisterDecoder(ExternalDecoderName, openExternal)
 }
 
 // openExternal returns the external decoder of the configuration string

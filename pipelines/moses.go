@@ -85,8 +85,11 @@ func (o *Options) decoderConfig() string {
 	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv, Filter: o.FilterModel, Search: o.SearchAlgorithm}.String()
 }
 
+// The package's decoders: the in-process one and the external one
+// (external.go).
 func init() {
 	transforms.RegisterDecoder(DecoderName, openMoses)
+	transforms.RegisterDecoder(ExternalDecoderName, openExternal)
 }
 
 // openMoses loads the model of the configuration string config

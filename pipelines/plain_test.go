@@ -160,14 +160,9 @@ func TestOptionErrors(t *testing.T) {
 // own launches over the pool's parts, and the resumed weights are
 // identical.
 func TestBatchMERT(t *testing.T) {
-	d := smallDemo(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	o := options(d, filepath.Join(dir, "full"))
-	o.Mode, o.Algo, o.Epochs = "batch", "mert", 2
-	o.AlgoConfig.Restarts = 2
-	launches := countLaunches(&o)
-	res := mustRun(t, ctx, o)
+	o, res, launches := runBatch(t, "mert", filepath.Join(dir, "full"))
 	want := 1 // the model check
 	for _, m := range res.Epochs {
 		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f in %d rounds", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU, m.MERTRounds)
@@ -184,21 +179,7 @@ func TestBatchMERT(t *testing.T) {
 		t.Errorf("epoch 1 %+v, epoch 2 %+v", e1, e2)
 	}
 
-	o.Out, o.Epochs = filepath.Join(dir, "resumed"), 1
-	mustRun(t, ctx, o)
-	o.Epochs, o.Resume = 2, true
-	mustRun(t, ctx, o)
-	a, err := os.ReadFile(tune.Layout{Root: filepath.Join(dir, "full")}.Epoch(2).JSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(a) != string(b) {
-		t.Errorf("resumed weights differ:\n%s\n%s", a, b)
-	}
+	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
 }
 
 // TestBatchPRO runs two epochs of --mode batch with PRO: the pairs are
@@ -207,13 +188,9 @@ func TestBatchMERT(t *testing.T) {
 // tune BLEU, which is the pool's 1-best BLEU under the epoch's weights as
 // read back here from the parts; a resumed run gives the same weights.
 func TestBatchPRO(t *testing.T) {
-	d := smallDemo(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	o := options(d, filepath.Join(dir, "full"))
-	o.Mode, o.Algo, o.Epochs = "batch", "pro", 2
-	launches := countLaunches(&o)
-	res := mustRun(t, ctx, o)
+	o, res, launches := runBatch(t, "pro", filepath.Join(dir, "full"))
 	if *launches != 1+2*2 {
 		t.Errorf("%d launches, want a model check and two an epoch", *launches)
 	}
@@ -241,15 +218,36 @@ func TestBatchPRO(t *testing.T) {
 		t.Errorf("the pool did not grow: %d then %d", res.Epochs[0].Pool, res.Epochs[1].Pool)
 	}
 
-	o.Out, o.Epochs = filepath.Join(dir, "resumed"), 1
+	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
+}
+
+// runBatch runs two epochs of --mode batch with algo (MERT with 2
+// restarts) on the small demo into out, counting the launches.
+func runBatch(t *testing.T, algo, out string) (pipelines.Options, pipelines.Result, *int) {
+	t.Helper()
+	o := options(smallDemo(t), out)
+	o.Mode, o.Algo, o.Epochs = "batch", algo, 2
+	if algo == "mert" {
+		o.AlgoConfig.Restarts = 2
+	}
+	launches := countLaunches(&o)
+	return o, mustRun(t, context.Background(), o), launches
+}
+
+// checkResumed runs o's two epochs again in out, as one epoch and then a
+// resumed run: the second epoch's weights must be those of o.Out's.
+func checkResumed(t *testing.T, ctx context.Context, o pipelines.Options, out string) {
+	t.Helper()
+	full := o.Out
+	o.Out, o.Epochs = out, 1
 	mustRun(t, ctx, o)
 	o.Epochs, o.Resume = 2, true
 	mustRun(t, ctx, o)
-	a, err := os.ReadFile(l.Epoch(2).JSON())
+	a, err := os.ReadFile(tune.Layout{Root: full}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
+	b, err := os.ReadFile(tune.Layout{Root: out}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/testsupport/gobuild"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -42,21 +42,7 @@ func TestProcessEnvironment(t *testing.T) {
 	tmp := t.TempDir()
 
 	// The worker binary: this module's mtune, as a user builds it.
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build mtune with: %v", err)
-	}
-	bin := filepath.Join(tmp, "mtune")
-	buildCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(buildCtx, gobin, "build", "-o", bin, "./cmd/mtune")
-	build.Dir = ".." // the module root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/mtune: %v\n%s", err, out)
-	}
-	if bin, err = filepath.EvalSymlinks(bin); err != nil { // as /proc/PID/exe shows it
-		t.Fatal(err)
-	}
+	bin := gobuild.Binary(t, "..", "./cmd/mtune", filepath.Join(tmp, "mtune"))
 	script, err := filepath.Abs(filepath.Join("..", "scripts", "prism-process-worker.sh"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"slices"
 
@@ -77,12 +78,8 @@ func (b BatchStep) RunParts(ctx context.Context, n int, parts []PoolPart, prev w
 	if err != nil {
 		return weights.ByName{}, Metrics{}, err
 	}
-	state, err := l.MarshalBinary()
-	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
-	}
-	if err := storage.WriteFile(ctx, statePath, state); err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
+	if err := saveState(ctx, statePath, l); err != nil {
+		return weights.ByName{}, Metrics{}, err
 	}
 	var st metric.Stats = pool.OneBest(pooled, nw)
 	m := Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
@@ -130,4 +127,16 @@ type BatchResult struct {
 	Rounds int `json:",omitempty"`
 	// Pairs counts the pairs PRO sampled by part (FitPRO).
 	Pairs int `json:",omitempty"`
+}
+
+// saveState writes a learner's MarshalBinary to path (state/learner.bin).
+func saveState(ctx context.Context, path string, l encoding.BinaryMarshaler) error {
+	state, err := l.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	if err := storage.WriteFile(ctx, path, state); err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/learner/mert"
@@ -106,12 +105,8 @@ func (m *MERTRun) Finish(ctx context.Context, statePath string) (weights.ByName,
 	if w, err = m.step.finish(m.n, w); err != nil {
 		return weights.ByName{}, BatchResult{}, err
 	}
-	state, err := mert.New(w, m.opts).MarshalBinary()
-	if err != nil {
-		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
-	}
-	if err := storage.WriteFile(ctx, statePath, state); err != nil {
-		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
+	if err := saveState(ctx, statePath, mert.New(w, m.opts)); err != nil {
+		return weights.ByName{}, BatchResult{}, err
 	}
 	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneBLEU: 100 * info.BLEU, Rounds: m.c.Rounds()}
 	return weights.NewByName(m.idx, w), res, nil

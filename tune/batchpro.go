@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/learner/batch"
@@ -89,12 +88,8 @@ func (b BatchStep) FitPRO(ctx context.Context, n int, parts []PartResult, sum Po
 	if err != nil {
 		return weights.ByName{}, BatchResult{}, err
 	}
-	state, err := pro.MarshalBinary()
-	if err != nil {
-		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
-	}
-	if err := storage.WriteFile(ctx, statePath, state); err != nil {
-		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
+	if err := saveState(ctx, statePath, pro); err != nil {
+		return weights.ByName{}, BatchResult{}, err
 	}
 	return weights.NewByName(idx, nw), BatchResult{Sentences: sum.Sentences, Pool: sum.Hyps, Pairs: len(xs)}, nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +140,19 @@ func TestDecodeSearchFlags(t *testing.T) {
 		if code, _, errOut := mtune(t, "", append([]string{"decode", "--config", ini}, append(tc.args, input)...)...); code != 2 {
 			t.Errorf("%q: exit %d, %s", tc.args, code, errOut)
 		}
+	}
+}
+
+// TestDecodeAllCores: decode runs on every core unless --threads says
+// otherwise (it ran on one).
+func TestDecodeAllCores(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	code, _, errOut := mtune(t, "", "decode", "--config", filepath.Join(dir, "moses.ini"), filepath.Join(dir, "to-translate.txt"))
+	if code != 0 {
+		t.Fatalf("decode: exit %d: %s", code, errOut)
+	}
+	if want := fmt.Sprintf("threads=%d", runtime.NumCPU()); !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q does not say %s", errOut, want)
 	}
 }

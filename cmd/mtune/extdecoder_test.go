@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/testsupport/gobuild"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -26,18 +26,8 @@ func TestTuneExternalDecoder(t *testing.T) {
 		t.Skip("-short: builds mtune and tunes the demo twice")
 	}
 	tmp := t.TempDir()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build mtune with: %v", err)
-	}
 	// A folder with a blank: the command line quotes it.
-	bin := filepath.Join(tmp, "my bin", "mtune")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, gobin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := gobuild.Binary(t, ".", ".", filepath.Join(tmp, "my bin", "mtune"))
 
 	const epochs = 3
 	run := func(name string, args ...string) []pipelines.Metrics {
