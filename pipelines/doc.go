@@ -19,10 +19,13 @@
 // more as the dev set is; the weights are the same either way.
 //
 // batch: the launch decodes the tuning set with the previous weights into
-// n-best lists; the driver pools the distinct hypotheses of every epoch so
-// far and runs a batch optimizer (mert, pro, kbmira, mr, svm) on the pool. Its
-// tune_bleu is the BLEU of the pool re-ranked by the new weights (no second
-// decoding); with a dev set, a second, short launch decodes it with the
+// n-best lists, which the workers pool by parts of 256 sentences with the
+// distinct hypotheses of every epoch so far (tune.MergePoolPart); a batch
+// optimizer (mert, pro, kbmira, mr, svm) then runs on the pool without the
+// driver holding any of it: MERT's passes as rounds of launches over the
+// parts (tune.MERTRun), PRO on pairs sampled by part, the others on one
+// worker that reads the parts. Its tune_bleu is the BLEU of the pool
+// re-ranked by the new weights (no second decoding); with a dev set, a second, short launch decodes it with the
 // epoch's new weights (they exist only after the optimizer step), and the
 // best epoch is the one with the best dev BLEU (Moses' --return-best-dev).
 // The optimizer's weights are

@@ -11,7 +11,6 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/pool"
 )
 
 // Decoder translates tuning sentences into n-best lists of the decoder's
@@ -107,25 +106,6 @@ func (o DecodeOptions) Validate() error {
 	}
 	_, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
 	return err
-}
-
-// Scorer returns a pool.Scorer that scores hypotheses against refs
-// (refs[i] holds the references of sentence i) as the pipeline's decoding
-// does under o: the same BLEU order, tokenizer and case. It is how a driver
-// scores the n-best files a pipeline wrote (pool/poolfile.Load).
-func (o DecodeOptions) Scorer(refs [][]string) (*pool.Scorer, error) {
-	if err := o.Validate(); err != nil {
-		return nil, err
-	}
-	tok, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
-	if err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
-	}
-	sc, err := pool.NewScorer(refs, o.Order, tok)
-	if err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
-	}
-	return sc, nil
 }
 
 // scorer scores hypotheses against the references of sentences.
