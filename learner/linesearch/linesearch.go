@@ -195,6 +195,36 @@ func (s *Searcher) SearchSorted(base, slope []float64, order []int32) (Result, e
 	return s.search(base, slope, order)
 }
 
+// Envelopes is the first half of Search over the Searcher's lists: their
+// envelopes along the line whose hypothesis k has model score
+// base[k] + γ·slope[k], merged, for Sweep to take with the envelopes of
+// lists held elsewhere (MERT over a pool split between machines). order is
+// nil or as SearchSorted takes it. Sweep of the result alone is Search.
+func (s *Searcher) Envelopes(base, slope []float64, order []int32) (Envelopes, error) {
+	if len(base) != s.Len() || len(slope) != s.Len() || (order != nil && len(order) != s.Len()) {
+		panic(fmt.Sprintf("linesearch: %d scores, %d slopes and %d orders for %d hypotheses", len(base), len(slope), len(order), s.Len()))
+	}
+	s.parallel(func(w *worker) { w.envelopes(base, slope, order) })
+	if err := s.workerErr(); err != nil {
+		return Envelopes{}, err
+	}
+	e := Envelopes{First: s.firstStats()}
+	for _, f := range s.first {
+		if f >= 0 {
+			e.Lists++
+		}
+	}
+	for _, w := range s.workers {
+		for _, bp := range w.sorted {
+			hyps := s.lists[bp.sent].Hyps
+			d := hyps[bp.to].Stats
+			d.Sub(hyps[bp.from].Stats)
+			e.Points = append(e.Points, Breakpoint{Gamma: keyFloat(bp.key), Delta: d})
+		}
+	}
+	return e, nil
+}
+
 // SortBySlope returns, in dst (grown as needed), the hypotheses of each list
 // sorted by increasing slope: the order SearchSorted takes.
 func (s *Searcher) SortBySlope(slope []float64, dst []int32) []int32 {

@@ -13,8 +13,10 @@ import (
 )
 
 // TestSweepEqualsSearcher: the envelopes merged in any order and swept
-// (Search, and line-search mixing over workers) give exactly what a
-// Searcher gives, interval, breakpoint count and statistics included.
+// (Search, and line-search mixing over workers), and those of two
+// Searchers over two halves of the lists (Searcher.Envelopes, MERT over a
+// pool by parts), give exactly what a Searcher gives, interval, breakpoint
+// count and statistics included.
 func TestSweepEqualsSearcher(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -73,6 +75,35 @@ func TestSweepEqualsSearcher(t *testing.T) {
 			g, st, err := Search(lists, w, d, tc.opts)
 			if err != nil || g != want.Gamma || st != want.Stats {
 				t.Errorf("%s: Search γ = %v with %v (%v), Searcher γ = %v with %v", name, g, st, err, want.Gamma, want.Stats)
+			}
+			// Two Searchers over two halves of the lists, each giving
+			// its envelopes (Searcher.Envelopes), merged and swept.
+			var halves Envelopes
+			cut := r.IntN(len(lists) + 1)
+			for _, part := range [][]pool.List{lists[:cut], lists[cut:]} {
+				if pool.Size(part) == 0 {
+					continue
+				}
+				s, err := NewSearcher(part, tc.opts)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var base, slope []float64
+				for _, l := range part {
+					for _, h := range l.Hyps {
+						base, slope = append(base, h.Features.Dot(w)), append(slope, h.Features.Dot(d))
+					}
+				}
+				e, err := s.Envelopes(base, slope, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if err := halves.Merge(e); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			if got, err := Sweep(halves, tc.opts); err != nil || got != want {
+				t.Errorf("%s: Searcher.Envelopes of two halves swept %+v (%v), Searcher %+v", name, got, err, want)
 			}
 		}
 	}

@@ -90,43 +90,46 @@ type Share struct {
 	Envelopes [][]linesearch.Envelopes
 }
 
-// Share computes lists' share of the round.
+// Share computes lists' share of the round, with the column layout and
+// slope orders Learn uses (one problem for every run: the runs differ only
+// on Dims).
 func (p Pass) Share(lists []pool.List) (Share, error) {
-	if err := checkLists(lists); err != nil {
-		return Share{}, err
-	}
 	sh := Share{Stats: make([]metric.Stats, len(p.Runs)), Envelopes: make([][]linesearch.Envelopes, len(p.Runs))}
 	for i, r := range p.Runs {
-		sh.Stats[i] = pool.OneBest(lists, r.Point)
 		sh.Envelopes[i] = make([]linesearch.Envelopes, r.Directions(len(p.Dims)))
+	}
+	if pool.Size(lists) == 0 || len(p.Runs) == 0 {
+		return sh, nil
+	}
+	pr, err := newProblem(lists, p.Runs[0].Point, Options{Features: p.Dims})
+	if err != nil {
+		return Share{}, err
+	}
+	base := make([]float64, pr.n)
+	var slope []float64
+	for i, r := range p.Runs {
+		pr.scores(base, pr.current(r.Point), true)
+		if sh.Stats[i], err = pr.s.OneBest(base); err != nil {
+			return Share{}, fmt.Errorf("mert: %w", err)
+		}
 		for d := range sh.Envelopes[i] {
-			dir := r.Direction(p.Dims, d)
-			for _, l := range lists {
-				e, err := linesearch.SentenceEnvelope(l, r.Point, dir)
-				if err != nil {
-					return Share{}, fmt.Errorf("mert: %w", err)
+			var e linesearch.Envelopes
+			if d < len(p.Dims) {
+				e, err = pr.s.Envelopes(base, pr.cols[d], pr.orders[d])
+			} else {
+				if slope == nil {
+					slope = make([]float64, pr.n)
 				}
-				if err := sh.Envelopes[i][d].Add(e); err != nil {
-					return Share{}, fmt.Errorf("mert: %w", err)
-				}
+				pr.scores(slope, pr.current(r.Random[d-len(p.Dims)]), false)
+				e, err = pr.s.Envelopes(base, slope, nil)
 			}
+			if err != nil {
+				return Share{}, fmt.Errorf("mert: %w", err)
+			}
+			sh.Envelopes[i][d] = e
 		}
 	}
 	return sh, nil
-}
-
-// checkLists refuses lists Learn would refuse.
-func checkLists(lists []pool.List) error {
-	for _, l := range lists {
-		for k, h := range l.Hyps {
-			for q, x := range h.Features.Vals {
-				if !finite(x) {
-					return fmt.Errorf("mert: sentence %d hypothesis %d: feature %d has value %v", l.Sent, k, h.Features.IDs[q], x)
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // SweepOptions are the options of the line searches of a round
