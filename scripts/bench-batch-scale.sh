@@ -53,28 +53,7 @@ europarl_lines en.gz 9001 9200 >"$work/dev.en"
 
 "$tmp/prism" --job_port "$port" >"$work/prism.log" 2>&1 &
 prism_pid=$!
-for _ in $(seq 100); do
-	(exec 3<>"/dev/tcp/localhost/$port") 2>/dev/null && break
-	sleep 0.1
-done
-
-# sample FILE: every 0.2 s, "pid kind kB" of prism's and every mtune
-# worker's VmHWM, appended to FILE.
-sample() {
-	while :; do
-		for d in /proc/[0-9]*; do
-			cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
-			case "$cmd" in
-			*"$bin --worker=true"*) kind=worker ;;
-			*"$tmp/prism"*) kind=prism ;;
-			*) continue ;;
-			esac
-			hwm=$(awk '/^VmHWM:/ { print $2 }' 2>/dev/null <"$d/status") || continue
-			[[ -n "$hwm" ]] && echo "${d#/proc/} $kind $hwm"
-		done >>"$1"
-		sleep 0.2
-	done
-}
+prism_wait "$port"
 
 config=$(process_config "$bin")
 echo "| tuning set | optimizer | wall s | pool (hypotheses) | MERT rounds | tune BLEU | dev BLEU | driver peak MB | prism peak MB | worker peak MB |"
@@ -88,7 +67,7 @@ for range in $sizes; do
 		name="$set-$algo"
 		echo "bench-batch-scale: $range, $algo, $epochs epochs…" >&2
 		: >"$work/$name.samples"
-		sample "$work/$name.samples" &
+		sample_peaks "$work/$name.samples" &
 		sampler_pid=$!
 		TIMEFORMAT='%R'
 		if ! { time /usr/bin/time -f '%M' -o "$work/$name.rss" "$bin" tune --config "$model/moses.ini" \

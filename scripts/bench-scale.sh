@@ -70,28 +70,7 @@ europarl_lines en.gz 9001 9200 >"$work/dev.en"
 
 "$tmp/prism" --job_port "$port" >"$work/prism.log" 2>&1 &
 prism_pid=$!
-for _ in $(seq 100); do
-	(exec 3<>"/dev/tcp/localhost/$port") 2>/dev/null && break
-	sleep 0.1
-done
-
-# sample FILE: every 0.2 s, the VmHWM (kB) of prism and of every mtune
-# worker process, one "pid kind kB" line each, appended to FILE.
-sample() {
-	while :; do
-		for d in /proc/[0-9]*; do
-			cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
-			case "$cmd" in
-			*"$bin --worker=true"*) kind=worker ;;
-			*"$tmp/prism"*) kind=prism ;;
-			*) continue ;;
-			esac
-			hwm=$(awk '/^VmHWM:/ { print $2 }' 2>/dev/null <"$d/status") || continue
-			[[ -n "$hwm" ]] && echo "${d#/proc/} $kind $hwm"
-		done >>"$1"
-		sleep 0.2
-	done
-}
+prism_wait "$port"
 
 export MODEL_PATH="$model"
 config=$(process_config "$bin")
@@ -143,7 +122,7 @@ for range in $sizes; do
 	dec=$(decode "$set")
 	echo "bench-scale: … one epoch, workers as separate processes…" >&2
 	: >"$work/$set.samples"
-	sample "$work/$set.samples" &
+	sample_peaks "$work/$set.samples" &
 	sampler_pid=$!
 	proc=$(epoch "$set-process" "$set" --runner universal --endpoint "localhost:$port" \
 		--environment_type PROCESS --environment_config "$config" --worker_binary "$bin")
@@ -157,7 +136,7 @@ for range in $sizes; do
 		inproc=$(epoch "$set-inproc" "$set")
 		echo "bench-scale: … and with --filter-model, workers as separate processes" >&2
 		: >"$work/$set.filter-samples"
-		sample "$work/$set.filter-samples" &
+		sample_peaks "$work/$set.filter-samples" &
 		sampler_pid=$!
 		filtered=$(XDG_CACHE_HOME="$work/cache" epoch "$set-filter" "$set" --filter-model --runner universal --endpoint "localhost:$port" \
 			--environment_type PROCESS --environment_config "$config" --worker_binary "$bin")

@@ -61,3 +61,30 @@ europarl_build() {
 	bin="$tmp/mtune"
 	export MODEL_PATH="$model"
 }
+
+# prism_wait PORT: waits (up to 10 s) until a job server listens on PORT.
+prism_wait() {
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/localhost/$1") 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
+# sample_peaks FILE: every 0.2 s, until killed, appends to FILE a line
+# "pid kind kB" with the VmHWM of prism ($tmp/prism) and of every mtune
+# worker ($bin --worker=true) running.
+sample_peaks() {
+	while :; do
+		for d in /proc/[0-9]*; do
+			cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
+			case "$cmd" in
+			*"$bin --worker=true"*) kind=worker ;;
+			*"$tmp/prism"*) kind=prism ;;
+			*) continue ;;
+			esac
+			hwm=$(awk '/^VmHWM:/ { print $2 }' 2>/dev/null <"$d/status") || continue
+			[[ -n "$hwm" ]] && echo "${d#/proc/} $kind $hwm"
+		done >>"$1"
+		sleep 0.2
+	done
+}
