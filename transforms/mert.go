@@ -33,7 +33,8 @@ func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path strin
 func lineKey(i, d int) int { return i<<20 | d }
 
 // MERTShareFn computes a part's share of a round: PCollection<int> (part
-// numbers) to PCollection<KV<int, linesearch.Envelopes>> (by lineKey) and
+// numbers) to PCollection<KV<int, linesearch.Packed>> (envelopes by
+// lineKey, packed: they go through the shuffle) and
 // PCollection<KV<int, metric.Stats>> (by run index).
 type MERTShareFn struct {
 	Round tune.MERTRound
@@ -41,7 +42,7 @@ type MERTShareFn struct {
 	Dir tune.EpochLayout
 }
 
-func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(int, linesearch.Envelopes), stats func(int, metric.Stats)) error {
+func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(int, linesearch.Packed), stats func(int, metric.Stats)) error {
 	sh, err := tune.MERTShare(ctx, f.Dir.PoolPart(part), f.Round)
 	if err != nil {
 		return err
@@ -49,26 +50,30 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 	for i := range sh.Stats {
 		stats(i, sh.Stats[i])
 		for d, e := range sh.Envelopes[i] {
-			envs(lineKey(i, d), e)
+			p, err := e.Pack()
+			if err != nil {
+				return fmt.Errorf("transforms: MERT round %d part %d: %w", f.Round.Pass.N, part, err)
+			}
+			envs(lineKey(i, d), p)
 		}
 	}
 	return nil
 }
 
-// SweepFn merges the envelopes of one line (linesearch.Envelopes.Merge)
+// SweepFn merges the envelopes of one line, packed (linesearch.Packed),
 // and sweeps them (linesearch.Sweep with mert.SweepOptions).
 type SweepFn struct{}
 
 // CreateAccumulator returns the empty union.
-func (f *SweepFn) CreateAccumulator() linesearch.Envelopes { return linesearch.Envelopes{} }
+func (f *SweepFn) CreateAccumulator() linesearch.Packed { return linesearch.Packed{} }
 
 // AddInput merges a part's envelopes.
-func (f *SweepFn) AddInput(a, x linesearch.Envelopes) (linesearch.Envelopes, error) {
+func (f *SweepFn) AddInput(a, x linesearch.Packed) (linesearch.Packed, error) {
 	return f.MergeAccumulators(a, x)
 }
 
 // MergeAccumulators merges b into a.
-func (f *SweepFn) MergeAccumulators(a, b linesearch.Envelopes) (linesearch.Envelopes, error) {
+func (f *SweepFn) MergeAccumulators(a, b linesearch.Packed) (linesearch.Packed, error) {
 	if err := a.Merge(b); err != nil {
 		return a, fmt.Errorf("transforms: %w", err)
 	}
@@ -76,8 +81,12 @@ func (f *SweepFn) MergeAccumulators(a, b linesearch.Envelopes) (linesearch.Envel
 }
 
 // ExtractOutput sweeps the line.
-func (f *SweepFn) ExtractOutput(a linesearch.Envelopes) (linesearch.Result, error) {
-	r, err := linesearch.Sweep(a, mert.SweepOptions())
+func (f *SweepFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, error) {
+	e, err := a.Unpack()
+	if err != nil {
+		return linesearch.Result{}, fmt.Errorf("transforms: %w", err)
+	}
+	r, err := linesearch.Sweep(e, mert.SweepOptions())
 	if err != nil {
 		return r, fmt.Errorf("transforms: %w", err)
 	}

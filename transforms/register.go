@@ -24,7 +24,7 @@ func init() {
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
 		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
-		linesearch.Envelopes{}, linesearch.Result{}, roundItem{}, tune.MERTRound{},
+		linesearch.Packed{}, linesearch.Result{}, roundItem{}, tune.MERTRound{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
@@ -49,12 +49,12 @@ func init() {
 	register.Function3x1(readRange)
 	register.DoFn2x1[context.Context, []byte, error](&CheckModelFn{})
 	register.Function1x2(poolPartKey)
-	register.DoFn4x1[context.Context, int, func(int, linesearch.Envelopes), func(int, metric.Stats), error](&MERTShareFn{})
-	register.Combiner3[linesearch.Envelopes, linesearch.Envelopes, linesearch.Result](&SweepFn{})
+	register.DoFn4x1[context.Context, int, func(int, linesearch.Packed), func(int, metric.Stats), error](&MERTShareFn{})
+	register.Combiner3[linesearch.Packed, linesearch.Packed, linesearch.Result](&SweepFn{})
 	register.Function2x1(searchItem)
 	register.Function2x1(statsItem)
 	register.DoFn3x1[context.Context, int, func(*roundItem) bool, error](&writeRoundFn{})
-	register.Emitter2[int, linesearch.Envelopes]()
+	register.Emitter2[int, linesearch.Packed]()
 	register.Emitter2[int, metric.Stats]()
 	register.Iter1[roundItem]()
 	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, tune.PartResult, error](&WritePoolFn{})
