@@ -18,36 +18,32 @@ func TestPacked(t *testing.T) {
 		dims := 2 + r.IntN(3)
 		lists := randomLists(r, 1+r.IntN(20), 2+r.IntN(20), dims)
 		w, d := randomWeights(r, dims), randomWeights(r, dims)
-		var a, b, all Envelopes
+		var pieces [2]Envelopes
+		var all Envelopes
 		cut := r.IntN(len(lists) + 1)
 		for i, l := range lists {
 			e, err := SentenceEnvelope(l, w, d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dst := &a
-			if i >= cut {
-				dst = &b
-			}
-			if err := dst.Add(e); err != nil {
+			if err := pieces[min(i/max(cut, 1), 1)].Add(e); err != nil {
 				t.Fatal(err)
 			}
 			if err := all.Add(e); err != nil {
 				t.Fatal(err)
 			}
 		}
-		pa, err := a.Pack()
-		if err != nil {
-			t.Fatal(err)
+		var merged Packed
+		for _, piece := range pieces {
+			p, err := piece.Pack()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := merged.Merge(p); err != nil {
+				t.Fatal(err)
+			}
 		}
-		pb, err := b.Pack()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pa.Merge(pb); err != nil {
-			t.Fatal(err)
-		}
-		got, err := pa.Unpack()
+		got, err := merged.Unpack()
 		if err != nil {
 			t.Fatal(err)
 		}
