@@ -12,7 +12,8 @@
 # (the mtune process that launches the epochs and, for MERT, holds the
 # runs' points), prism and each worker have their own peak RSS: the
 # driver's from /usr/bin/time, the others' from /proc/PID/status VmHWM
-# sampled every 0.2 s. A worker's peak includes the model it loads.
+# sampled every 0.2 s. A worker's peak includes the model it loads; prism
+# serves every run of the script, so its peak is the highest so far.
 #
 # Prints a Markdown table: wall seconds, the last epoch's pool (distinct
 # hypotheses of every epoch), MERT's rounds (launches) in all, tune and dev
