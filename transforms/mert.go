@@ -29,8 +29,18 @@ func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path strin
 	beam.ParDo0(s, &writeRoundFn{Path: path, Round: fn.Round.Pass}, beam.GroupByKey(s, beam.AddFixedKey(s, items)))
 }
 
-// lineKey numbers line d of the round's i-th run.
-func lineKey(i, d int) int { return i<<20 | d }
+// lineKey numbers line d of the round's i-th run; stride is the most
+// lines a run of the round searches (lineStride).
+func lineKey(i, d, stride int) int { return i*stride + d }
+
+// lineStride is the most lines a run of round p searches (at least 1).
+func lineStride(p mert.Pass) int {
+	n := 1
+	for _, r := range p.Runs {
+		n = max(n, r.Directions(len(p.Dims)))
+	}
+	return n
+}
 
 // MERTShareFn computes a part's share of a round: PCollection<int> (part
 // numbers) to PCollection<KV<int, linesearch.Packed>> (envelopes by
@@ -47,6 +57,7 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 	if err != nil {
 		return err
 	}
+	stride := lineStride(f.Round.Pass)
 	for i := range sh.Stats {
 		stats(i, sh.Stats[i])
 		for d, e := range sh.Envelopes[i] {
@@ -54,7 +65,7 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 			if err != nil {
 				return fmt.Errorf("transforms: MERT round %d part %d: %w", f.Round.Pass.N, part, err)
 			}
-			envs(lineKey(i, d), p)
+			envs(lineKey(i, d, stride), p)
 		}
 	}
 	return nil
@@ -122,12 +133,12 @@ func (f *writeRoundFn) ProcessElement(ctx context.Context, _ int, iter func(*rou
 	for i, r := range f.Round.Runs {
 		res.Searches[i] = make([]linesearch.Result, r.Directions(len(f.Round.Dims)))
 	}
-	lines := 0
+	lines, stride := 0, lineStride(f.Round)
 	var it roundItem
 	for iter(&it) {
 		i, d := it.Key, 0
 		if it.Line {
-			i, d = it.Key>>20, it.Key&(1<<20-1)
+			i, d = it.Key/stride, it.Key%stride
 		}
 		switch {
 		case i < 0 || i >= runs || (it.Line && d >= len(res.Searches[i])):

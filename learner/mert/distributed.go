@@ -71,17 +71,6 @@ func (r RunPass) Directions(dims int) int {
 	return dims + len(r.Random)
 }
 
-// Direction returns r's direction d: a coordinate direction for d below
-// len(dims), a random one after them.
-func (r RunPass) Direction(dims []feature.ID, d int) feature.Weights {
-	if d >= len(dims) {
-		return r.Random[d-len(dims)]
-	}
-	dir := make(feature.Weights, int(dims[d])+1)
-	dir[dims[d]] = 1
-	return dir
-}
-
 // Share is what one part of the pool contributes to a round: for each of
 // the Pass's runs, the summed statistics of the part's 1-bests at the run's
 // point and the part's envelopes along each of the run's directions.
@@ -309,10 +298,10 @@ func (c *Coordinator) update(r *distRun, rp RunPass, st metric.Stats, searches [
 	}
 	r.prev = r.pt
 	next := r.pt.Clone()
-	dir := rp.Direction(c.dims, bestD)
 	if bestD < len(c.dims) {
 		next[c.dims[bestD]] += bestGamma
 	} else {
+		dir := rp.Random[bestD-len(c.dims)]
 		for _, id := range c.dims {
 			next[id] += bestGamma * dir[id]
 		}
