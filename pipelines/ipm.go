@@ -175,7 +175,7 @@ func (o *Options) manifestFlags() ManifestFlags {
 	if o.replicas() > 1 {
 		f.Replicas = o.Replicas
 	}
-	f.Search = o.SearchAlgorithm
+	f.Search, f.Decoder = o.SearchAlgorithm, o.DecoderCommand
 	if o.AlgoConfig.NoiseType != "dropout" {
 		f.NoiseType = o.AlgoConfig.NoiseType
 	}

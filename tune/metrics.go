@@ -117,7 +117,10 @@ type ManifestFlags struct {
 	MixWeights string `json:",omitempty"`
 	// Search is the search algorithm set by --search-algorithm ("" is the
 	// moses.ini's).
-	Search                string `json:",omitempty"`
+	Search string `json:",omitempty"`
+	// Decoder is the external decoder's command line (--decoder; "" is
+	// the in-process decoder).
+	Decoder               string `json:",omitempty"`
 	Shards, Epochs, NBest int
 	MiniBatch             int
 	// Replicas is the number of independent runs (--replicas) when more
@@ -171,6 +174,7 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates"), cmp.Or(g.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's"), cmp.Or(g.Search, "the moses.ini's")},
+		{"decoder", cmp.Or(f.Decoder, "in process"), cmp.Or(g.Decoder, "in process")},
 		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas)), strconv.Itoa(max(1, g.Replicas))}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
