@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
+	"path/filepath"
 	"strings"
 
 	"github.com/mtune/mtune/decoder/external"
@@ -113,25 +113,38 @@ func (o *Options) checkExternal() error {
 	return nil
 }
 
-// iniVariable matches the ${NAME} of a moses.ini.
-var iniVariable = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-// externalEnv records in o.iniEnv the variables the moses.ini uses, as
+// externalInputs records in o.iniEnv the variables the moses.ini uses, as
 // this machine's environment gives them, for the external decoder's
-// environment on the workers. The moses.ini is the decoder's to read: it
-// is checksummed but not parsed.
-func (o *Options) externalEnv(ctx context.Context) error {
+// environment on the workers, and returns the model files the moses.ini
+// names (external.ModelPaths, external.ModelPath.Files), each as an input
+// to checksum with its role ("model LM0"). The moses.ini is the decoder's
+// to read: this reads only its paths and variables.
+func (o *Options) externalInputs(ctx context.Context) ([][2]string, error) {
 	data, err := storage.ReadFile(ctx, o.Config)
 	if err != nil {
-		return fmt.Errorf("pipelines: %w", err)
+		return nil, fmt.Errorf("pipelines: %w", err)
 	}
-	for _, m := range iniVariable.FindAllSubmatch(data, -1) {
-		if v, ok := os.LookupEnv(string(m[1])); ok {
+	for _, name := range external.IniVariables(data) {
+		if v, ok := os.LookupEnv(name); ok {
 			if o.iniEnv == nil {
 				o.iniEnv = map[string]string{}
 			}
-			o.iniEnv[string(m[1])] = v
+			o.iniEnv[name] = v
 		}
 	}
-	return nil
+	paths, err := external.ModelPaths(data, o.Config, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pipelines: --decoder: %w", err)
+	}
+	var in [][2]string
+	for _, p := range paths {
+		files, err := p.Files(filepath.Dir(o.Config))
+		if err != nil {
+			return nil, fmt.Errorf("pipelines: --decoder: %s: %w", o.Config, err)
+		}
+		for _, f := range files {
+			in = append(in, [2]string{"model " + p.Feature, f})
+		}
+	}
+	return in, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/decoder/external"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 func TestExternalConfig(t *testing.T) {
@@ -70,23 +71,42 @@ func TestExternalOptions(t *testing.T) {
 	}
 }
 
-// TestExternalEnv: the variables the moses.ini uses reach the external
-// decoder's configuration with this machine's values.
-func TestExternalEnv(t *testing.T) {
-	ini := filepath.Join(t.TempDir(), "moses.ini")
-	if err := os.WriteFile(ini, []byte("[feature]\nKENLM name=LM0 path=${MTUNE_TEST_LM}/lm.arpa ${MTUNE_TEST_UNSET}\n[weight]\nLM0= 1\n"), 0o666); err != nil {
-		t.Fatal(err)
+// TestExternalInputs: the variables the moses.ini uses reach the external
+// decoder's configuration with this machine's values, and the model files
+// it names are the run's inputs, found where Moses or "mtune decode" would
+// find them; a path that names nothing is refused, naming the line.
+func TestExternalInputs(t *testing.T) {
+	dir := t.TempDir()
+	lmDir := filepath.Join(dir, "lm")
+	for _, f := range []string{"lm/lm.arpa", "pt/phrase-table.minphr", "pt/phrase-table.gz", "pt/phrase-table-other.gz", "pt/phrase-table.d/x"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		testfile.Write(t, dir, f, f)
 	}
-	t.Setenv("MTUNE_TEST_LM", "/models/lm")
+	ini := testfile.Write(t, dir, "moses.ini", "[feature]\nKENLM name=LM0 path=${MTUNE_TEST_LM}/lm.arpa ${MTUNE_TEST_UNSET}\n"+
+		"PhraseDictionaryCompact path=pt/phrase-table\n[weight]\nLM0= 1\nPhraseDictionaryCompact0= 1\n")
+	t.Setenv("MTUNE_TEST_LM", lmDir)
 	o := Options{Config: ini, DecoderCommand: "sh", Src: "s", Refs: []string{"r"}, Out: "out"}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.externalEnv(context.Background()); err != nil {
+	in, err := o.externalInputs(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
+	want := [][2]string{{"model LM0", filepath.Join(lmDir, "lm.arpa")},
+		{"model PhraseDictionaryCompact0", filepath.Join(dir, "pt/phrase-table.gz")},
+		{"model PhraseDictionaryCompact0", filepath.Join(dir, "pt/phrase-table.minphr")}}
+	if !reflect.DeepEqual(in, want) {
+		t.Errorf("inputs %q, want %q", in, want)
+	}
 	c, err := ParseExternalConfig(o.decoderConfig())
-	if err != nil || !reflect.DeepEqual(c.Env, map[string]string{"MTUNE_TEST_LM": "/models/lm"}) {
+	if err != nil || !reflect.DeepEqual(c.Env, map[string]string{"MTUNE_TEST_LM": lmDir}) {
 		t.Errorf("configuration %+v, %v", c, err)
+	}
+	t.Setenv("MTUNE_TEST_LM", filepath.Join(dir, "nowhere"))
+	if _, err := o.externalInputs(context.Background()); !errors.Is(err, external.ErrModelFile) || !strings.Contains(err.Error(), "line 2: LM0") {
+		t.Errorf("a moses.ini naming no LM file: %v", err)
 	}
 }

@@ -327,9 +327,11 @@ func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error)
 func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
 	in := [][2]string{{"config", o.Config}}
 	if o.Decoder == ExternalDecoderName {
-		if err := o.externalEnv(ctx); err != nil {
+		files, err := o.externalInputs(ctx)
+		if err != nil {
 			return nil, err
 		}
+		in = append(in, files...)
 	}
 	if o.Decoder == DecoderName {
 		getenv := func(name string) (string, bool) {
