@@ -2,7 +2,8 @@
 // finds ../shared/data, europarl100 loads the europarl100 n-best lists,
 // gcstest runs a GCS emulator on loopback, parsetest and testfile write
 // and read test files, randpool makes random n-best pools, floattest
-// compares float slices bit for bit. Nothing outside
+// compares float slices bit for bit, decodertest registers a fake decoder
+// that re-ranks fixed n-best lists. Nothing outside
 // _test.go files and benchmarks imports them; internal/ keeps the
 // low-level helpers the product itself uses.
 package testsupport

@@ -76,7 +76,7 @@
 // program registers factories by name (RegisterDecoder) in an init
 // function; the DoFns name one in their tune.Decoder field with a configuration
 // string, and load it once per worker process in Setup (OpenDecoder).
-// Package transforms/decodertest registers "nbest-pool", a fake that
+// Package testsupport/decodertest registers "nbest-pool", a fake that
 // re-ranks fixed n-best lists.
 //
 // # Rules

@@ -20,7 +20,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
-	"github.com/mtune/mtune/transforms/decodertest"
+	"github.com/mtune/mtune/testsupport/decodertest"
 	"github.com/mtune/mtune/tune"
 )
 

@@ -16,14 +16,14 @@ import (
 // each of parts (a PCollection<int> of part numbers) is read on a worker,
 // which computes its share (tune.MERTShare: 1-best statistics at every
 // run's point, envelopes along every line); the envelopes of each line
-// meet in a CombineFn (SweepFn) that sweeps them, the statistics of each
+// meet in a CombineFn (MERTLineFn) that sweeps them, the statistics of each
 // run are summed, and the round's mert.PassResult is written to path. No
 // worker holds more of the pool than a part, nor more of the envelopes
 // than those of one line.
 func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path string) {
 	s = s.Scope("transforms.MERTRound")
 	envs, stats := beam.ParDo2(s, fn, beam.Reshuffle(s, parts))
-	swept := beam.ParDo(s, searchItem, beam.CombinePerKey(s, &SweepFn{}, envs))
+	swept := beam.ParDo(s, searchItem, beam.CombinePerKey(s, &MERTLineFn{}, envs))
 	summed := beam.ParDo(s, statsItem, beam.CombinePerKey(s, &SumStatsFn{}, stats))
 	items := beam.Flatten(s, swept, summed)
 	beam.ParDo0(s, &writeRoundFn{Path: path, Round: fn.Round.Pass}, beam.GroupByKey(s, beam.AddFixedKey(s, items)))
@@ -71,20 +71,20 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 	return nil
 }
 
-// SweepFn merges the envelopes of one line, packed (linesearch.Packed),
+// MERTLineFn merges the envelopes of one line, packed (linesearch.Packed),
 // and sweeps them (linesearch.Sweep with mert.SweepOptions).
-type SweepFn struct{}
+type MERTLineFn struct{}
 
 // CreateAccumulator returns the empty union.
-func (f *SweepFn) CreateAccumulator() linesearch.Packed { return linesearch.Packed{} }
+func (f *MERTLineFn) CreateAccumulator() linesearch.Packed { return linesearch.Packed{} }
 
 // AddInput merges a part's envelopes.
-func (f *SweepFn) AddInput(a, x linesearch.Packed) (linesearch.Packed, error) {
+func (f *MERTLineFn) AddInput(a, x linesearch.Packed) (linesearch.Packed, error) {
 	return f.MergeAccumulators(a, x)
 }
 
 // MergeAccumulators merges b into a.
-func (f *SweepFn) MergeAccumulators(a, b linesearch.Packed) (linesearch.Packed, error) {
+func (f *MERTLineFn) MergeAccumulators(a, b linesearch.Packed) (linesearch.Packed, error) {
 	if err := a.Merge(b); err != nil {
 		return a, fmt.Errorf("transforms: %w", err)
 	}
@@ -92,7 +92,7 @@ func (f *SweepFn) MergeAccumulators(a, b linesearch.Packed) (linesearch.Packed, 
 }
 
 // ExtractOutput sweeps the line.
-func (f *SweepFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, error) {
+func (f *MERTLineFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, error) {
 	e, err := a.Unpack()
 	if err != nil {
 		return linesearch.Result{}, fmt.Errorf("transforms: %w", err)

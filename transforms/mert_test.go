@@ -22,7 +22,7 @@ import (
 // TestMERTRoundsEqualLearn writes europarl100 as a pool of 30 parts
 // (sentence i is sentence 77·i of a larger tuning set) and runs batch MERT
 // over it as the pipeline does: a launch a round (MERTRound: each part's
-// share on a worker, each line's envelopes merged and swept in SweepFn),
+// share on a worker, each line's envelopes merged and swept in MERTLineFn),
 // the driver's MERTRun in between. Its weights are MERT's on the whole
 // pool read back from the parts (Learn), to rounding, with the same
 // number of passes.

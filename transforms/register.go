@@ -50,7 +50,7 @@ func init() {
 	register.DoFn2x1[context.Context, []byte, error](&CheckModelFn{})
 	register.Function1x2(poolPartKey)
 	register.DoFn4x1[context.Context, int, func(int, linesearch.Packed), func(int, metric.Stats), error](&MERTShareFn{})
-	register.Combiner3[linesearch.Packed, linesearch.Packed, linesearch.Result](&SweepFn{})
+	register.Combiner3[linesearch.Packed, linesearch.Packed, linesearch.Result](&MERTLineFn{})
 	register.Function2x1(searchItem)
 	register.Function2x1(statsItem)
 	register.DoFn3x1[context.Context, int, func(*roundItem) bool, error](&writeRoundFn{})

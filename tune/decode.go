@@ -18,7 +18,7 @@ import (
 // decoder to the learner's pool lists). An epoch reaches a decoder only
 // through this interface: the pipeline binds a real one by name
 // (transforms.RegisterDecoder) and tests bind a fake (see
-// transforms/decodertest).
+// testsupport/decodertest).
 //
 // A Decoder is loaded once per worker process and shared by every DoFn
 // instance in it, so its methods must be safe for concurrent use.
