@@ -18,9 +18,9 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/testsupport/decodertest"
 	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
-	"github.com/mtune/mtune/testsupport/decodertest"
 	"github.com/mtune/mtune/tune"
 )
 
