@@ -6,8 +6,8 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // benchLearn runs a fresh learner on lists b.N times and reports the BLEU

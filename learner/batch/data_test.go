@@ -8,10 +8,10 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	data "github.com/mtune/mtune/testsupport/europarl100"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // europarl100 is the shared 100-sentence × 100-best pool with its start

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner/internal/learntest"
+	"github.com/mtune/mtune/testsupport/learntest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 

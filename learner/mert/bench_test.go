@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/learntest"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 

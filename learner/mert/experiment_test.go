@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // widen adds extra synthetic dense features (ids base, base+1, …) to every

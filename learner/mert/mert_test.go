@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/testsupport/europarl100"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // loadEuroparl loads europarl100 and init.weights.

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/testsupport/europarl100"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 func TestAverage(t *testing.T) {

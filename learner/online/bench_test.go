@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // sparseBatch returns a mini-batch of 20 lists × 10 hypotheses whose

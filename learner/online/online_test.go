@@ -13,13 +13,13 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/internal/learntest"
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/testsupport/floattest"
+	"github.com/mtune/mtune/testsupport/learntest"
 )
 
 // randLists returns nl synthetic n-best lists: a few dense features whose
