@@ -5,7 +5,8 @@
 // (learntest also round-trips the learners' saved states), floattest
 // compares float slices bit for bit, decodertest registers a fake decoder
 // that re-ranks fixed n-best lists, gobuild builds mtune for the tests
-// that run it as a process. Nothing outside _test.go files and benchmarks
+// that run it as a process, htmltest checks the HTML reports and
+// storagetest the code that reads and writes through io/storage. Nothing outside _test.go files and benchmarks
 // imports them; internal/ keeps the low-level helpers the product itself
 // uses.
 package testsupport
