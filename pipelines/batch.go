@@ -27,38 +27,63 @@ type batchEpoch struct {
 // is written by parts on the workers and the optimizer reads it there.
 func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 	t0 := time.Now()
-	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.start, e.dense)
+	m, ww, pending, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.start, e.dense)
 	if err != nil {
 		return Metrics{}, err
 	}
-	if e.dev != nil {
-		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev, ww); err != nil {
+	if e.dev != nil || pending {
+		parts := 0
+		if pending {
+			parts = tune.PoolParts(e.ranges.Lines)
+		}
+		tuneBLEU, devBLEU, err := scoreEpoch(ctx, e.o, n, e.dev, ww, parts)
+		if err != nil {
 			return Metrics{}, err
 		}
+		if pending {
+			m.TuneBLEU = tuneBLEU
+		}
+		m.DevBLEU = devBLEU
 	}
 	return tune.FinishEpoch(ctx, e.o.layout().Epoch(n), m, ww, e.dense, t0)
 }
 
-// scoreDev is the second launch of batch epoch n with a dev set (Moses'
-// --return-best-dev): it decodes the dev set with the epoch's new weights
-// ww, which the driver's optimizer step made after the first launch, and
-// returns their dev BLEU, by which the best epoch is then chosen.
-func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName) (*float64, error) {
+// scoreEpoch is the second launch of batch epoch n, for what needs the
+// epoch's new weights ww, which the optimizer made after the first launch:
+// with a dev set (Moses' --return-best-dev) it decodes the dev set and
+// returns the dev BLEU, by which the best epoch is then chosen; with parts
+// > 0 (PRO, whose pairs were sampled by part) it re-ranks the pool part by
+// part (transforms.PoolBLEU) and returns the tune BLEU. One launch does
+// both.
+func scoreEpoch(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName, parts int) (tuneBLEU float64, devBLEU *float64, err error) {
 	dir := o.layout().Epoch(n)
 	if err := weights.WriteByName(ctx, dir.Mixed(), ww); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	w := transforms.ReadWeights(s, dir.Mixed())
-	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, w, dir.DevStats())
+	if dev != nil {
+		w := transforms.ReadWeights(s, dir.Mixed())
+		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, w, dir.DevStats())
+	}
+	if parts > 0 {
+		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, dir.Mixed()), dir.TuneStats())
+	}
 	if _, _, err := execute(ctx, o, p); err != nil {
-		return nil, &PipelineError{Epoch: n, Err: err}
+		return 0, nil, &PipelineError{Epoch: n, Err: err}
 	}
-	b, err := tune.ReadBLEU(ctx, dir.DevStats())
-	if err != nil {
-		return nil, err
+	if parts > 0 {
+		if tuneBLEU, err = tune.ReadBLEU(ctx, dir.TuneStats()); err != nil {
+			return 0, nil, err
+		}
 	}
-	return &b, nil
+	if dev != nil {
+		b, err := tune.ReadBLEU(ctx, dir.DevStats())
+		if err != nil {
+			return 0, nil, err
+		}
+		devBLEU = &b
+	}
+	return tuneBLEU, devBLEU, nil
 }
 
 // runBatchEpoch is epoch n of --mode batch. One pipeline launch decodes
@@ -69,13 +94,14 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 // tune-nbest does). The optimizer then runs on the parts: MERT's passes in
 // launches of their own (runMERT); PRO samples each part's pairs where the
 // part is written and fits them on one worker at the end of the same
-// launch, then a second launch re-ranks the pool by parts for the tune
-// BLEU (poolBLEU); every other optimizer reads the whole pool on one
-// worker at the end of the same launch (transforms.BatchLearn). Tune BLEU is the
-// 1-best BLEU of the pool re-ranked by the new weights (no second
-// decoding). It returns the epoch's metrics and new weights, for scoreDev
-// and tune.FinishEpoch.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
+// launch, and the tune BLEU is left pending for the second launch
+// (scoreEpoch) to re-rank the pool by parts; every other optimizer reads
+// the whole pool on one worker at the end of the same launch
+// (transforms.BatchLearn). Tune BLEU is the 1-best BLEU of the pool
+// re-ranked by the new weights (no second decoding). It returns the
+// epoch's metrics and new weights, for scoreEpoch and tune.FinishEpoch,
+// and whether the tune BLEU is pending.
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, bool, error) {
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
 	var prevDir tune.EpochLayout
@@ -100,34 +126,29 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	transforms.BatchLearn(s, infos, learn)
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
-		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
+		return Metrics{}, weights.ByName{}, false, &PipelineError{Epoch: n, Err: err}
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
-		return Metrics{}, weights.ByName{}, err
+		return Metrics{}, weights.ByName{}, false, err
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
 	if learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return Metrics{}, weights.ByName{}, false, err
 		}
 	} else {
 		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return Metrics{}, weights.ByName{}, false, err
 		}
 		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
-			return Metrics{}, weights.ByName{}, err
-		}
-		if step.SamplesPairs() {
-			if res.TuneBLEU, err = poolBLEU(ctx, o, n, parts); err != nil {
-				return Metrics{}, weights.ByName{}, err
-			}
+			return Metrics{}, weights.ByName{}, false, err
 		}
 	}
 	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
 	m.Counters, m.Distributions = counters, dists
-	return m, ww, nil
+	return m, ww, learn.Step != nil && step.SamplesPairs(), nil
 }
 
 // runMERT runs epoch n's MERT over the pool's parts (tune.MERTRun): one
@@ -169,19 +190,6 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		}
 	}
 	return run.Finish(ctx, dir.LearnerState())
-}
-
-// poolBLEU is the launch that re-ranks epoch n's pool with its new weights
-// (work/mixed.json) part by part and returns the 1-bests' BLEU
-// (work/tune-stats.json).
-func poolBLEU(ctx context.Context, o *Options, n, parts int) (float64, error) {
-	dir := o.layout().Epoch(n)
-	p, s := beam.NewPipelineWithRoot()
-	writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, dir.Mixed()), dir.TuneStats())
-	if _, _, err := execute(ctx, o, p); err != nil {
-		return 0, &PipelineError{Epoch: n, Err: err}
-	}
-	return tune.ReadBLEU(ctx, dir.TuneStats())
 }
 
 // partNumbers returns 0, 1, …, parts−1.

@@ -187,6 +187,9 @@ func TestBatchMERT(t *testing.T) {
 // in the decoding launch, and a second launch re-ranks the pool for the
 // tune BLEU, which is the pool's 1-best BLEU under the epoch's weights as
 // read back here from the parts; a resumed run gives the same weights.
+// With a dev set that same second launch decodes the dev set too: the
+// epochs' tune BLEU is unchanged and their dev BLEU is the dev set's
+// decoded with their weights.
 func TestBatchPRO(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -219,6 +222,34 @@ func TestBatchPRO(t *testing.T) {
 	}
 
 	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
+
+	d := smallDemo(t)
+	o.Out, o.DevSrc, o.DevRefs = filepath.Join(dir, "dev"), d.devSrc, []string{d.devRef}
+	launches = countLaunches(&o)
+	withDev := mustRun(t, ctx, o)
+	if *launches != 1+2*2 {
+		t.Errorf("with a dev set: %d launches, want a model check and two an epoch", *launches)
+	}
+	score, err := pipelines.DevScorer(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range withDev.Epochs {
+		if m.TuneBLEU != res.Epochs[i].TuneBLEU || m.DevBLEU == nil {
+			t.Fatalf("epoch %d with a dev set: tune BLEU %v, dev BLEU %v; without, tune BLEU %v", m.Epoch, m.TuneBLEU, m.DevBLEU, res.Epochs[i].TuneBLEU)
+		}
+		stats, err := score(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum metric.Stats
+		for _, st := range stats {
+			sum.Add(st)
+		}
+		if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
+			t.Errorf("epoch %d: dev BLEU %v, the dev set decoded with its weights %v", m.Epoch, *m.DevBLEU, want)
+		}
+	}
 }
 
 // runBatch runs two epochs of --mode batch with algo (MERT with 2
