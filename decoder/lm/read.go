@@ -325,8 +325,11 @@ func trimCR(l []byte) []byte {
 	return l
 }
 
-// spaceTab is the white space trimmed off a line: space, tab, CR, VT, FF.
-var spaceTab = textpos.Separators{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+// spaceTab is the white space trimmed off a line: space, tab and CR.
+// Like KenLM's kARPASpaces it leaves VT and FF alone: lmplz splits words
+// at spaces, tabs, CRs, LFs and NULs only, so a word may hold them, and
+// one made only of them would otherwise vanish from its line.
+var spaceTab = textpos.Separators{' ': true, '\t': true, '\r': true}
 
 // field returns the first field of l (separated by spaces or tabs) and the
 // rest after it.
