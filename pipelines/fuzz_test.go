@@ -45,6 +45,8 @@ func TestMosesConfig(t *testing.T) {
 		{"no ini", `{"sparse":["pt"]}`, MosesConfig{}, "names no moses.ini"},
 		{"unknown field", `{"ini":"a","templates":["pt"]}`, MosesConfig{}, "unknown field"},
 		{"truncated", `{"ini":"a"`, MosesConfig{}, "decoder configuration"},
+		{"text after the object", `{"ini":"a"} {"ini":"b"}`, MosesConfig{}, "text after the JSON object"},
+		{"a path starting with a brace, as JSON", `{"ini":"{m}/moses.ini"}`, MosesConfig{Ini: "{m}/moses.ini"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,9 +46,9 @@ type MosesConfig struct {
 
 // String encodes c as the decoder's configuration string: the bare path
 // without templates or variables (so that earlier configurations still
-// read), JSON otherwise.
+// read) unless the path starts with '{', JSON otherwise.
 func (c MosesConfig) String() string {
-	if len(c.Sparse) == 0 && len(c.Env) == 0 && !c.Filter && c.Search == "" {
+	if len(c.Sparse) == 0 && len(c.Env) == 0 && !c.Filter && c.Search == "" && !strings.HasPrefix(c.Ini, "{") {
 		return c.Ini
 	}
 	b, err := json.Marshal(c)
@@ -68,6 +68,9 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: %w", s, err)
+	}
+	if dec.More() {
+		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: text after the JSON object", s)
 	}
 	if c.Ini == "" {
 		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q names no moses.ini", s)
