@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/io/storage"
@@ -46,9 +45,7 @@ func (c ExternalConfig) String() string {
 // ExternalConfig.String.
 func ParseExternalConfig(s string) (ExternalConfig, error) {
 	var c ExternalConfig
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := tune.UnmarshalStrict([]byte(s), &c); err != nil {
 		return ExternalConfig{}, fmt.Errorf("pipelines: external decoder configuration %q: %w", s, err)
 	}
 	if len(c.Command) == 0 || c.Ini == "" {

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"bytes"
 	"maps"
+	"slices"
 	"testing"
 )
 
@@ -32,6 +33,28 @@ func FuzzParseMosesConfig(f *testing.F) {
 	})
 }
 
+// FuzzParseExternalConfig: the external decoder's configuration string
+// never panics, and what it accepts encodes back to a string that parses
+// equal.
+func FuzzParseExternalConfig(f *testing.F) {
+	for _, s := range []string{`{"command":["moses","-v","0"],"ini":"/m/moses.ini"}`, `{"command":["sh"],"ini":"a","env":{"M":"/m"}}`, `{"ini":"a"}`, "{", `{"command":[],"ini":"a"} x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseExternalConfig(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseExternalConfig(c.String())
+		if err != nil {
+			t.Fatalf("%q: re-encoded %q does not parse: %v", s, c.String(), err)
+		}
+		if again.Ini != c.Ini || !slices.Equal(again.Command, c.Command) || !maps.Equal(again.Env, c.Env) && len(c.Env)+len(again.Env) > 0 {
+			t.Fatalf("%q: %+v, then %+v", s, c, again)
+		}
+	})
+}
+
 func TestMosesConfig(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -45,7 +68,7 @@ func TestMosesConfig(t *testing.T) {
 		{"no ini", `{"sparse":["pt"]}`, MosesConfig{}, "names no moses.ini"},
 		{"unknown field", `{"ini":"a","templates":["pt"]}`, MosesConfig{}, "unknown field"},
 		{"truncated", `{"ini":"a"`, MosesConfig{}, "decoder configuration"},
-		{"text after the object", `{"ini":"a"} {"ini":"b"}`, MosesConfig{}, "text after the JSON object"},
+		{"text after the object", `{"ini":"a"} {"ini":"b"}`, MosesConfig{}, "text after the JSON value"},
 		{"a path starting with a brace, as JSON", `{"ini":"{m}/moses.ini"}`, MosesConfig{Ini: "{m}/moses.ini"}, ""},
 	}
 	for _, tt := range tests {

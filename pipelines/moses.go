@@ -64,13 +64,8 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 		return MosesConfig{Ini: s}, nil
 	}
 	var c MosesConfig
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := tune.UnmarshalStrict([]byte(s), &c); err != nil {
 		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: %w", s, err)
-	}
-	if dec.More() {
-		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: text after the JSON object", s)
 	}
 	if c.Ini == "" {
 		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q names no moses.ini", s)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -274,6 +275,24 @@ func ReadJSON(ctx context.Context, path string, v any) error {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("tune: %s: %w", path, err)
+	}
+	return nil
+}
+
+// UnmarshalStrict decodes the one JSON value data holds into v, refusing
+// what json.Unmarshal lets pass silently: fields v does not have, and
+// text after the value. Truncated input is io.ErrUnexpectedEOF.
+func UnmarshalStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("text after the JSON value")
 	}
 	return nil
 }

@@ -1,12 +1,10 @@
 package tune
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -79,17 +77,9 @@ var ErrShardResult = errors.New("tune: malformed shard result")
 // fields, trailing data or truncated input are errors (wrapping
 // ErrShardResult).
 func DecodeShardResult(data []byte) (ShardResult, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var r ShardResult
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
+	if err := UnmarshalStrict(data, &r); err != nil {
 		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return ShardResult{}, fmt.Errorf("%w: data after the result", ErrShardResult)
 	}
 	if err := r.Validate(); err != nil {
 		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
