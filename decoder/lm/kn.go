@@ -160,16 +160,6 @@ func NewCounter(order int) *Counter {
 	return c
 }
 
-// Order returns the order the Counter counts for.
-func (c *Counter) Order() int { return c.order }
-
-// Tokens returns the number of words added (without </s>), Sentences the
-// number of sentences.
-func (c *Counter) Tokens() int { return c.tokens }
-
-// Sentences returns the number of sentences added.
-func (c *Counter) Sentences() int { return c.lines }
-
 // ErrSpecialInCorpus marks <s>, </s> or <unk> in the text to estimate from:
 // lmplz refuses them by default.
 var ErrSpecialInCorpus = errors.New("special word in the corpus")

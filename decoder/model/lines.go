@@ -3,7 +3,6 @@ package model
 import (
 	"bytes"
 	"math"
-	"unsafe"
 
 	"github.com/mtune/mtune/internal/fastnum"
 )
@@ -62,15 +61,6 @@ func splitFields(dst []field, line []byte) []field {
 		dst = append(dst, field{line[off : off+i], off})
 		off += i + len(sep)
 	}
-}
-
-// unsafeString views b as a string without copying, for map lookups and
-// parsing only: the string must not outlive b's content.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // parseUint parses a non-negative decimal integer below 2^31 with no sign.

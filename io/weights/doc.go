@@ -31,9 +31,12 @@
 // first section are weight lines, so a bare weights file needs no header.
 // The old moses.ini v1 sections [weight-d], [weight-l], [weight-t],
 // [weight-w], … hold bare values, read under the label Moses' old n-best
-// lists use for them (see OldSectionLabel): [weight-d] with seven lines
-// gives d_0 … d_6, matching the n-best label "d:"; [weight-l] gives lm,
-// [weight-t] tm, [weight-w] w. The [weight-file] section names Moses'
+// lists use for them: [weight-d] with seven lines gives d_0 … d_6,
+// matching the n-best label "d:" (Moses v1 put the distance distortion and
+// the lexicalized reordering weights together there); [weight-l] gives lm,
+// [weight-t] tm, [weight-w] w, [weight-u] u, [weight-i] I,
+// [weight-generation] g, and [weight-lr], [weight-lex], [weight-e], … the
+// part after "weight-". The [weight-file] section names Moses'
 // sparse weights file; its path is kept in Set.WeightFile and not read.
 // [weight-overwrite] and unknown weight-… sections are errors, not silently
 // dropped weights. A feature that Moses weighs by default when [weight]

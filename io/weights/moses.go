@@ -35,19 +35,6 @@ var oldSections = map[string]string{
 	"weight-pb":         "pb",
 }
 
-// OldSectionLabel returns the label under which ReadMoses reads the values
-// of a moses.ini v1 weight section: "weight-d" → "d", "weight-l" → "lm",
-// "weight-t" → "tm", "weight-w" → "w", "weight-u" → "u", "weight-i" → "I",
-// "weight-generation" → "g", and for "weight-lr", "weight-lex", "weight-e",
-// "weight-slm", "weight-bl", "weight-dlm", "weight-glm", "weight-wt",
-// "weight-pp", "weight-pb" the part after "weight-". Note that Moses v1 put
-// the distance distortion weight and the lexicalized reordering weights
-// together in [weight-d], as its n-best lists do under "d:".
-func OldSectionLabel(section string) (string, bool) {
-	l, ok := oldSections[section]
-	return l, ok
-}
-
 type iniMode int
 
 const (

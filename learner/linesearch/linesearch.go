@@ -172,10 +172,6 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 // Len returns the number of hypotheses.
 func (s *Searcher) Len() int { return int(s.off[len(s.off)-1]) }
 
-// Offset returns the number of the first hypothesis of list i; Offset(len)
-// is Len().
-func (s *Searcher) Offset(i int) int { return int(s.off[i]) }
-
 // Search returns the best point on the line whose hypothesis k has model
 // score base[k] + γ·slope[k]: base[k] = w·φ_k and slope[k] = d·φ_k for the
 // line w + γ·d. It panics if the slices are not Len() long.

@@ -78,14 +78,8 @@ func (p Pairwise) gradientOnly(w feature.Weights, batch []pool.List, seed uint64
 	return g, err
 }
 
-// gradient returns the objective's gradient on batch at w and its value.
-func (p Pairwise) gradient(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, error) {
-	g, v, _, err := p.gradientPairs(w, batch, seed)
-	return g, v, err
-}
-
-// gradientPairs is gradient that also returns the number of pairs it
-// sampled.
+// gradientPairs returns the objective's gradient on batch at w, its value
+// and the number of pairs it sampled.
 func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, int, error) {
 	r := seeded(seed)
 	s := sample.Green()
