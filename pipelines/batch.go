@@ -27,63 +27,43 @@ type batchEpoch struct {
 // is written by parts on the workers and the optimizer reads it there.
 func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 	t0 := time.Now()
-	m, ww, pending, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.start, e.dense)
+	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start, e.dense)
 	if err != nil {
 		return Metrics{}, err
 	}
-	if e.dev != nil || pending {
-		parts := 0
-		if pending {
-			parts = tune.PoolParts(e.ranges.Lines)
-		}
-		tuneBLEU, devBLEU, err := scoreEpoch(ctx, e.o, n, e.dev, ww, parts)
-		if err != nil {
+	if e.dev != nil && m.DevBLEU == nil {
+		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev, ww); err != nil {
 			return Metrics{}, err
 		}
-		if pending {
-			m.TuneBLEU = tuneBLEU
-		}
-		m.DevBLEU = devBLEU
 	}
 	return tune.FinishEpoch(ctx, e.o.layout().Epoch(n), m, ww, e.dense, t0)
 }
 
-// scoreEpoch is the second launch of batch epoch n, for what needs the
-// epoch's new weights ww, which the optimizer made after the first launch:
-// with a dev set (Moses' --return-best-dev) it decodes the dev set and
-// returns the dev BLEU, by which the best epoch is then chosen; with parts
-// > 0 (PRO, whose pairs were sampled by part) it re-ranks the pool part by
-// part (transforms.PoolBLEU) and returns the tune BLEU. One launch does
-// both.
-func scoreEpoch(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName, parts int) (tuneBLEU float64, devBLEU *float64, err error) {
+// scoreDev is the second launch of a batch MERT epoch n with a dev set
+// (Moses' --return-best-dev): it decodes the dev set with the epoch's new
+// weights ww, which the MERT rounds made after the first launch, and
+// returns their dev BLEU, by which the best epoch is then chosen. Every
+// other optimizer has its dev set decoded in the epoch's one launch.
+func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName) (*float64, error) {
 	dir := o.layout().Epoch(n)
 	if err := weights.WriteByName(ctx, dir.Mixed(), ww); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if dev != nil {
-		w := transforms.ReadWeights(s, dir.Mixed())
-		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, w, dir.DevStats())
-	}
-	if parts > 0 {
-		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, dir.Mixed()), dir.TuneStats())
-	}
+	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, transforms.ReadWeights(s, dir.Mixed()), dir.DevStats())
 	if _, _, err := execute(ctx, o, p); err != nil {
-		return 0, nil, &PipelineError{Epoch: n, Err: err}
+		return nil, &PipelineError{Epoch: n, Err: err}
 	}
-	if parts > 0 {
-		if tuneBLEU, err = tune.ReadBLEU(ctx, dir.TuneStats()); err != nil {
-			return 0, nil, err
-		}
+	return readDevBLEU(ctx, dir)
+}
+
+// readDevBLEU reads the dev BLEU of epoch folder dir.
+func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
+	b, err := tune.ReadBLEU(ctx, dir.DevStats())
+	if err != nil {
+		return nil, err
 	}
-	if dev != nil {
-		b, err := tune.ReadBLEU(ctx, dir.DevStats())
-		if err != nil {
-			return 0, nil, err
-		}
-		devBLEU = &b
-	}
-	return tuneBLEU, devBLEU, nil
+	return &b, nil
 }
 
 // runBatchEpoch is epoch n of --mode batch. One pipeline launch decodes
@@ -94,14 +74,15 @@ func scoreEpoch(ctx context.Context, o *Options, n int, dev *corpus.Index, ww we
 // tune-nbest does). The optimizer then runs on the parts: MERT's passes in
 // launches of their own (runMERT); PRO samples each part's pairs where the
 // part is written and fits them on one worker at the end of the same
-// launch, and the tune BLEU is left pending for the second launch
-// (scoreEpoch) to re-rank the pool by parts; every other optimizer reads
-// the whole pool on one worker at the end of the same launch
+// launch, which then re-ranks the pool by parts with the new weights for
+// the tune BLEU (transforms.PoolBLEU); every other optimizer reads the
+// whole pool on one worker at the end of the same launch
 // (transforms.BatchLearn). Tune BLEU is the 1-best BLEU of the pool
-// re-ranked by the new weights (no second decoding). It returns the
-// epoch's metrics and new weights, for scoreEpoch and tune.FinishEpoch,
-// and whether the tune BLEU is pending.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, bool, error) {
+// re-ranked by the new weights (no second decoding). With a dev set (dev
+// not nil) and any optimizer but MERT, the same launch decodes the dev set
+// with the new weights and the metrics hold its BLEU. It returns the
+// epoch's metrics and new weights, for scoreDev and tune.FinishEpoch.
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	prevPath := startPath
 	var prevDir tune.EpochLayout
@@ -123,32 +104,49 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges *corpus.Index,
 	lists := transforms.Decode(s, dec, sents, w)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})
-	transforms.BatchLearn(s, infos, learn)
+	learned := transforms.BatchLearn(s, infos, learn)
+	pro := learn.Step != nil && step.SamplesPairs()
+	if pro {
+		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
+	}
+	if dev != nil && learn.Step != nil {
+		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, learned, dir.DevStats())
+	}
 	counters, dists, err := execute(ctx, o, p)
 	if err != nil {
-		return Metrics{}, weights.ByName{}, false, &PipelineError{Epoch: n, Err: err}
+		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
-		return Metrics{}, weights.ByName{}, false, err
+		return Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
 	if learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
-			return Metrics{}, weights.ByName{}, false, err
+			return Metrics{}, weights.ByName{}, err
 		}
 	} else {
 		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
-			return Metrics{}, weights.ByName{}, false, err
+			return Metrics{}, weights.ByName{}, err
 		}
 		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
-			return Metrics{}, weights.ByName{}, false, err
+			return Metrics{}, weights.ByName{}, err
+		}
+		if pro {
+			if res.TuneBLEU, err = tune.ReadBLEU(ctx, dir.TuneStats()); err != nil {
+				return Metrics{}, weights.ByName{}, err
+			}
 		}
 	}
 	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
+	if dev != nil && learn.Step != nil {
+		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
+	}
 	m.Counters, m.Distributions = counters, dists
-	return m, ww, learn.Step != nil && step.SamplesPairs(), nil
+	return m, ww, nil
 }
 
 // runMERT runs epoch n's MERT over the pool's parts (tune.MERTRun): one

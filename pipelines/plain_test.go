@@ -183,19 +183,19 @@ func TestBatchMERT(t *testing.T) {
 }
 
 // TestBatchPRO runs two epochs of --mode batch with PRO: the pairs are
-// sampled where each part of the pool is written and fitted on one worker
-// in the decoding launch, and a second launch re-ranks the pool for the
-// tune BLEU, which is the pool's 1-best BLEU under the epoch's weights as
-// read back here from the parts; a resumed run gives the same weights.
-// With a dev set that same second launch decodes the dev set too: the
-// epochs' tune BLEU is unchanged and their dev BLEU is the dev set's
-// decoded with their weights.
+// sampled where each part of the pool is written and fitted on one worker,
+// and the pool re-ranked for the tune BLEU, all in the epoch's one launch;
+// the tune BLEU is the pool's 1-best BLEU under the epoch's weights as read
+// back here from the parts; a resumed run gives the same weights. With a
+// dev set that launch decodes the dev set too: the epochs' tune BLEU is
+// unchanged and their dev BLEU is the dev set's decoded with their
+// weights.
 func TestBatchPRO(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o, res, launches := runBatch(t, "pro", filepath.Join(dir, "full"))
-	if *launches != 1+2*2 {
-		t.Errorf("%d launches, want a model check and two an epoch", *launches)
+	if *launches != 1+2 {
+		t.Errorf("%d launches, want a model check and one an epoch", *launches)
 	}
 	l := tune.Layout{Root: o.Out}
 	for _, m := range res.Epochs {
@@ -227,8 +227,8 @@ func TestBatchPRO(t *testing.T) {
 	o.Out, o.DevSrc, o.DevRefs = filepath.Join(dir, "dev"), d.devSrc, []string{d.devRef}
 	launches = countLaunches(&o)
 	withDev := mustRun(t, ctx, o)
-	if *launches != 1+2*2 {
-		t.Errorf("with a dev set: %d launches, want a model check and two an epoch", *launches)
+	if *launches != 1+2 {
+		t.Errorf("with a dev set: %d launches, want a model check and one an epoch", *launches)
 	}
 	score, err := pipelines.DevScorer(ctx, o)
 	if err != nil {
@@ -348,49 +348,60 @@ func TestBatchScale(t *testing.T) {
 	}
 }
 
-// TestBatchDev runs --mode batch with a dev set (Moses' --return-best-dev):
-// every epoch's dev BLEU is that of its own weights, found again here by
-// decoding the dev set with them on this machine (tune.ScoreSet), and the
-// best epoch is the one with the best dev BLEU.
+// TestBatchDev runs --mode batch with a dev set (Moses' --return-best-dev)
+// with kb-MIRA, whose epoch decodes the dev set in its one launch once the
+// optimizer has run, and with MERT, whose epoch decodes it in a launch
+// after its rounds: every epoch's dev BLEU is that of its own weights,
+// found again here by decoding the dev set with them on this machine
+// (tune.ScoreSet), and the best epoch is the one with the best dev BLEU.
 func TestBatchDev(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
-	o := options(d, t.TempDir())
-	o.Mode, o.Algo, o.Epochs = "batch", "kbmira", 3
-	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
-	launches := countLaunches(&o)
-	res := mustRun(t, ctx, o)
-	if *launches != 1+2*3 {
-		t.Errorf("%d launches, want a model check and two an epoch", *launches)
-	}
 	dec, dev := openDecoder(t, d.ini), loadSet(t, d.devSrc, d.devRef)
-	best := 0
-	for _, m := range res.Epochs {
-		if m.DevBLEU == nil {
-			t.Fatalf("epoch %d has no dev BLEU", m.Epoch)
+	for _, algo := range []string{"kbmira", "mert"} {
+		o := options(d, t.TempDir())
+		o.Mode, o.Algo, o.Epochs = "batch", algo, 3
+		if algo == "mert" {
+			o.Epochs, o.AlgoConfig.Restarts = 2, 2
 		}
-		ww, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
-		if err != nil {
-			t.Fatal(err)
+		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+		launches := countLaunches(&o)
+		res := mustRun(t, ctx, o)
+		want := 1 + o.Epochs // kb-MIRA: a model check and one an epoch
+		for _, m := range res.Epochs {
+			want += m.MERTRounds + min(m.MERTRounds, 1) // MERT: its rounds and the dev set's launch
 		}
-		stats, err := tune.ScoreSet(ctx, dec, dev, ww, tune.DecodeOptions{})
-		if err != nil {
-			t.Fatal(err)
+		if *launches != want {
+			t.Errorf("%s: %d launches, want %d", algo, *launches, want)
 		}
-		var sum metric.Stats
-		for _, st := range stats {
-			sum.Add(st)
+		best := 0
+		for _, m := range res.Epochs {
+			if m.DevBLEU == nil {
+				t.Fatalf("%s: epoch %d has no dev BLEU", algo, m.Epoch)
+			}
+			ww, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats, err := tune.ScoreSet(ctx, dec, dev, ww, tune.DecodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum metric.Stats
+			for _, st := range stats {
+				sum.Add(st)
+			}
+			t.Logf("%s: epoch %d: dev BLEU %.4f, tune BLEU (pool) %.2f", algo, m.Epoch, *m.DevBLEU, m.TuneBLEU)
+			if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
+				t.Errorf("%s: epoch %d: dev BLEU %v, its weights decode the dev set to %v", algo, m.Epoch, *m.DevBLEU, want)
+			}
+			if best == 0 || *m.DevBLEU > *res.Epochs[best-1].DevBLEU {
+				best = m.Epoch
+			}
 		}
-		t.Logf("epoch %d: dev BLEU %.4f, tune BLEU (pool) %.2f", m.Epoch, *m.DevBLEU, m.TuneBLEU)
-		if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
-			t.Errorf("epoch %d: dev BLEU %v, its weights decode the dev set to %v", m.Epoch, *m.DevBLEU, want)
+		if res.Best != best {
+			t.Errorf("%s: best epoch %d, want %d (by dev BLEU)", algo, res.Best, best)
 		}
-		if best == 0 || *m.DevBLEU > *res.Epochs[best-1].DevBLEU {
-			best = m.Epoch
-		}
-	}
-	if res.Best != best {
-		t.Errorf("best epoch %d, want %d (by dev BLEU)", res.Best, best)
 	}
 }
 

@@ -74,10 +74,12 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 // WritePool), writes their summary (tune.PoolSummary) and, unless fn.Step
 // is nil, runs the optimizer — PRO on the parts' pairs
 // (tune.BatchStep.FitPRO), the others over the parts read back
-// (tune.BatchStep.RunParts) — and writes its weights and result.
-func BatchLearn(s beam.Scope, infos beam.PCollection, fn *BatchLearnFn) {
+// (tune.BatchStep.RunParts) — and writes its weights and result. It
+// returns the new weights, a singleton PCollection<weights.ByName> (empty
+// when fn.Step is nil), so that the same launch can score them.
+func BatchLearn(s beam.Scope, infos beam.PCollection, fn *BatchLearnFn) beam.PCollection {
 	s = s.Scope("transforms.BatchLearn")
-	beam.ParDo0(s, fn, beam.GroupByKey(s, beam.AddFixedKey(s, infos)))
+	return beam.ParDo(s, fn, beam.GroupByKey(s, beam.AddFixedKey(s, infos)))
 }
 
 // BatchLearnFn is BatchLearn's DoFn.
@@ -94,7 +96,7 @@ type BatchLearnFn struct {
 	Parts int
 }
 
-func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.PartResult) bool) error {
+func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.PartResult) bool, emit func(weights.ByName)) error {
 	var sum tune.PoolSummary
 	seen := make([]bool, f.Parts)
 	var results []tune.PartResult
@@ -145,34 +147,29 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 	if err := weights.WriteByName(ctx, f.Dir.Mixed(), ww); err != nil {
 		return err
 	}
-	return tune.WriteJSON(ctx, f.Dir.BatchResult(), res)
+	if err := tune.WriteJSON(ctx, f.Dir.BatchResult(), res); err != nil {
+		return err
+	}
+	emit(ww)
+	return nil
 }
 
-// PoolBLEU sums the statistics of the pool's 1-bests under the weights at
-// weightsPath, part by part on the workers (tune.PartOneBest): parts is a
-// PCollection<int> of part numbers of the pool in dir. It returns the sum,
-// a singleton PCollection<metric.Stats> whose BLEU() is batch mode's tune
-// BLEU.
-func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, weightsPath string) beam.PCollection {
+// PoolBLEU sums the statistics of the pool's 1-bests under the weights w
+// (a singleton PCollection<weights.ByName>, such as BatchLearn's), part by
+// part on the workers (tune.PartOneBest): parts is a PCollection<int> of
+// part numbers of the pool in dir. It returns the sum, a singleton
+// PCollection<metric.Stats> whose BLEU() is batch mode's tune BLEU.
+func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, w beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.PoolBLEU")
-	stats := beam.ParDo(s, &partOneBestFn{Dir: dir, Weights: weightsPath}, beam.Reshuffle(s, parts))
+	stats := beam.ParDo(s, &partOneBestFn{Dir: dir}, beam.Reshuffle(s, parts), beam.SideInput{Input: w})
 	return SumStats(s, stats)
 }
 
 // partOneBestFn is PoolBLEU's DoFn.
 type partOneBestFn struct {
-	Dir     tune.EpochLayout
-	Weights string
-	w       *weights.ByName
+	Dir tune.EpochLayout
 }
 
-func (f *partOneBestFn) ProcessElement(ctx context.Context, part int) (metric.Stats, error) {
-	if f.w == nil {
-		w, err := weights.ReadByName(ctx, f.Weights)
-		if err != nil {
-			return metric.Stats{}, err
-		}
-		f.w = &w
-	}
-	return tune.PartOneBest(ctx, f.Dir.PoolPart(part), *f.w)
+func (f *partOneBestFn) ProcessElement(ctx context.Context, part int, w weights.ByName) (metric.Stats, error) {
+	return tune.PartOneBest(ctx, f.Dir.PoolPart(part), w)
 }
