@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,7 +40,7 @@ func TestModelPaths(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
+			if err != nil || !slices.Equal(got, tt.want) {
 				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
@@ -92,7 +92,7 @@ func TestModelPathFiles(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
+		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %q, %v; want %q", tt.path, got, err, tt.want)
 		}
 	}
@@ -100,7 +100,7 @@ func TestModelPathFiles(t *testing.T) {
 
 func TestIniVariables(t *testing.T) {
 	got := IniVariables([]byte("[feature]\nKENLM path=${A}/lm ${B_1}\nX path=${A}/x $C ${1D}\n"))
-	if want := []string{"A", "B_1"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"A", "B_1"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
