@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mtune/mtune/decoder/model"
 )
 
 // ErrModelFile marks a moses.ini whose model files cannot be listed: an
@@ -48,8 +50,9 @@ var iniVariable = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // [lmodel-file], [distortion-file], [generation-file] and
 // [global-lexical-file], and [weight-file]. It reads nothing else of the
 // ini, so that it lists the files of a model mtune cannot decode itself.
-// ${NAME} is replaced through getenv (nil means os.LookupEnv); an unset
-// variable in a path, or an empty path, is an error naming the line.
+// ${NAME} is replaced through getenv (nil means os.LookupEnv) as mtune's
+// decoder replaces it (model.ExpandVars); an unset variable in a path, or
+// an empty path, is an error naming the line.
 func ModelPaths(data []byte, name string, getenv func(string) (string, bool)) ([]ModelPath, error) {
 	if getenv == nil {
 		getenv = os.LookupEnv
@@ -92,7 +95,7 @@ func ModelPaths(data []byte, name string, getenv func(string) (string, bool)) ([
 			paths = words[len(words)-1:]
 		}
 		for _, p := range paths {
-			expanded, err := expandVars(p, getenv)
+			expanded, err := model.ExpandVars(p, getenv)
 			if err == nil && expanded == "" {
 				err = errors.New("empty path")
 			}
@@ -106,19 +109,6 @@ func ModelPaths(data []byte, name string, getenv func(string) (string, bool)) ([
 		return nil, fmt.Errorf("%w: %s: %w", ErrModelFile, name, err)
 	}
 	return out, nil
-}
-
-// expandVars replaces every ${NAME} of s through getenv.
-func expandVars(s string, getenv func(string) (string, bool)) (string, error) {
-	var unset error
-	out := iniVariable.ReplaceAllStringFunc(s, func(m string) string {
-		v, ok := getenv(m[2 : len(m)-1])
-		if !ok && unset == nil {
-			unset = fmt.Errorf("%s is not set", m)
-		}
-		return v
-	})
-	return out, unset
 }
 
 // Files returns the local files that p names, for checksumming: p itself

@@ -29,7 +29,7 @@ func TestModelPaths(t *testing.T) {
 		{"empty name", "[feature]\nKENLM name= path=lm\n", []ModelPath{{"KENLM0", 2, "lm"}}, ""},
 		{"empty path", "[feature]\nKENLM name=LM0 path=${EMPTY}\n", nil, "x.ini:2: LM0: empty path"},
 		{"a path outside [feature] is not a model's", "[input-factors]\n0\n[feature]\n", nil, ""},
-		{"unset variable", "[feature]\nWordPenalty\nKENLM name=LM0 path=${NOPE}/lm\n", nil, "x.ini:3: LM0: ${NOPE} is not set"},
+		{"unset variable", "[feature]\nWordPenalty\nKENLM name=LM0 path=${NOPE}/lm\n", nil, "x.ini:3: LM0: inconsistent configuration: environment variable NOPE is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

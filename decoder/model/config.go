@@ -623,8 +623,14 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
-// expand substitutes ${NAME} from the environment.
-func (p *configParser) expand(s string) (string, error) {
+// expand substitutes ${NAME} from the environment (ExpandVars).
+func (p *configParser) expand(s string) (string, error) { return ExpandVars(s, p.opts.Getenv) }
+
+// ExpandVars substitutes every ${NAME} of a moses.ini value s through
+// getenv, as mtune's decoder reads a moses.ini. An unclosed "${" or a bad
+// name is an error wrapping ErrSyntax, an unset variable one wrapping
+// ErrConfig.
+func ExpandVars(s string, getenv func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
@@ -643,7 +649,7 @@ func (p *configParser) expand(s string) (string, error) {
 		if !validEnvName(name) {
 			return "", fmt.Errorf("%w: bad variable name %q in %q", ErrSyntax, name, s)
 		}
-		v, ok := p.opts.Getenv(name)
+		v, ok := getenv(name)
 		if !ok {
 			return "", fmt.Errorf("%w: environment variable %s is not set (used in %q)", ErrConfig, name, s)
 		}
