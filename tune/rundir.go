@@ -19,6 +19,7 @@ import (
 type RunDir struct {
 	Layout
 	lease *Lease
+	fresh bool // the folder held no file when opened, and not to resume
 }
 
 // LeaseName is the lease file of a run folder.
@@ -85,6 +86,7 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 		return fmt.Errorf("tune: %s holds %d files of an earlier run (%s, …): give --resume to continue that run or --overwrite to remove them first: %w",
 			d.Root, len(others), rel, ErrNotEmpty)
 	}
+	d.fresh = true
 	return nil
 }
 
@@ -168,9 +170,19 @@ func (d *RunDir) Hold(ctx context.Context) context.Context { return d.lease.Hold
 // Lease returns the folder's lease.
 func (d *RunDir) Lease() *Lease { return d.lease }
 
-// Close releases the folder's lease.
+// Close releases the folder's lease. A folder that was empty when opened
+// (without Resume or Overwrite) and in which no run started — no
+// manifest.json, as when the run's inputs were refused — is emptied first
+// (Clear), so that it does not refuse the corrected command that follows.
 func (d *RunDir) Close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return d.lease.Release(ctx)
+	var err error
+	if d.fresh {
+		var started bool
+		if started, err = storage.Exists(ctx, d.Manifest()); err == nil && !started {
+			err = d.Clear(ctx)
+		}
+	}
+	return errors.Join(err, d.lease.Release(ctx))
 }

@@ -81,6 +81,47 @@ func TestOpenRunDir(t *testing.T) {
 
 // TestOpenRunDirRemovesTemps: resuming removes the temporary files a
 // killed write left behind, and nothing else.
+// TestRunDirNotStarted: a folder that was empty when opened and in which
+// no run started (no manifest.json: the run's inputs were refused) is
+// emptied on Close, so the next run's open is not refused; a folder opened
+// to resume keeps its files.
+func TestRunDirNotStarted(t *testing.T) {
+	ctx := context.Background()
+	for name, dir := range folders(t) {
+		t.Run(name, func(t *testing.T) {
+			d, err := OpenRunDir(ctx, dir, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{d.Log(), storage.Join(dir, "demo-model", "moses.ini")} {
+				if err := storage.WriteFile(ctx, f, []byte("x\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			d, err = OpenRunDir(ctx, dir, OpenOptions{})
+			if err != nil {
+				t.Fatalf("open after a run that never started: %v", err)
+			}
+			d.Close(ctx)
+			if d, err = OpenRunDir(ctx, dir, OpenOptions{Resume: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := storage.WriteFile(ctx, d.Log(), []byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := OpenRunDir(ctx, dir, OpenOptions{}); !errors.Is(err, ErrNotEmpty) {
+				t.Fatalf("a resumed folder's run.log was removed: %v", err)
+			}
+		})
+	}
+}
+
 func TestOpenRunDirRemovesTemps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -121,8 +121,8 @@ func ModelPaths(data []byte, name string, getenv func(string) (string, bool)) ([
 // wrapping ErrModelFile.
 func (p ModelPath) Files(iniDir string) ([]string, error) {
 	candidates := []string{p.Path}
-	if !filepath.IsAbs(p.Path) && iniDir != "" {
-		candidates = append(candidates, filepath.Join(iniDir, p.Path))
+	if beside := filepath.Join(iniDir, p.Path); !filepath.IsAbs(p.Path) && iniDir != "" && beside != filepath.Clean(p.Path) {
+		candidates = append(candidates, beside)
 	}
 	for _, c := range candidates {
 		files, err := pathFiles(c)

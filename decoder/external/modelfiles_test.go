@@ -84,6 +84,10 @@ func TestModelPathFiles(t *testing.T) {
 		{"missing", nil, "no file or folder missing or " + filepath.Join(iniDir, "missing") + ", nor missing.*"},
 		{filepath.Join(dir, "no", "such"), nil, "no file or folder " + filepath.Join(dir, "no", "such") + ", nor " + filepath.Join(dir, "no", "such") + ".*"},
 	}
+	// An ini in the working directory: one place to look.
+	if _, err := (ModelPath{Feature: "F0", Line: 3, Path: "missing"}).Files("."); err == nil || strings.Contains(err.Error(), "missing or ") {
+		t.Errorf("ini beside the working directory: %v, want an error naming one place", err)
+	}
 	for _, tt := range tests {
 		got, err := ModelPath{Feature: "F0", Line: 3, Path: tt.path}.Files(iniDir)
 		if tt.err != "" {
