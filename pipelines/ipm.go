@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/transforms"
@@ -379,6 +381,28 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 	return out, nil
 }
 
+// keep returns what Clear must keep in the run folder l on --overwrite:
+// every input, init/model.json (written by this run's model check), and
+// the demo model whole when the run tunes it.
+func (o *Options) keep(l tune.Layout, inputs []InputFile) []string {
+	keep := []string{l.ModelCheck()}
+	for _, in := range inputs {
+		keep = append(keep, in.Path)
+	}
+	if demo := l.DemoModel(); storage.IsGCS(demo) && strings.HasPrefix(o.Config, demo+"/") || !storage.IsGCS(demo) && sameFolder(o.Config, demo) {
+		keep = append(keep, demo)
+	}
+	return keep
+}
+
+// sameFolder reports whether the local file p lies under the folder dir,
+// both compared as absolute paths.
+func sameFolder(p, dir string) bool {
+	ap, err1 := filepath.Abs(p)
+	ad, err2 := filepath.Abs(dir)
+	return err1 == nil && err2 == nil && strings.HasPrefix(ap, ad+string(filepath.Separator))
+}
+
 // scanned returns the manifest's inputs of a scanned set: the source as
 // role src, each reference as role ref.
 func scanned(ix *corpus.Index, src, ref string) []InputFile {
@@ -508,15 +532,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	if o.Overwrite {
-		// The inputs are good: now the earlier run goes, but for inputs
-		// kept in the folder (the demo model).
-		keep := []string{"init/model.json"}
-		for _, in := range man.Inputs {
-			if rel, ok := strings.CutPrefix(in.Path, strings.TrimSuffix(o.Out, "/")+"/"); ok {
-				keep = append(keep, rel)
-			}
-		}
-		if err := dir.Clear(ctx, keep...); err != nil {
+		// The inputs are good: now the earlier run goes, but for the
+		// inputs and the model check just written.
+		if err := dir.Clear(ctx, o.keep(dir.Layout, man.Inputs)...); err != nil {
 			return Result{}, err
 		}
 	}

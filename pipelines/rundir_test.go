@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/decoder"
+	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/testsupport/testfile"
@@ -375,4 +377,65 @@ func TestRefusedRunLeavesNoFile(t *testing.T) {
 	}
 	o.Init = ""
 	mustRun(t, ctx, o)
+}
+
+// TestOverwriteKeepsInputs: --overwrite removes the earlier run's files
+// and nothing else: a user's model inside the output folder (named by an
+// absolute --config while --out is relative), its corpus, and a file of
+// the user's all stay, and the run then resumes.
+func TestOverwriteKeepsInputs(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	base := t.TempDir()
+	t.Chdir(base)
+	o := options(d, "run")
+	o.Epochs = 2
+	mustRun(t, ctx, o)
+
+	// The user builds a model inside the run folder and keeps notes there.
+	files, err := build.Demo(build.DemoOptions{Seed: 1, Train: 300, Tune: 12, Test: 2}).Write(ctx, filepath.Join(base, "run", "model", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo := files.BuildOptions(filepath.Join("run", "model"))
+	bo.RelativePaths = true
+	bres, err := build.Run(ctx, bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "run", "notes.txt"), []byte("mine\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	user := func() map[string]string {
+		got := map[string]string{}
+		for _, dir := range []string{"model", "notes.txt"} {
+			filepath.WalkDir(filepath.Join(base, "run", dir), func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					data, _ := os.ReadFile(p)
+					got[p] = string(data)
+				}
+				return nil
+			})
+		}
+		return got
+	}
+	before := user()
+	if len(before) < 8 {
+		t.Fatalf("the user's files: %v", before)
+	}
+
+	o.Config = filepath.Join(base, bres.Config) // absolute, --out relative
+	o.Src, o.Refs = files.TuneSrc, []string{files.TuneRef}
+	o.Epochs, o.Overwrite = 1, true
+	mustRun(t, ctx, o)
+	if after := user(); !maps.Equal(before, after) {
+		t.Fatalf("--overwrite changed the user's files: %d before, %d after", len(before), len(after))
+	}
+	if _, err := os.Stat(filepath.Join(base, "run", "epochs", "002")); !os.IsNotExist(err) {
+		t.Fatalf("epoch 2 of the earlier run is still there after --overwrite (%v)", err)
+	}
+	o.Epochs, o.Overwrite, o.Resume = 2, false, true
+	if res := mustRun(t, ctx, o); len(res.Epochs) != 2 {
+		t.Fatalf("resumed to %d epochs", len(res.Epochs))
+	}
 }

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
@@ -27,6 +28,21 @@ import (
 type Layout struct {
 	// Root is the folder.
 	Root string
+}
+
+// runNames are the names a run writes at the top of its folder: every
+// file and folder of the Layout, and gate.json of a registry's night.
+var runNames = map[string]bool{
+	"manifest.json": true, "metrics.jsonl": true, ReportName: true, "run.log": true, LeaseName: true,
+	"init": true, "demo-model": true, "best": true, "epochs": true, "replicas": true, "gate.json": true,
+}
+
+// Owns reports whether rel, a slash-separated path relative to a run
+// folder, is a file or folder a run of mtune writes there (one of the
+// Layout's), not one of the user's: what --overwrite may remove.
+func (Layout) Owns(rel string) bool {
+	top, _, _ := strings.Cut(rel, "/")
+	return runNames[top]
 }
 
 // Manifest is manifest.json: command line, inputs and checksums, status.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ type RunDir struct {
 	Layout
 	lease *Lease
 	fresh bool // the folder held no file when opened, and not to resume
+	owns  func(rel string) bool
 }
 
 // LeaseName is the lease file of a run folder.
@@ -30,36 +32,50 @@ type OpenOptions struct {
 	// Resume continues the run in the folder: its files are kept, and the
 	// temporary files of writes a killed run left behind are removed.
 	Resume bool
-	// Overwrite accepts a folder that holds files: the caller removes them
-	// with Clear once it has checked its inputs, so that a bad command line
-	// does not destroy the earlier run.
+	// Overwrite accepts a folder that holds an earlier run: the caller
+	// removes that run's files with Clear once it has checked its inputs,
+	// so that a bad command line does not destroy the earlier run.
 	Overwrite bool
+	// Owns says which files, by their slash-separated path relative to
+	// the folder, a run of the command writes there: the only files
+	// Clear removes. nil means a tuning run's (Layout.Owns).
+	Owns func(rel string) bool
 	// Lease configures the folder's lease (owner, lifetime).
 	Lease LeaseOptions
 }
 
 // ErrNotEmpty is returned, wrapped, by OpenRunDir for a folder that holds
-// files when neither Resume nor Overwrite is set.
+// an earlier run when neither Resume nor Overwrite is set.
 var ErrNotEmpty = errors.New("folder is not empty")
 
+// ErrNoRun is returned, wrapped, by OpenRunDir for a folder that holds
+// files of which none is a run's manifest.json and some are not a run's:
+// a folder of the user's, which no flag lets mtune write into.
+var ErrNoRun = errors.New("folder holds no run of mtune")
+
 // OpenRunDir takes the lease of the run folder root (a *BusyError if
-// another process holds it) and readies the folder: with o.Resume the
-// temporary files of killed writes are removed; with o.Overwrite its files
-// are accepted, for the caller to Clear; with neither, a folder holding any
-// file is refused (ErrNotEmpty), so that two runs never mix in one folder.
-// The caller must Close the RunDir.
+// another process holds it) and readies the folder. A folder that holds
+// files but no run (no manifest.json, and files a run does not write) is
+// refused whatever the options (ErrNoRun): it is the user's. Otherwise,
+// with o.Resume the temporary files of killed writes are removed; with
+// o.Overwrite the earlier run is accepted, for the caller to Clear; with
+// neither, a folder holding any file is refused (ErrNotEmpty), so that two
+// runs never mix in one folder. The caller must Close the RunDir.
 func OpenRunDir(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
 	if o.Resume && o.Overwrite {
-		return nil, errors.New("tune: resume and overwrite exclude each other")
+		return nil, errors.New("--resume and --overwrite exclude each other")
 	}
 	if root == "" {
-		return nil, errors.New("tune: no output folder")
+		return nil, errors.New("no output folder")
+	}
+	if o.Owns == nil {
+		o.Owns = Layout{}.Owns
 	}
 	l, err := AcquireLease(ctx, Layout{Root: root}.LeaseFile(), o.Lease)
 	if err != nil {
 		return nil, err
 	}
-	d := &RunDir{Layout: Layout{Root: root}, lease: l}
+	d := &RunDir{Layout: Layout{Root: root}, lease: l, owns: o.Owns}
 	if err := d.ready(ctx, o); err != nil {
 		d.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -73,28 +89,53 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(others) == 0 {
+		d.fresh = !o.Resume && !o.Overwrite
+		return nil
+	}
+	var foreign []string
+	run := false
+	for _, f := range others {
+		rel := d.rel(f)
+		run = run || rel == "manifest.json"
+		if !d.owns(rel) {
+			foreign = append(foreign, rel)
+		}
+	}
 	switch {
+	case !run && len(foreign) > 0:
+		return fmt.Errorf("%s holds %d files and no run of mtune (no manifest.json; %s, …): mtune writes only into an empty folder or one of its own runs, and removes only what a run wrote; give another output folder: %w",
+			d.Root, len(others), foreign[0], ErrNoRun)
 	case o.Overwrite:
 		return nil
 	case o.Resume:
 		if _, err := storage.RemoveTemps(d.Root); err != nil {
-			return fmt.Errorf("tune: %w", err)
+			return err
 		}
 		return nil
-	case len(others) > 0:
-		rel := strings.TrimPrefix(strings.TrimPrefix(others[0], d.Root), "/")
-		return fmt.Errorf("tune: %s holds %d files of an earlier run (%s, …): give --resume to continue that run or --overwrite to remove them first: %w",
-			d.Root, len(others), rel, ErrNotEmpty)
 	}
-	d.fresh = true
-	return nil
+	return fmt.Errorf("%s holds %d files of an earlier run (%s, …): give --resume to continue that run or --overwrite to remove them first: %w",
+		d.Root, len(others), d.rel(others[0]), ErrNotEmpty)
+}
+
+// rel returns the slash-separated path of p, a path under Root, relative
+// to Root.
+func (d *RunDir) rel(p string) string {
+	if storage.IsGCS(d.Root) {
+		return strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(d.Root, "/")), "/")
+	}
+	r, err := filepath.Rel(d.Root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
 }
 
 // files returns every file of the folder but the lease.
 func (d *RunDir) files(ctx context.Context) ([]string, error) {
 	files, err := storage.Walk(ctx, d.Root)
 	if err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
+		return nil, err
 	}
 	lease := d.LeaseFile()
 	out := files[:0]
@@ -106,14 +147,24 @@ func (d *RunDir) files(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Clear removes every file of the folder but the lease and those under
-// the sub-folders keep names (relative to Root: the run's own inputs, such
-// as the demo model); locally the emptied sub-folders go too.
+// Clear removes the files of the folder that a run writes (OpenOptions'
+// Owns: for a tuning run the names of its Layout), but for the lease and
+// for inputs: the paths keep name (local paths, compared once resolved to
+// an absolute path without links, or gs:// object names), each with every
+// file below it. Nothing else is touched: a file of the user's in the
+// folder stays. Locally the emptied sub-folders go too.
 func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
-	kept := func(p string) bool {
-		for _, k := range keep {
-			k = storage.Join(d.Root, k)
-			if p == k || strings.HasPrefix(p, strings.TrimSuffix(k, "/")+"/") {
+	kept, err := resolveAll(keep)
+	if err != nil {
+		return err
+	}
+	isKept := func(p string) bool {
+		r, err := resolve(p)
+		if err != nil {
+			return true // when in doubt, keep
+		}
+		for _, k := range kept {
+			if r == k || strings.HasPrefix(r, strings.TrimSuffix(k, "/")+"/") {
 				return true
 			}
 		}
@@ -125,42 +176,93 @@ func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
 			return err
 		}
 		for _, f := range files {
-			if !kept(f) {
+			if d.owns(d.rel(f)) && !isKept(f) {
 				if err := storage.Remove(ctx, f); err != nil {
-					return fmt.Errorf("tune: %w", err)
+					return err
 				}
 			}
 		}
 		return nil
 	}
 	var dirs []string
-	err := filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
+	err = filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if p == d.Root && errors.Is(err, fs.ErrNotExist) {
 				return fs.SkipAll
 			}
 			return err
 		}
-		name := e.Name()
+		if p == d.Root {
+			return nil
+		}
+		rel := d.rel(p)
+		if base, ok := storage.TempOf(e.Name()); ok {
+			// A temporary or lock file goes with the file it is for.
+			rel = path.Join(path.Dir(rel), base)
+		}
 		switch {
-		case p == d.Root:
+		case rel == LeaseName:
+			// the lease and its lock file
+		case !d.owns(rel) || isKept(p):
+			if e.IsDir() && !d.owns(rel) {
+				return fs.SkipDir // a folder of the user's
+			}
 		case e.IsDir():
 			dirs = append(dirs, p)
-		case filepath.Dir(p) == filepath.Clean(d.Root) && (name == LeaseName || strings.HasPrefix(name, "."+LeaseName+".")):
-			// the lease and its lock file
-		case !kept(p):
+		default:
 			return os.Remove(p)
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("tune: clear %s: %w", d.Root, err)
+		return fmt.Errorf("clear %s: %w", d.Root, err)
 	}
 	// The sub-folders left empty go, deepest first.
 	for i := len(dirs) - 1; i >= 0; i-- {
 		os.Remove(dirs[i]) // fails, as it should, on a folder still holding files
 	}
 	return nil
+}
+
+// resolve returns the name p is compared by in Clear: a gs:// path as it
+// is, a local one absolute, cleaned and, where it exists, with its links
+// followed.
+func resolve(p string) (string, error) {
+	if storage.IsGCS(p) {
+		return p, nil
+	}
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(a); err == nil {
+		return r, nil
+	}
+	// A path that does not exist yet (or no longer): its folder's links
+	// followed, as far as they exist.
+	dir, base := filepath.Split(a)
+	if dir != a && dir != "" {
+		if rd, err := resolve(filepath.Clean(dir)); err == nil {
+			return filepath.Join(rd, base), nil
+		}
+	}
+	return a, nil
+}
+
+// resolveAll resolves every path of ps (resolve); "" is skipped.
+func resolveAll(ps []string) ([]string, error) {
+	var out []string
+	for _, p := range ps {
+		if p == "" {
+			continue
+		}
+		r, err := resolve(p)
+		if err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", p, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // Hold keeps the folder's lease renewed until Close and returns a context

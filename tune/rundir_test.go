@@ -52,19 +52,22 @@ func TestOpenRunDir(t *testing.T) {
 			if ok, _ := storage.Exists(ctx, d.Manifest()); !ok {
 				t.Fatal("opening with overwrite removed files before Clear")
 			}
-			for _, f := range []string{"model/moses.ini", "model/corpus/tune.src", "model/corpus/tune.ref", "model/other"} {
+			// The user's model inside the folder, files of the run, and
+			// an input among them (--init OUT/best/weights.json).
+			for _, f := range []string{"model/moses.ini", "model/corpus/tune.src", "init/weights.json", "best/weights.json", "best/weights"} {
 				if err := storage.WriteFile(ctx, storage.Join(dir, f), []byte("x\n")); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := d.Clear(ctx, "model/moses.ini", "model/corpus/tune.src"); err != nil {
+			if err := d.Clear(ctx, storage.Join(dir, "best", "weights.json")); err != nil {
 				t.Fatal(err)
 			}
 			files, err := storage.Walk(ctx, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{storage.Join(dir, LeaseName), storage.Join(dir, "model", "corpus", "tune.src"), storage.Join(dir, "model", "moses.ini")}
+			want := []string{storage.Join(dir, "best", "weights.json"), storage.Join(dir, LeaseName),
+				storage.Join(dir, "model", "corpus", "tune.src"), storage.Join(dir, "model", "moses.ini")}
 			if !slices.Equal(files, want) {
 				t.Fatalf("after Clear the folder holds %v, want %v", files, want)
 			}
@@ -79,8 +82,6 @@ func TestOpenRunDir(t *testing.T) {
 	}
 }
 
-// TestOpenRunDirRemovesTemps: resuming removes the temporary files a
-// killed write left behind, and nothing else.
 // TestRunDirNotStarted: a folder that was empty when opened and in which
 // no run started (no manifest.json: the run's inputs were refused) is
 // emptied on Close, so the next run's open is not refused; a folder opened
@@ -122,6 +123,8 @@ func TestRunDirNotStarted(t *testing.T) {
 	}
 }
 
+// TestOpenRunDirRemovesTemps: resuming removes the temporary files a
+// killed write left behind, and nothing else.
 func TestOpenRunDirRemovesTemps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -143,5 +146,92 @@ func TestOpenRunDirRemovesTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("a real file was removed: %v", err)
+	}
+}
+
+// TestOpenRunDirForeign: a folder holding files but no run (no
+// manifest.json) is refused whatever the options, and left as it was; a
+// folder that holds only what a run writes, killed before its manifest,
+// is a run's.
+func TestOpenRunDirForeign(t *testing.T) {
+	ctx := context.Background()
+	for name, dir := range folders(t) {
+		t.Run(name, func(t *testing.T) {
+			thesis := storage.Join(dir, "docs", "thesis.tex")
+			if err := storage.WriteFile(ctx, thesis, []byte("t\n")); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []OpenOptions{{}, {Overwrite: true}, {Resume: true}} {
+				if _, err := OpenRunDir(ctx, dir, o); !errors.Is(err, ErrNoRun) || !strings.Contains(err.Error(), "docs/thesis.tex") {
+					t.Errorf("open %+v: %v, want ErrNoRun naming docs/thesis.tex", o, err)
+				}
+			}
+			files, err := storage.Walk(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(files, []string{thesis}) {
+				t.Fatalf("the refused folder holds %v, want only %s", files, thesis)
+			}
+			if err := storage.Remove(ctx, thesis); err != nil {
+				t.Fatal(err)
+			}
+			// A run killed while building the demo: only the run's names.
+			if err := storage.WriteFile(ctx, storage.Join(dir, "demo-model", "moses.ini"), []byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
+			d, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true})
+			if err != nil {
+				t.Fatalf("resume a run killed before its manifest: %v", err)
+			}
+			d.Close(ctx)
+		})
+	}
+}
+
+// TestClearResolvesPaths: Clear compares inputs with the folder's files by
+// resolved absolute path, so a relative folder and an absolute input (or
+// a link to the folder) keep the input; a temporary file goes with the
+// file it is for.
+func TestClearResolvesPaths(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	t.Chdir(base)
+	if err := os.Symlink(base, filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel string) {
+		t.Helper()
+		p := filepath.Join(base, "out", rel)
+		os.MkdirAll(filepath.Dir(p), 0o777)
+		if err := os.WriteFile(p, []byte("x"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"manifest.json", "demo-model/moses.ini", "demo-model/phrase-table.gz", "demo-model/corpus/test.src",
+		"epochs/001/weights", ".metrics.jsonl.mtune-tmp-1x", ".notes.txt.mtune-tmp-2y", "notes.txt"} {
+		write(f)
+	}
+	d, err := OpenRunDir(ctx, "out", OpenOptions{Overwrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(ctx)
+	// The demo model whole, named through a link; the ini by an absolute
+	// path.
+	if err := d.Clear(ctx, filepath.Join(base, "link", "out", "demo-model"), filepath.Join(base, "out", "demo-model", "moses.ini")); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	filepath.WalkDir(filepath.Join(base, "out"), func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			r, _ := filepath.Rel(filepath.Join(base, "out"), p)
+			left = append(left, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	want := []string{"." + LeaseName + ".mtune-lock", ".notes.txt.mtune-tmp-2y", "demo-model/corpus/test.src", "demo-model/moses.ini", "demo-model/phrase-table.gz", LeaseName, "notes.txt"}
+	if !slices.Equal(left, want) {
+		t.Fatalf("after Clear: %v, want %v", left, want)
 	}
 }

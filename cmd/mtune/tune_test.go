@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,9 +246,52 @@ func TestTuneRunFolder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tune with -r: exit %d: %s", code, errOut)
 	}
+	model := func() []string {
+		var files []string
+		filepath.WalkDir(filepath.Join(out, "demo-model"), func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		return files
+	}
+	before := model()
 	code, _, errOut = mtune(t, "", "tune", "--epochs", "1", "--out", out, "--overwrite")
 	if code != 0 {
 		t.Fatalf("tune --overwrite: exit %d: %s", code, errOut)
+	}
+	// The demo model is the run's input: --overwrite keeps it whole, and
+	// the run resumes from it.
+	if after := model(); !slices.Equal(before, after) || len(after) < 5 {
+		t.Fatalf("the demo model held %v before --overwrite, %v after", before, after)
+	}
+	if code, _, errOut = mtune(t, "", "tune", "--epochs", "2", "--out", out, "--resume"); code != 0 {
+		t.Fatalf("tune --resume after --overwrite: exit %d: %s", code, errOut)
+	}
+}
+
+// TestTuneForeignFolder: an --out that holds files but no run is refused
+// with every option, before any work, and left as it was.
+func TestTuneForeignFolder(t *testing.T) {
+	home := t.TempDir()
+	thesis := filepath.Join(home, "docs", "thesis.tex")
+	os.MkdirAll(filepath.Dir(thesis), 0o777)
+	if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--overwrite", "--resume"} {
+		code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--out", home, flag)
+		if code != 1 || !strings.Contains(errOut, "no run of mtune") || !strings.Contains(errOut, "docs/thesis.tex") {
+			t.Errorf("tune %s into a folder of the user's: exit %d, stderr %q", flag, code, errOut)
+		}
+	}
+	entries, _ := os.ReadDir(home)
+	if len(entries) != 1 || entries[0].Name() != "docs" {
+		t.Fatalf("the refused folder now holds %v", entries)
+	}
+	if data, err := os.ReadFile(thesis); err != nil || string(data) != "t\n" {
+		t.Fatalf("thesis.tex: %q, %v", data, err)
 	}
 }
 

@@ -24,6 +24,20 @@ func isLockName(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, lockMarker)
 }
 
+// TempOf returns the name of the file whose temporary or lock file the
+// local file name is (".x.json.mtune-tmp-1a2b" and ".x.json.mtune-lock"
+// are x.json's), and false for any other name.
+func TempOf(name string) (string, bool) {
+	switch {
+	case isTempName(name):
+		base, _, _ := strings.Cut(name[1:], tempMarker)
+		return base, true
+	case isLockName(name):
+		return strings.TrimSuffix(name[1:], lockMarker), true
+	}
+	return "", false
+}
+
 // Walk returns the sorted paths of every file under dir, recursively:
 // local regular files (temporary and lock files left out), or every object
 // whose name starts with "prefix/" of a gs:// dir. A missing dir gives an
