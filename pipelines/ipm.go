@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -413,19 +412,6 @@ func scanned(ix *corpus.Index, src, ref string) []InputFile {
 	return out
 }
 
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " " + s.Value
-			}
-		}
-		return v
-	}
-	return "unknown"
-}
-
 // Run tunes the weights of o.Config. In ipm mode (see the package
 // documentation for batch mode) each epoch is one Beam pipeline launch
 // (o.Execute) that deals the tuning set
@@ -480,7 +466,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.DevRefs = dev.RefPaths
 	}
 	o.Refs = tuneSet.RefPaths
-	man := Manifest{CommandLine: o.CommandLine, Version: version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
+	man := Manifest{CommandLine: o.CommandLine, Version: tune.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
 	if o.replicas() > 1 {
 		for r := range o.replicas() {

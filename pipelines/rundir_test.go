@@ -397,9 +397,7 @@ func TestOverwriteKeepsInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bo := files.BuildOptions(filepath.Join("run", "model"))
-	bo.RelativePaths = true
-	bres, err := build.Run(ctx, bo)
+	bres, err := build.Run(ctx, files.BuildOptions(filepath.Join("run", "model")))
 	if err != nil {
 		t.Fatal(err)
 	}

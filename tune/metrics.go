@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
@@ -198,6 +199,21 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		}
 	}
 	return out
+}
+
+// Version is mtune's version as a manifest records it: the module's
+// version and, where the binary was built from a checkout, its commit.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v += " " + s.Value
+			}
+		}
+		return v
+	}
+	return "unknown"
 }
 
 // InputFile is an input path and the sha256 of its content.

@@ -40,6 +40,11 @@ type OpenOptions struct {
 	// the folder, a run of the command writes there: the only files
 	// Clear removes. nil means a tuning run's (Layout.Owns).
 	Owns func(rel string) bool
+	// Command is the mtune command that writes the folder ("tune",
+	// "build", …): a folder whose manifest.json records another is
+	// refused (ErrNoRun), so that one command never removes or adopts
+	// another's output. "" accepts any.
+	Command string
 	// Lease configures the folder's lease (owner, lifetime).
 	Lease LeaseOptions
 }
@@ -106,6 +111,19 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 	case !run && len(foreign) > 0:
 		return fmt.Errorf("%s holds %d files and no run of mtune (no manifest.json; %s, …): mtune writes only into an empty folder or one of its own runs, and removes only what a run wrote; give another output folder: %w",
 			d.Root, len(others), foreign[0], ErrNoRun)
+	case run && o.Command != "":
+		var m struct {
+			CommandLine []string `json:"command_line"`
+		}
+		if err := ReadJSON(ctx, d.Manifest(), &m); err != nil {
+			return err
+		}
+		if len(m.CommandLine) > 1 && m.CommandLine[1] != o.Command {
+			return fmt.Errorf("%s holds the output of mtune %s, not of mtune %s: give another output folder: %w",
+				d.Root, m.CommandLine[1], o.Command, ErrNoRun)
+		}
+	}
+	switch {
 	case o.Overwrite:
 		return nil
 	case o.Resume:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/tune"
 )
 
 // buildFlags registers the flags of "mtune build" and returns the command.
@@ -20,12 +21,14 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&o.LMOrder, "lm-order", 0, "order of the Kneser-Ney language model (default 5)")
 	fs.IntVar(&o.MaxPhrase, "max-phrase", 0, "maximum phrase length (default 7)")
 	fs.IntVar(&o.DistortionLimit, "distortion-limit", 0, "distortion limit written to moses.ini (default 6, as Moses; -1 = none)")
-	fs.BoolVar(&o.RelativePaths, "relative-paths", false, "write paths in moses.ini relative to its folder")
+	fs.BoolVar(&o.AbsolutePaths, "absolute-paths", false, "write absolute paths in moses.ini, for Moses run from another folder (default: relative to the ini's folder, so the model folder can be moved; Moses resolves relative paths against its working directory)")
+	fs.Bool("relative-paths", true, "paths in moses.ini relative to its folder: the default now, accepted for older scripts")
 	fs.IntVar(&o.Workers, "threads", 0, "goroutines (default: all cores)")
 	sparse := fs.String("sparse", "", "comma-separated sparse feature templates to record for decoding")
 	demo := fs.Bool("demo", false, "generate the embedded synthetic language pair into DIR/corpus and build its model in DIR")
 	seed := fs.Uint64("seed", 1, "seed of the demo generator")
-	fs.StringVar(&o.Out, "out", "", "output folder (local or gs://)")
+	fs.StringVar(&o.Out, "out", "", "output folder (local or gs://): empty, new, or an earlier build's with --overwrite")
+	overwrite := fs.Bool("overwrite", false, "replace the model an earlier build wrote in --out (only its files: the model, corpus/ of --demo, manifest.json)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if o.Out == "" {
 			return usagef("--out is required")
@@ -49,22 +52,21 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 			}
 			o.Lines = r
 		}
-		if *demo {
-			if o.Src != "" || o.Tgt != "" || o.Align != "" {
-				return usagef("--demo makes its own bitext: leave out --src, --tgt and --align")
-			}
-			files, err := build.Demo(build.DemoOptions{Seed: *seed}).Write(ctx, storage.Join(o.Out, "corpus"))
-			if err != nil {
-				return err
-			}
-			d := files.BuildOptions(o.Out)
-			o.Src, o.Tgt, o.Align = d.Src, d.Tgt, d.Align
-			fmt.Fprintf(a.stderr, "build: demo corpus in %s (tune.src/tune.ref, test.src/test.ref)\n", storage.Join(o.Out, "corpus"))
-		} else if o.Src == "" || o.Tgt == "" || o.Align == "" {
+		if !*demo && (o.Src == "" || o.Tgt == "" || o.Align == "") {
 			return usagef("--src, --tgt and --align are required (or --demo)")
 		}
-		res, err := build.Run(ctx, o)
+		if *demo && (o.Src != "" || o.Tgt != "" || o.Align != "") {
+			return usagef("--demo makes its own bitext: leave out --src, --tgt and --align")
+		}
+		if err := o.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		out, err := openOutput(ctx, "build", o.Out, *overwrite, build.Owns)
 		if err != nil {
+			return err
+		}
+		res, err := runBuild(ctx, a, out, &o, *overwrite, *demo, *seed)
+		if err = out.close(ctx, err); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "build: %d sentence pairs (%d skipped), %d phrase pairs, LM n-grams %v, %.2f s\n",
@@ -72,4 +74,33 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 		fmt.Fprintln(a.stdout, res.Config)
 		return nil
 	}
+}
+
+// runBuild builds the model of o into the opened folder out: the inputs
+// checked and checksummed first (an earlier build removed with
+// overwrite only then), the demo's bitext written first with demo.
+func runBuild(ctx context.Context, a *app, out *outputFolder, o *build.Options, overwrite, demo bool, seed uint64) (build.Result, error) {
+	var inputs []tune.InputFile
+	if !demo {
+		for _, in := range [][2]string{{"src", o.Src}, {"tgt", o.Tgt}, {"align", o.Align}} {
+			f, err := tune.Checksum(ctx, in[0], in[1])
+			if err != nil {
+				return build.Result{}, err
+			}
+			inputs = append(inputs, f)
+		}
+	}
+	if err := out.start(ctx, overwrite, seed, inputs...); err != nil {
+		return build.Result{}, err
+	}
+	if demo {
+		files, err := build.Demo(build.DemoOptions{Seed: seed}).Write(ctx, storage.Join(o.Out, "corpus"))
+		if err != nil {
+			return build.Result{}, err
+		}
+		d := files.BuildOptions(o.Out)
+		o.Src, o.Tgt, o.Align = d.Src, d.Tgt, d.Align
+		fmt.Fprintf(a.stderr, "build: demo corpus in %s (tune.src/tune.ref, test.src/test.ref)\n", storage.Join(o.Out, "corpus"))
+	}
+	return build.Run(ctx, *o)
 }

@@ -51,7 +51,7 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		}
 		beam.Init()
 		dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+			Command: "tune", Lease: tune.LeaseOptions{Owner: "mtune tune"}})
 		if err != nil {
 			return err
 		}
@@ -300,11 +300,9 @@ func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
 		files.TestSrc != want.TestSrc || files.TestRef != want.TestRef {
 		return fmt.Errorf("tune: the demo's corpus is not where it was expected: %+v", files)
 	}
-	bo := files.BuildOptions(dir)
-	// Relative paths in a local demo's moses.ini: an output folder
-	// with a space in its name would otherwise split a path= value.
-	bo.RelativePaths = !storage.IsGCS(dir)
-	res, err := build.Run(ctx, bo)
+	// The moses.ini's paths are relative (build's default): an output
+	// folder with a space in its name would otherwise split a path= value.
+	res, err := build.Run(ctx, files.BuildOptions(dir))
 	if err != nil {
 		return err
 	}

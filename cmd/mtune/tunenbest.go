@@ -41,7 +41,8 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
 	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
 	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
-	out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json")
+	out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json and manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
+	overwrite := fs.Bool("overwrite", false, "replace the weights an earlier tune-nbest wrote in --out (only its files)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
 			return usagef("--nbest, -r and --out are required")
@@ -60,10 +61,26 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err := cfg.Validate(info.Name); err != nil {
 			return usagef("%v", err)
 		}
-		return runTuneNbest(ctx, a, tuneNbestOptions{
+		dir, err := openOutput(ctx, "tune-nbest", *out, *overwrite, ownsTrio)
+		if err != nil {
+			return err
+		}
+		var inputs []tune.InputFile
+		for _, p := range in.nbests {
+			inputs = append(inputs, tune.InputFile{Role: "nbest", Path: p})
+		}
+		for _, p := range in.refs {
+			inputs = append(inputs, tune.InputFile{Role: "ref", Path: p})
+		}
+		if *initPath != "" {
+			inputs = append(inputs, tune.InputFile{Role: "init", Path: *initPath})
+		}
+		err = runTuneNbest(ctx, a, tuneNbestOptions{
 			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
 			init: *initPath, out: *out, epochs: *epochs,
+			start: func() error { return dir.start(ctx, *overwrite, *seed, inputs...) },
 		})
+		return dir.close(ctx, err)
 	}
 }
 
@@ -88,6 +105,18 @@ type tuneNbestOptions struct {
 	init    string
 	out     string
 	epochs  int
+	// start readies the output folder once the inputs are read.
+	start func() error
+}
+
+// ownsTrio reports whether rel, relative to tune-nbest's --out, is one of
+// the files it writes there.
+func ownsTrio(rel string) bool {
+	switch rel {
+	case weights.TrioMoses, weights.TrioSparse, weights.TrioJSON, "manifest.json":
+		return true
+	}
+	return false
 }
 
 func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
@@ -144,6 +173,9 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	l, err := algo.New(o.info.Name, w, o.cfg)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if err := o.start(); err != nil {
+		return err
 	}
 	// An online learner keeps the weights of its best epoch, the starting
 	// weights (epoch 0) included, by tune.Best's rule; a batch optimizer's

@@ -119,7 +119,7 @@ func TestRunINI(t *testing.T) {
 		return []int{3}, err
 	})
 	for _, rel := range []bool{false, true} {
-		o.RelativePaths = rel
+		o.AbsolutePaths = !rel
 		res := mustRun(t, o)
 		ini, err := os.ReadFile(res.Config)
 		if err != nil {
@@ -129,7 +129,7 @@ func TestRunINI(t *testing.T) {
 			if _, p, ok := strings.Cut(line, " path="); ok {
 				p, _, _ = strings.Cut(p, " ")
 				if rel != !filepath.IsAbs(p) {
-					t.Errorf("RelativePaths %v: path %q", rel, p)
+					t.Errorf("AbsolutePaths %v: path %q", !rel, p)
 				}
 				if !filepath.IsAbs(p) {
 					p = filepath.Join(filepath.Dir(res.Config), p)

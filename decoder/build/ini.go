@@ -22,6 +22,22 @@ const (
 	ConfigFile      = "moses.ini"
 )
 
+// Owns reports whether rel, a slash-separated path relative to a model
+// folder, names a file build writes there (the model's files, and the
+// demo's corpus/ and the command's manifest.json): what build --overwrite
+// may remove.
+func Owns(rel string) bool {
+	top, _, _ := strings.Cut(rel, "/")
+	switch {
+	case top == PhraseTableFile, top == ReorderingFile, top == ConfigFile, top == "manifest.json", top == "corpus":
+		return true
+	case strings.HasPrefix(top, "lm.") && strings.HasSuffix(top, ".arpa.gz"):
+		_, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(top, "lm."), ".arpa.gz"))
+		return err == nil
+	}
+	return false
+}
+
 // LMFile returns the name of the language model file of the given order.
 func LMFile(order int) string { return "lm." + strconv.Itoa(order) + ".arpa.gz" }
 

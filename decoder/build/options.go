@@ -47,11 +47,13 @@ type Options struct {
 	// Out is the folder the model is written to (local or gs://); a
 	// missing local folder is created.
 	Out string
-	// RelativePaths writes the paths in moses.ini relative to its folder
-	// (mtune resolves them so; Moses resolves them against its working
-	// directory). False writes absolute local paths (or gs:// URLs), which
-	// both load.
-	RelativePaths bool
+	// AbsolutePaths writes absolute local paths (or gs:// URLs) in
+	// moses.ini, which Moses and mtune load from any working directory.
+	// False, the default, writes the paths relative to the ini's folder:
+	// mtune resolves them so, and the model folder can be moved or
+	// copied whole; Moses resolves them against its working directory,
+	// so it must run in the model's folder.
+	AbsolutePaths bool
 	// Workers is the number of goroutines extracting and scoring; zero
 	// means runtime.GOMAXPROCS(0).
 	Workers int
@@ -111,6 +113,17 @@ func (r LineRange) contains(n int) (in, past bool) {
 		return false, true
 	}
 	return n >= first, false
+}
+
+// Validate checks the options of o other than its input paths (which a
+// caller may fill in later, as the demo does), so that a command refuses
+// a bad one before any work (ErrOptions).
+func (o Options) Validate() error {
+	if o.Src == "" && o.Tgt == "" && o.Align == "" {
+		o.Src, o.Tgt, o.Align = "-", "-", "-"
+	}
+	_, err := o.withDefaults()
+	return err
 }
 
 // withDefaults returns o with zero fields replaced by their defaults, or an

@@ -193,7 +193,7 @@ func writeINI(ctx context.Context, o Options, res Result) error {
 		if p == "" {
 			return "", nil
 		}
-		if o.RelativePaths {
+		if !o.AbsolutePaths {
 			return filepath.Base(p), nil
 		}
 		if storage.IsGCS(p) {
