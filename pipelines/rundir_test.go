@@ -437,3 +437,35 @@ func TestOverwriteKeepsInputs(t *testing.T) {
 		t.Fatalf("resumed to %d epochs", len(res.Epochs))
 	}
 }
+
+// TestResumeChangedEpoch: --resume refuses an epoch whose weights changed
+// after it completed (a digit edited), naming the file, and resumes once
+// the file is put back.
+func TestResumeChangedEpoch(t *testing.T) {
+	d := smallDemo(t)
+	ctx := context.Background()
+	o := options(d, t.TempDir())
+	o.Epochs = 2
+	mustRun(t, ctx, o)
+	p := tune.Layout{Root: o.Out}.Epoch(2).JSON()
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.IndexAny(orig, "123456789")
+	edited := bytes.Clone(orig)
+	edited[i] = '1' + (edited[i]-'0')%9
+	if err := os.WriteFile(p, edited, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	o.Epochs, o.Resume = 3, true
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "changed after epoch 2 completed") {
+		t.Fatalf("resume on an edited epoch: %v", err)
+	}
+	if err := os.WriteFile(p, orig, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustRun(t, ctx, o); len(res.Epochs) != 3 {
+		t.Fatalf("%d epochs after the resume", len(res.Epochs))
+	}
+}

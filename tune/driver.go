@@ -107,7 +107,7 @@ func (d Driver) Run(ctx context.Context, e Epocher, done []Metrics) ([]Metrics, 
 			}
 		}
 		for r, m := range got {
-			if err := WriteJSON(ctx, d.Dir.Replica(r, nr).Epoch(n).Complete(), m); err != nil {
+			if err := WriteComplete(ctx, d.Dir.Replica(r, nr).Epoch(n), m); err != nil {
 				return ms, err
 			}
 		}
@@ -193,27 +193,34 @@ func progressLine(m Metrics) string {
 
 // CompleteEpochs returns the metrics of epochs 1, 2, … of the run folder
 // whose complete marker exists, up to the first that is missing: what
-// --resume keeps.
+// --resume keeps. The files of the last of them, which the next epoch
+// reads, are checked against the digests its marker recorded
+// (ReadComplete): a file changed since is an error naming it.
 func CompleteEpochs(ctx context.Context, dir Layout) ([]Metrics, error) {
 	var ms []Metrics
 	for n := 1; ; n++ {
 		p := dir.Epoch(n).Complete()
 		ok, err := storage.Exists(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("tune: %w", err)
+			return nil, err
 		}
 		if !ok {
-			return ms, nil
+			break
 		}
-		var m Metrics
-		if err := ReadJSON(ctx, p, &m); err != nil {
+		next, err := storage.Exists(ctx, dir.Epoch(n+1).Complete())
+		if err != nil {
+			return nil, err
+		}
+		m, err := ReadComplete(ctx, dir.Epoch(n), !next)
+		if err != nil {
 			return nil, err
 		}
 		if m.Epoch != n {
-			return nil, fmt.Errorf("tune: %s records epoch %d", p, m.Epoch)
+			return nil, fmt.Errorf("%s records epoch %d", p, m.Epoch)
 		}
 		ms = append(ms, m)
 	}
+	return ms, nil
 }
 
 // WriteMetrics writes ms as metrics.jsonl at path: one line an epoch.

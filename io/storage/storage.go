@@ -3,6 +3,8 @@ package storage
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -426,6 +428,41 @@ func (f *FS) Identity(ctx context.Context, p string) (string, error) {
 		return "", fmt.Errorf("storage: stat %s: is a directory", p)
 	}
 	return fmt.Sprintf("file %s size %d mtime %d", abs, fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+// Digest returns a checksum of the stored bytes of the file at path (not
+// decompressed), for telling whether it changed: for a local file
+// "sha256:" and the SHA-256 of its bytes, read once; for a gs:// object
+// "crc32c:" and the CRC32C GCS keeps of it, without reading it. Errors
+// name the path.
+func Digest(ctx context.Context, path string) (string, error) {
+	return defaultFS.Digest(ctx, path)
+}
+
+// Digest returns the checksum of p (see the function Digest).
+func (f *FS) Digest(ctx context.Context, p string) (string, error) {
+	if IsGCS(p) {
+		obj, err := f.object(ctx, "stat", p)
+		if err != nil {
+			return "", err
+		}
+		rt := f.retrier("stat", p)
+		a, err := obj.Retryer(rt.options()...).Attrs(ctx)
+		if err != nil {
+			return "", rt.err(err)
+		}
+		return fmt.Sprintf("crc32c:%08x", a.CRC32C), nil
+	}
+	file, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("storage: %w", err)
+	}
+	defer file.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, file); err != nil {
+		return "", fmt.Errorf("storage: read %s: %w", p, err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ReadFile reads the whole (decompressed) content of path.
