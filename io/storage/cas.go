@@ -95,6 +95,11 @@ func (f *FS) WriteIfVersion(ctx context.Context, p string, data []byte, v int64)
 			} else if cur != v {
 				return fmt.Errorf("storage: write %s: %w", p, ErrPrecondition)
 			}
+			// Every write of p holds the lock: a temporary file of p
+			// found now is one a killed write left.
+			if _, err := RemoveTempsOf(p); err != nil {
+				return err
+			}
 			s, err := newLocalSink(p)
 			if err != nil {
 				return err
