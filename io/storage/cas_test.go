@@ -128,4 +128,3 @@ func TestStaleTempsRemoved(t *testing.T) {
 		t.Errorf("%s still there (%v)", other, err)
 	}
 }
-
