@@ -14,7 +14,7 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// copyTree copies every file under from to the same place under to, then
+// moveTree copies every file under from to the same place under to, then
 // removes from: `cp -a R1 R2; rm -rf R1`.
 func moveTree(t *testing.T, from, to string) {
 	t.Helper()

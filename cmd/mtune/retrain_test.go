@@ -241,8 +241,8 @@ func TestDefaultRunID(t *testing.T) {
 }
 
 // TestOpenRegistry: a local registry is named by its absolute path (the
-// weights paths it records must hold from cron's or systemd's folder); a
-// gs:// one as given.
+// weights paths it resolves for a night must hold from cron's or
+// systemd's folder); a gs:// one as given.
 func TestOpenRegistry(t *testing.T) {
 	t.Chdir(t.TempDir())
 	wd, err := os.Getwd()
