@@ -133,8 +133,9 @@ type Lease struct {
 // AcquireLease takes the lease at path, creating the file. It fails with
 // a *BusyError if a live lease of another holder is there. A stale lease
 // (not renewed for its TTL, by the store's time: see LeaseInfo), or one
-// whose holder's process is known to be gone, is taken over. Two processes racing for one lease cannot both win: the
-// write is conditional on the version read (storage.WriteIfVersion).
+// whose holder's process is known to be gone, is taken over. Two
+// processes racing for one lease cannot both win: the write is
+// conditional on the version read (storage.WriteIfVersion).
 func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, error) {
 	if o.Owner == "" {
 		o.Owner = "mtune"
@@ -201,9 +202,9 @@ const (
 	unsure                      // it cannot be checked from here
 )
 
-// holderProcess says whether the process of the lease h is known, from the
-// process me, to be gone: only on the same kernel, in the same PID
-// namespace, with its start time recorded.
+// holderProcess returns what the process me knows of the process of the
+// lease h: running or gone only on the same kernel, in the same PID
+// namespace, with its start time recorded; else unsure.
 func holderProcess(h LeaseInfo, me LeaseInfo) processState {
 	if h.BootID == "" || h.PIDNS == "" || h.StartTime == 0 || h.PID <= 0 ||
 		h.BootID != me.BootID || h.PIDNS != me.PIDNS {
