@@ -4,7 +4,9 @@
 //	R/promoted.json   the weights in use: {"run","weights","dev_bleu","since"}
 //	R/history.jsonl   one line per night (and per rollback)
 //	R/lease           who is writing the registry now
-//	R/runs/ID/        one run folder (DESIGN.md §6) per night
+//	R/runs/ID/        one run folder (DESIGN.md §6) per night, with the
+//	                  night's start.json (the weights it starts from) and
+//	                  gate.json (its gate's decision)
 //	R/report.html     promoted dev BLEU night after night, candidates, decisions
 //
 // A night (Night.Run) takes the lease, warm-starts from the promoted
@@ -13,7 +15,9 @@
 // promotes by replacing promoted.json atomically and appends to the
 // history. Every write is atomic and conditional on the version read
 // (storage.WriteIfVersion), so a killed, repeated or concurrent night
-// leaves promoted.json either the old pointer or the new one.
+// leaves promoted.json either the old pointer or the new one. The files
+// name weights inside R relative to R, so a registry copied or moved
+// elsewhere keeps working; Repair mends files that do not parse.
 //
 // The package knows nothing of Beam: the night's tuning and decoding are
 // functions its caller (cmd/mtune) binds to the pipeline.

@@ -60,12 +60,31 @@ type Decision struct {
 	Gain          float64    `json:"gain"`
 	CI            [2]float64 `json:"ci"`
 	PValue        float64    `json:"p_value"`
-	// Sentences is the dev set's size; the rest are the options used.
-	Sentences int     `json:"sentences"`
-	Samples   int     `json:"samples"`
-	Seed      uint64  `json:"seed"`
-	MinGain   float64 `json:"min_gain"`
-	MaxP      float64 `json:"max_p"`
+	// Sentences is the dev set's size.
+	Sentences int `json:"sentences"`
+	// GateSettings are the options used.
+	GateSettings
+}
+
+// GateMetric is the metric the gate compares: corpus BLEU of the dev set.
+const GateMetric = "bleu"
+
+// GateSettings are the settings a gate decided with, as gate.json and the
+// history line of its night record them.
+type GateSettings struct {
+	// Metric is GateMetric ("" in a gate.json written before it was
+	// recorded: BLEU too).
+	Metric  string  `json:"metric,omitempty"`
+	MinGain float64 `json:"min_gain"`
+	MaxP    float64 `json:"max_p"`
+	Samples int     `json:"samples"`
+	Seed    uint64  `json:"seed"`
+}
+
+// String says when the gate promotes, e.g. "bleu gain ≥ 0.00, p < 0.05,
+// 1000 samples".
+func (g GateSettings) String() string {
+	return fmt.Sprintf("%s gain ≥ %.2f, p < %g, %d samples", cmp.Or(g.Metric, GateMetric), g.MinGain, g.MaxP, g.Samples)
 }
 
 // Decide compares the candidate's per-sentence dev statistics cand with
@@ -89,7 +108,8 @@ func (g GateOptions) Decide(ctx context.Context, base, cand []metric.Stats) (Dec
 	d := Decision{
 		CandidateBLEU: 100 * res.CandBLEU, PromotedBLEU: 100 * res.BaseBLEU, Gain: 100 * res.Gain,
 		CI: [2]float64{100 * res.Low, 100 * res.High}, PValue: res.P,
-		Sentences: len(base), Samples: g.Samples, Seed: g.Seed, MinGain: g.MinGain, MaxP: g.MaxP,
+		Sentences:    len(base),
+		GateSettings: GateSettings{Metric: GateMetric, MinGain: g.MinGain, MaxP: g.MaxP, Samples: g.Samples, Seed: g.Seed},
 	}
 	d.Promote = d.Gain >= g.MinGain && d.PValue < g.MaxP
 	return d, nil

@@ -67,12 +67,16 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	if n.Lease.Owner == "" {
 		n.Lease.Owner = "mtune retrain"
 	}
+	if n.Registry.Log == nil {
+		n.Registry.Log = n.Log
+	}
 	lease, err := n.Registry.Lock(ctx, n.Lease)
 	if err != nil {
 		return Outcome{}, err
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
 	ctx = lease.Hold(ctx)
+	n.Registry.removeTemps()
 
 	hist, _, err := n.Registry.ReadHistory(ctx)
 	if err != nil {
@@ -129,6 +133,8 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 		return e, err
 	}
 	e.Start, e.Inputs, e.PromotedRun = man.Start, man.Inputs, d.PromotedRun
+	g := d.GateSettings
+	e.Gate = &g
 	cand, prom, p, ci := d.CandidateBLEU, d.PromotedBLEU, d.PValue, d.CI
 	e.CandidateBLEU, e.PromotedBLEU, e.PValue, e.CI = &cand, &prom, &p, &ci
 	e.Decision = Kept
@@ -138,36 +144,35 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 		}
 		e.Decision = Promoted
 	}
-	n.logf("night %s: %s (dev BLEU %.2f, promoted %.2f, gain %.2f [%.2f, %.2f], p = %.4g)",
-		n.RunID, e.Decision, cand, prom, d.Gain, ci[0], ci[1], p)
+	n.logf("night %s: %s (dev BLEU %.2f, promoted %.2f, gain %.2f [%.2f, %.2f], p = %.4g; promotes if %s)",
+		n.RunID, e.Decision, cand, prom, d.Gain, ci[0], ci[1], p, g)
 	return e, nil
 }
 
 // decision returns the night's gate decision: the one a killed call wrote
-// to the run folder, or a new one after tuning.
+// to the run folder, or a new one after tuning. A decision taken against
+// weights that are no longer promoted (another night promoted, or an
+// operator rolled back, after it) is taken again against those in use.
 func (n Night) decision(ctx context.Context, dir *tune.RunDir) (Decision, error) {
 	r := n.Registry
-	var d Decision
-	if err := tune.ReadJSON(ctx, r.Gate(n.RunID), &d); err == nil {
-		n.logf("night %s: decided already (promote: %v): going on from there", n.RunID, d.Promote)
-		return d, nil
-	} else if !notExist(err) {
-		return d, err
-	}
 	ptr, _, err := r.ReadPointer(ctx)
+	if err != nil {
+		return Decision{}, err
+	}
+	d, ok, err := r.readGate(ctx, n.RunID)
 	if err != nil {
 		return d, err
 	}
-	// A resumed night starts from the weights it started from, even if
-	// another night promoted others meanwhile.
-	init := ""
-	if ptr != nil {
-		init = ptr.Weights
+	if ok {
+		if runOf(ptr) == d.PromotedRun || runOf(ptr) == n.RunID {
+			n.logf("night %s: decided already (promote: %v): going on from there", n.RunID, d.Promote)
+			return d, nil
+		}
+		n.logf("night %s: its gate compared with %s, but %s is promoted now: deciding again", n.RunID, describeRun(d.PromotedRun), describeRun(runOf(ptr)))
+		return n.gate(ctx, d.Weights, ptr)
 	}
-	var man tune.Manifest
-	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
-		init = man.Init
-	} else if !notExist(err) {
+	init, err := n.startWeights(ctx, dir, ptr)
+	if err != nil {
 		return d, err
 	}
 	n.logf("night %s: tuning into %s, starting from %s", n.RunID, dir.Root, describeWeights(init))
@@ -178,7 +183,51 @@ func (n Night) decision(ctx context.Context, dir *tune.RunDir) (Decision, error)
 	if ok, err := storage.Exists(ctx, cand); err != nil || !ok {
 		return d, fmt.Errorf("registry: the run left no best weights (%s): %v", cand, err)
 	}
-	// The gate compares with the weights in use now.
+	return n.gate(ctx, cand, ptr)
+}
+
+// startFile is R/runs/ID/start.json.
+type startFile struct {
+	// Init is the weights file the night tunes from (relative to the
+	// registry's root if inside it; "" for the model's own weights).
+	Init string `json:"init"`
+}
+
+// startWeights returns the weights the night tunes from: those it started
+// from if it was killed (start.json, or the run manifest of a night
+// killed by an earlier version), else the promoted ones, which it records
+// in start.json.
+func (n Night) startWeights(ctx context.Context, dir *tune.RunDir, ptr *Pointer) (string, error) {
+	r := n.Registry
+	var st startFile
+	if err := tune.ReadJSON(ctx, r.Start(n.RunID), &st); err == nil {
+		init, err := r.Resolve(st.Init)
+		if err != nil {
+			return "", fmt.Errorf("registry: %s: %w", r.Start(n.RunID), err)
+		}
+		return init, nil
+	} else if !notExist(err) {
+		return "", err
+	}
+	init := ""
+	if ptr != nil {
+		init = ptr.Weights
+	}
+	var man tune.Manifest
+	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
+		init = man.Init
+	} else if !notExist(err) {
+		return "", err
+	}
+	if err := tune.WriteJSON(ctx, r.Start(n.RunID), startFile{Init: r.Rel(init)}); err != nil {
+		return "", err
+	}
+	return init, nil
+}
+
+// gate decodes the dev set with the candidate cand and with the weights
+// in use (ptr), decides, and writes the decision to gate.json.
+func (n Night) gate(ctx context.Context, cand string, ptr *Pointer) (Decision, error) {
 	base := ""
 	if ptr != nil {
 		base = ptr.Weights
@@ -186,23 +235,42 @@ func (n Night) decision(ctx context.Context, dir *tune.RunDir) (Decision, error)
 	n.logf("night %s: gate: decoding the dev set with the candidate and with %s", n.RunID, describeWeights(base))
 	candStats, err := n.Score(ctx, cand)
 	if err != nil {
-		return d, err
+		return Decision{}, err
 	}
 	baseStats, err := n.Score(ctx, base)
 	if err != nil {
+		return Decision{}, err
+	}
+	d, err := n.Gate.Decide(ctx, baseStats, candStats)
+	if err != nil {
 		return d, err
 	}
-	if d, err = n.Gate.Decide(ctx, baseStats, candStats); err != nil {
-		return d, err
+	d.Weights, d.PromotedRun = cand, runOf(ptr)
+	return d, n.Registry.writeGate(ctx, n.RunID, d)
+}
+
+// readGate reads night id's gate.json, if it has one, its weights path
+// resolved.
+func (r Registry) readGate(ctx context.Context, id string) (Decision, bool, error) {
+	var d Decision
+	if err := tune.ReadJSON(ctx, r.Gate(id), &d); notExist(err) {
+		return d, false, nil
+	} else if err != nil {
+		return d, false, err
 	}
-	d.Weights = cand
-	if ptr != nil {
-		d.PromotedRun = ptr.Run
+	w, err := r.Resolve(d.Weights)
+	if err != nil {
+		return d, false, fmt.Errorf("registry: %s: %w", r.Gate(id), err)
 	}
-	if err := tune.WriteJSON(ctx, r.Gate(n.RunID), d); err != nil {
-		return d, err
-	}
-	return d, nil
+	d.Weights = w
+	return d, true, nil
+}
+
+// writeGate writes d as night id's gate.json, its weights path relative
+// to the root.
+func (r Registry) writeGate(ctx context.Context, id string, d Decision) error {
+	d.Weights = r.Rel(d.Weights)
+	return tune.WriteJSON(ctx, r.Gate(id), d)
 }
 
 // promote points promoted.json at the candidate of decision d, unless it

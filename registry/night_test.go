@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -62,10 +61,19 @@ func (w *world) tuneFn(ctx context.Context, dir *tune.RunDir, init string) error
 	}
 	man := tune.Manifest{Init: init, Start: time.Now().UTC(), Status: "running",
 		Inputs: []tune.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}}
+	if init != "" {
+		f, err := tune.Checksum(ctx, "init", init)
+		if err != nil {
+			return err
+		}
+		man.Inputs = append(man.Inputs, f)
+	}
 	var prev tune.Manifest
 	if err := tune.ReadJSON(ctx, dir.Manifest(), &prev); err == nil {
-		if prev.Init != init {
-			return fmt.Errorf("resumed with init %q, the run started from %q", init, prev.Init)
+		// As the pipeline's resume does (tune.SameRun): the same
+		// starting weights, by content.
+		if err := tune.SameRun(dir.Root, prev, man); err != nil {
+			return err
 		}
 		man.Start = prev.Start
 	}
@@ -317,37 +325,60 @@ func TestNightBusy(t *testing.T) {
 }
 
 // TestNightStaleLease: a lease left by a killed holder (its process is
-// gone) is taken over, and the night it held resumes.
+// gone, on this machine) or not renewed for its TTL (by the store's time,
+// whatever expiry it claims) is taken over, and the night it held resumes.
 func TestNightStaleLease(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Skip("no `true` to make a dead pid:", err)
 	}
-	host, _ := os.Hostname()
-	for name, r := range registries(t) {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			w := &world{t: t, quality: 0.5, model: 0.2}
-			// The killed holder had finished epoch 1 of night k.
-			kctx, kill := context.WithCancel(ctx)
-			w.stopAfter = kill
-			w.night(r, "k").Run(kctx)
-			w.stopAfter = nil
-			info := tune.LeaseInfo{Owner: "mtune retrain", Host: host, PID: dead.Process.Pid, Token: "x",
-				Since: time.Now().UTC(), Expiry: time.Now().Add(time.Hour).UTC()}
-			b, _ := json.Marshal(info)
-			if err := storage.WriteFile(ctx, r.LeaseFile(), b); err != nil {
-				t.Fatal(err)
-			}
-			epochs := w.epochs
-			out, err := w.night(r, "k").Run(ctx)
-			if err != nil {
-				t.Fatalf("night after a killed holder: %v", err)
-			}
-			if out.Entry.Decision != Promoted || w.epochs != epochs+1 {
-				t.Errorf("resumed night: %+v after %d epochs, want promoted after 1", out.Entry, w.epochs-epochs)
-			}
-		})
+	ctx := context.Background()
+	// What a lease of this machine records, from a lease taken here.
+	mine, err := tune.AcquireLease(ctx, filepath.Join(t.TempDir(), "lease"), tune.LeaseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := mine.Info()
+	mine.Release(ctx)
+	tests := []struct {
+		name   string
+		holder tune.LeaseInfo
+		later  time.Duration // the night's clock runs this far ahead of the store's
+	}{
+		{"killed holder on this machine", func() tune.LeaseInfo {
+			h := here
+			h.PID, h.Token = dead.Process.Pid, "x"
+			return h
+		}(), 0},
+		{"holder elsewhere claiming 2099, not renewed for its TTL", tune.LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1,
+			Token: "x", TTLSeconds: 60, Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}, 2 * time.Minute},
+	}
+	for _, tc := range tests {
+		for name, r := range registries(t) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				r.Root = storage.Join(r.Root, strings.Fields(tc.name)[0])
+				w := &world{t: t, quality: 0.5, model: 0.2}
+				// The killed holder had finished epoch 1 of night k.
+				kctx, kill := context.WithCancel(ctx)
+				w.stopAfter = kill
+				w.night(r, "k").Run(kctx)
+				w.stopAfter = nil
+				b, _ := json.Marshal(tc.holder)
+				if err := storage.WriteFile(ctx, r.LeaseFile(), b); err != nil {
+					t.Fatal(err)
+				}
+				epochs := w.epochs
+				n := w.night(r, "k")
+				n.Lease.Now = func() time.Time { return time.Now().Add(tc.later) }
+				out, err := n.Run(ctx)
+				if err != nil {
+					t.Fatalf("night after a killed holder: %v", err)
+				}
+				if out.Entry.Decision != Promoted || w.epochs != epochs+1 {
+					t.Errorf("resumed night: %+v after %d epochs, want promoted after 1", out.Entry, w.epochs-epochs)
+				}
+			})
+		}
 	}
 }
 

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
@@ -19,6 +22,9 @@ import (
 type Registry struct {
 	// Root is the folder or gs:// prefix.
 	Root string
+	// Log receives warnings (a torn last history line dropped); nil means
+	// none.
+	Log io.Writer
 }
 
 // Promoted is R/promoted.json.
@@ -42,6 +48,11 @@ func (r Registry) Run(id string) tune.Layout {
 // promotion so that a night killed between the two promotes on its next
 // call without deciding again.
 func (r Registry) Gate(id string) string { return storage.Join(r.Run(id).Root, "gate.json") }
+
+// Start is R/runs/ID/start.json: the weights a night started from,
+// written before it tunes, so that a killed night resumes from them even
+// if another night promoted others meanwhile.
+func (r Registry) Start(id string) string { return storage.Join(r.Run(id).Root, "start.json") }
 
 // Lock takes the registry's lease (a *tune.BusyError, matching
 // tune.ErrBusy, if another process holds it). The caller releases it.
@@ -69,7 +80,10 @@ type Pointer struct {
 	// Run is the night whose weights these are.
 	Run string `json:"run"`
 	// Weights is the path of the weights file (the run's
-	// best/weights.json).
+	// best/weights.json). In promoted.json a file inside the registry is
+	// named relative to its root (runs/ID/best/weights.json), so that a
+	// registry copied or moved elsewhere keeps working; in memory it is
+	// the full path (Registry.Resolve).
 	Weights string `json:"weights"`
 	// DevBLEU is their dev BLEU when they were promoted.
 	DevBLEU float64 `json:"dev_bleu"`
@@ -95,10 +109,13 @@ func (r Registry) ReadPointer(ctx context.Context) (*Pointer, int64, error) {
 	}
 	var p Pointer
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, 0, fmt.Errorf("registry: %s: %w", r.Promoted(), err)
+		return nil, 0, fmt.Errorf("registry: %s: %w; %s", r.Promoted(), err, r.repairHint())
 	}
 	if p.Run == "" || p.Weights == "" {
-		return nil, 0, fmt.Errorf("registry: %s: no run or weights", r.Promoted())
+		return nil, 0, fmt.Errorf("registry: %s: no run or weights; %s", r.Promoted(), r.repairHint())
+	}
+	if p.Weights, err = r.Resolve(p.Weights); err != nil {
+		return nil, 0, fmt.Errorf("registry: %s: %w; %s", r.Promoted(), err, r.repairHint())
 	}
 	return &p, v, nil
 }
@@ -112,6 +129,7 @@ var ErrChanged = errors.New("registry: changed by another process")
 // absent), in one atomic step: locally a rename, on gs:// a write with
 // ifGenerationMatch.
 func (r Registry) replacePointer(ctx context.Context, p Pointer, v int64) error {
+	p.Weights = r.Rel(p.Weights)
 	data, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
@@ -149,6 +167,9 @@ type Entry struct {
 	// PromotedRun is the run whose weights were in use before ("" for the
 	// model's own weights).
 	PromotedRun string `json:"promoted_run,omitempty"`
+	// Gate is the gate's settings that night (absent on a failed night
+	// and a rollback, and in lines written before it was recorded).
+	Gate *GateSettings `json:"gate,omitempty"`
 	// Inputs are the night's input files with their sha256.
 	Inputs []tune.InputFile `json:"inputs,omitempty"`
 	// Error says why a night failed; Note what a rollback replaced.
@@ -159,31 +180,63 @@ type Entry struct {
 }
 
 // ReadHistory returns the lines of history.jsonl (none if it does not
-// exist yet) and its version.
+// exist yet) and its version. A last line that does not parse (a copy or a
+// disk cut short) is dropped with a warning to r.Log, as a log's torn tail
+// would be, and the next append replaces it; a bad line before the last is
+// an error naming the file and line.
 func (r Registry) ReadHistory(ctx context.Context) ([]Entry, int64, error) {
 	data, v, err := storage.ReadVersion(ctx, r.History())
 	if err != nil {
 		return nil, 0, fmt.Errorf("registry: %w", err)
 	}
-	var out []Entry
-	for n, line := range bytes.Split(data, []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, 0, fmt.Errorf("registry: %s:%d: %w", r.History(), n+1, err)
-		}
-		if e.Run == "" || e.Decision == "" {
-			return nil, 0, fmt.Errorf("registry: %s:%d: no run or decision", r.History(), n+1)
-		}
-		out = append(out, e)
+	h, _, err := r.parseHistory(data)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, v, nil
+	return h, v, nil
 }
 
-// appendHistory adds e as the last line of history.jsonl, rewriting the
-// file in one atomic, version-conditional write.
+// parseHistory parses history.jsonl's content; keep is the length of the
+// part to keep: all of it, or all but a torn last line.
+func (r Registry) parseHistory(data []byte) (out []Entry, keep int, err error) {
+	lines := bytes.SplitAfter(data, []byte{'\n'})
+	last := len(lines) - 1
+	for last >= 0 && len(bytes.TrimSpace(lines[last])) == 0 {
+		last--
+	}
+	for n, line := range lines[:last+1] {
+		if len(bytes.TrimSpace(line)) == 0 {
+			keep += len(line)
+			continue
+		}
+		e, perr := parseEntry(line)
+		if perr != nil && n == last {
+			r.warnf("%s:%d: dropping the torn last line (%v): %.60q", r.History(), n+1, perr, line)
+			return out, keep, nil
+		}
+		if perr != nil {
+			return nil, 0, fmt.Errorf("registry: %s:%d: %w; %s", r.History(), n+1, perr, r.repairHint())
+		}
+		out = append(out, e)
+		keep += len(line)
+	}
+	return out, len(data), nil
+}
+
+func parseEntry(line []byte) (Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(line, &e); err != nil {
+		return e, err
+	}
+	if e.Run == "" || e.Decision == "" {
+		return e, errors.New("no run or decision")
+	}
+	return e, nil
+}
+
+// appendHistory adds e as the last line of history.jsonl (in place of a
+// torn last line), rewriting the file in one atomic, version-conditional
+// write.
 func (r Registry) appendHistory(ctx context.Context, e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -193,6 +246,11 @@ func (r Registry) appendHistory(ctx context.Context, e Entry) error {
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
+	_, keep, err := r.parseHistory(data)
+	if err != nil {
+		return err
+	}
+	data = data[:keep]
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data, '\n')
 	}
@@ -204,6 +262,55 @@ func (r Registry) appendHistory(ctx context.Context, e Entry) error {
 		return fmt.Errorf("registry: %w", err)
 	}
 	return nil
+}
+
+// repairHint says how to mend a registry file that does not parse.
+func (r Registry) repairHint() string {
+	return "`mtune registry repair --registry " + r.Root + "` drops the bad history lines and rebuilds promoted.json from the history, keeping copies of both"
+}
+
+func (r Registry) warnf(format string, args ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "registry: warning: "+format+"\n", args...)
+	}
+}
+
+// Rel names the path p relative to the registry's root if p is inside it
+// (runs/ID/best/weights.json), with '/' between its elements; any other
+// path is returned as it is. Registry files record paths so, so that a
+// registry copied or moved elsewhere keeps working.
+func (r Registry) Rel(p string) string {
+	if p == "" || storage.IsGCS(p) != storage.IsGCS(r.Root) {
+		return p
+	}
+	if storage.IsGCS(p) {
+		root := strings.TrimSuffix(storage.Join(r.Root), "/") + "/"
+		if rel, ok := strings.CutPrefix(storage.Join(p), root); ok && rel != "" {
+			return rel
+		}
+		return p
+	}
+	if !filepath.IsAbs(p) || !filepath.IsAbs(r.Root) {
+		return p
+	}
+	rel, err := filepath.Rel(r.Root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// Resolve returns the full path that p, as a registry file records it,
+// names: a relative p is joined to the root (it may not climb out of it);
+// a gs:// or absolute path is p itself.
+func (r Registry) Resolve(p string) (string, error) {
+	if p == "" || storage.IsGCS(p) || filepath.IsAbs(p) {
+		return p, nil
+	}
+	if !filepath.IsLocal(filepath.FromSlash(p)) {
+		return "", fmt.Errorf("path %q climbs out of the registry", p)
+	}
+	return storage.Join(r.Root, p), nil
 }
 
 // finished returns the history line that finished night id (promoted or
@@ -219,3 +326,15 @@ func finished(h []Entry, id string) (Entry, bool) {
 
 // notExist reports whether err says a file is missing.
 func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// removeTemps removes the temporary files that writes of the registry's
+// own files, killed midway, left in its root (the caller holds the lease).
+func (r Registry) removeTemps() {
+	for _, p := range []string{r.Promoted(), r.History(), r.Report()} {
+		if n, err := storage.RemoveTempsOf(p); err != nil {
+			r.warnf("%v", err)
+		} else if n > 0 {
+			r.warnf("removed %d temporary file(s) of %s left by a killed write", n, p)
+		}
+	}
+}

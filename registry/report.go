@@ -18,14 +18,17 @@ import (
 // (no scripts, fonts or images from elsewhere) with
 //
 //   - the promoted weights: run, since when, weights file, dev BLEU;
-//   - a chart of dev BLEU night after night, x being the line's number in
-//     the history: the promoted weights' after each line (a kept night
-//     leaves it as it was, a rollback sets it to the rolled-back run's)
-//     and each night's candidate's (a rollback is no candidate);
+//   - a chart of dev BLEU night after night, x being the night's number
+//     (a rollback is no night): the promoted weights' after each night (a
+//     kept night leaves it as it was) and each night's candidate's; a
+//     rollback steps the promoted line to the rolled-back run's at the
+//     night before it;
 //   - the history as a table, one row per line, its class the decision:
-//     run (linked to its own report, runs/ID/report.html), decision,
-//     candidate and promoted dev BLEU, gain and its 95% interval, p-value,
-//     the run compared with, start, end, error or note.
+//     night number, run (linked to its own report, runs/ID/report.html),
+//     decision, candidate and promoted dev BLEU, gain and its 95%
+//     interval, p-value, the gate's settings (metric, least gain, largest
+//     p-value, bootstrap samples), the run compared with, start, end,
+//     error or note.
 //
 // Failed nights have no BLEU: they are in the table, not in the chart. A
 // registry where nothing has run yet gets a page saying so. A malformed
@@ -62,7 +65,7 @@ type reportData struct {
 
 // reportRow is a history line as the table shows it.
 type reportRow struct {
-	N int // 1-based line number: the chart's x
+	N int // 1-based night number, the chart's x; 0 for a rollback
 	Entry
 	Link string // the run's report, relative to R; "" if its id is not plain
 	Gain *float64
@@ -86,8 +89,15 @@ func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 	prom := chart.Series{Name: "promoted", Class: promotedClass}
 	cand := chart.Series{Name: "candidate", Class: candidateClass}
 	var cur *float64 // the promoted weights' dev BLEU so far
-	for i, e := range hist {
-		row := reportRow{N: i + 1, Entry: e, Link: runLink(e.Run)}
+	night := 0
+	for _, e := range hist {
+		if e.Decision != Rollback {
+			night++
+		}
+		row := reportRow{Entry: e, Link: runLink(e.Run)}
+		if e.Decision != Rollback {
+			row.N = night
+		}
 		if e.CandidateBLEU != nil && e.PromotedBLEU != nil {
 			g := *e.CandidateBLEU - *e.PromotedBLEU
 			row.Gain = &g
@@ -98,7 +108,7 @@ func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 		d.Rows = append(d.Rows, row)
 		d.Count[e.Decision]++
 
-		x := float64(i + 1)
+		x := float64(night)
 		switch e.Decision {
 		case Promoted, Rollback:
 			if e.CandidateBLEU != nil {
@@ -115,6 +125,9 @@ func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 		}
 		if e.Decision != Rollback && e.CandidateBLEU != nil {
 			cand.X, cand.Y = append(cand.X, x), append(cand.Y, *e.CandidateBLEU)
+		}
+		if e.Decision == Rollback && night == 0 {
+			continue // before any night: nowhere to draw it
 		}
 		if cur != nil {
 			prom.X, prom.Y = append(prom.X, x), append(prom.Y, *cur)
@@ -157,6 +170,18 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("regi
 		}
 		return "[" + fixed2(ci[0]) + ", " + fixed2(ci[1]) + "]"
 	},
+	"gate": func(g *GateSettings) string {
+		if g == nil {
+			return "–"
+		}
+		return g.String()
+	},
+	"night": func(n int) string {
+		if n == 0 {
+			return "–"
+		}
+		return strconv.Itoa(n)
+	},
 	"pvalue": func(p *float64) string {
 		if p == nil {
 			return "–"
@@ -193,13 +218,13 @@ tr.decision-rollback td { background: #fff6d5; } tr.decision-rollback .decision 
 {{end}}
 {{if .Rows}}<h2>Dev BLEU night after night</h2>
 {{if .HasChart}}{{template "chart" .Chart}}
-<p>The promoted weights' dev BLEU after each line of the history (unchanged by a kept night, that of the run put back by a rollback) and each night's candidate's; failed nights have none.</p>
+<p>The promoted weights' dev BLEU after each night (unchanged by a kept night; a rollback steps it, at the night before, to the run put back) and each night's candidate's; failed nights have none.</p>
 {{else}}<p>No night has reached its gate yet: no dev BLEU to draw.</p>
 {{end}}
 <h2>History</h2>
 <table id="history">
-<tr><th>#</th><th class="l">run</th><th class="l">decision</th><th>candidate</th><th>promoted</th><th>gain</th><th>95% interval</th><th>p</th><th class="l">compared with</th><th class="l">start</th><th class="l">end</th><th class="l">error / note</th></tr>
-{{range .Rows}}<tr class="decision-{{.Decision}}"><td>{{.N}}</td><td class="l">{{if .Link}}<a href="{{.Link}}">{{.Run}}</a>{{else}}{{.Run}}{{end}}</td><td class="l decision">{{.Decision}}</td><td>{{bleu .CandidateBLEU}}</td><td>{{bleu .PromotedBLEU}}</td><td>{{gain .Gain}}</td><td>{{ci .CI}}</td><td>{{pvalue .PValue}}</td><td class="l">{{or .Against "–"}}</td><td class="l">{{time .Start}}</td><td class="l">{{time .End}}</td><td class="l">{{.Error}}{{if and .Error .Note}}; {{end}}{{.Note}}</td></tr>
+<tr><th>#</th><th class="l">run</th><th class="l">decision</th><th>candidate</th><th>promoted</th><th>gain</th><th>95% interval</th><th>p</th><th class="l">gate</th><th class="l">compared with</th><th class="l">start</th><th class="l">end</th><th class="l">error / note</th></tr>
+{{range .Rows}}<tr class="decision-{{.Decision}}"><td>{{night .N}}</td><td class="l">{{if .Link}}<a href="{{.Link}}">{{.Run}}</a>{{else}}{{.Run}}{{end}}</td><td class="l decision">{{.Decision}}</td><td>{{bleu .CandidateBLEU}}</td><td>{{bleu .PromotedBLEU}}</td><td>{{gain .Gain}}</td><td>{{ci .CI}}</td><td>{{pvalue .PValue}}</td><td class="l">{{gate .Gate}}</td><td class="l">{{or .Against "–"}}</td><td class="l">{{time .Start}}</td><td class="l">{{time .End}}</td><td class="l">{{.Error}}{{if and .Error .Note}}; {{end}}{{.Note}}</td></tr>
 {{end}}</table>
 {{else}}<h2>History</h2>
 <p id="history">Nothing has run yet: the history is empty.</p>

@@ -20,8 +20,8 @@ import (
 
 // Hand-written history lines of a registry R, by night.
 const (
-	lineN1 = `{"run":"n1","decision":"promoted","candidate_bleu":20,"promoted_bleu":18,"p_value":0.01,"ci":[1.2,2.8],"inputs":[{"role":"src","path":"tune.fr","sha256":"ab12"}],"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}`
-	lineN2 = `{"run":"n2","decision":"kept","candidate_bleu":20.4,"promoted_bleu":19.9,"p_value":0.21,"ci":[-0.3,1.1],"promoted_run":"n1","start":"2026-11-22T03:00:00Z","end":"2026-11-22T04:00:00Z"}`
+	lineN1 = `{"run":"n1","decision":"promoted","candidate_bleu":20,"promoted_bleu":18,"p_value":0.01,"ci":[1.2,2.8],"gate":{"metric":"bleu","min_gain":0,"max_p":0.05,"samples":1000,"seed":1},"inputs":[{"role":"src","path":"tune.fr","sha256":"ab12"}],"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}`
+	lineN2 = `{"run":"n2","decision":"kept","candidate_bleu":20.4,"promoted_bleu":19.9,"p_value":0.21,"ci":[-0.3,1.1],"gate":{"metric":"bleu","min_gain":0.5,"max_p":0.1,"samples":200,"seed":1},"promoted_run":"n1","start":"2026-11-22T03:00:00Z","end":"2026-11-22T04:00:00Z"}`
 	lineN3 = `{"run":"n3","decision":"failed","error":"decoding: <script>alert(1)</script>","start":"2026-11-23T03:00:00Z","end":"2026-11-23T03:05:00Z"}`
 	lineN4 = `{"run":"n4","decision":"promoted","candidate_bleu":22.5,"promoted_bleu":20,"p_value":0.002,"ci":[1.5,3.4],"promoted_run":"n1","start":"2026-11-24T03:00:00Z","end":"2026-11-24T04:00:00Z"}`
 	lineRB = `{"run":"n1","decision":"rollback","candidate_bleu":20,"promoted_run":"n4","note":"rolled back from run n4","start":"2026-11-25T09:00:00Z","end":"2026-11-25T09:00:01Z"}`
@@ -57,11 +57,11 @@ func TestWriteReport(t *testing.T) {
 					t.Errorf("promoted run links %q, want runs/n1/report.html", got)
 				}
 				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
-					{"1", "n1", "promoted", "20.00", "18.00", "+2.00", "[1.20, 2.80]", "0.01", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
-					{"2", "n2", "kept", "20.40", "19.90", "+0.50", "[-0.30, 1.10]", "0.21", "run n1", "2026-11-22T03:00:00Z", "2026-11-22T04:00:00Z", ""},
-					{"3", "n3", "failed", "–", "–", "–", "–", "–", "–", "2026-11-23T03:00:00Z", "2026-11-23T03:05:00Z", "decoding: <script>alert(1)</script>"},
-					{"4", "n4", "promoted", "22.50", "20.00", "+2.50", "[1.50, 3.40]", "0.002", "run n1", "2026-11-24T03:00:00Z", "2026-11-24T04:00:00Z", ""},
-					{"5", "n1", "rollback", "20.00", "–", "–", "–", "–", "–", "2026-11-25T09:00:00Z", "2026-11-25T09:00:01Z", "rolled back from run n4"},
+					{"1", "n1", "promoted", "20.00", "18.00", "+2.00", "[1.20, 2.80]", "0.01", "bleu gain ≥ 0.00, p < 0.05, 1000 samples", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
+					{"2", "n2", "kept", "20.40", "19.90", "+0.50", "[-0.30, 1.10]", "0.21", "bleu gain ≥ 0.50, p < 0.1, 200 samples", "run n1", "2026-11-22T03:00:00Z", "2026-11-22T04:00:00Z", ""},
+					{"3", "n3", "failed", "–", "–", "–", "–", "–", "–", "–", "2026-11-23T03:00:00Z", "2026-11-23T03:05:00Z", "decoding: <script>alert(1)</script>"},
+					{"4", "n4", "promoted", "22.50", "20.00", "+2.50", "[1.50, 3.40]", "0.002", "–", "run n1", "2026-11-24T03:00:00Z", "2026-11-24T04:00:00Z", ""},
+					{"–", "n1", "rollback", "20.00", "–", "–", "–", "–", "–", "–", "2026-11-25T09:00:00Z", "2026-11-25T09:00:01Z", "rolled back from run n4"},
 				})
 				var classes []string
 				for _, tr := range htmltest.Elements(htmltest.ByID(t, p.doc, "history"), "tr")[1:] {
@@ -89,10 +89,14 @@ func TestWriteReport(t *testing.T) {
 					t.Fatalf("%d svg elements, want 1", len(svgs))
 				}
 				ss := htmltest.Series(t, svgs[0])
-				// The promoted weights after lines 1, 2, 4, 5 (not the
+				// The promoted weights after nights 1, 2, 4 (not the
 				// failed 3): n1's 20, still 20 (not the 19.9 the kept
-				// night's gate measured), n4's 22.5, back to 20.
+				// night's gate measured), n4's 22.5, and the rollback's
+				// step back to 20 at night 4: a rollback is no night.
 				checkLine(t, "promoted", ss["promoted"], []float64{20, 20, 22.5, 20})
+				if prom := ss["promoted"]; len(prom) == 4 && prom[3][0] != prom[2][0] {
+					t.Errorf("the rollback drawn at x %g, night 4 at %g: want a step at night 4, not a night of its own", prom[3][0], prom[2][0])
+				}
 				// The candidates of the nights 1, 2, 4 (no failed night,
 				// no rollback).
 				checkLine(t, "candidate", ss["candidate"], []float64{20, 20.4, 22.5})
@@ -127,7 +131,7 @@ func TestWriteReport(t *testing.T) {
 				checkLine(t, "promoted", ss["promoted"], []float64{18}) // the model's own, as the gate measured them
 				checkLine(t, "candidate", ss["candidate"], []float64{17.5})
 				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
-					{"1", "k1", "kept", "17.50", "18.00", "-0.50", "[-1.00, 0.20]", "0.9", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
+					{"1", "k1", "kept", "17.50", "18.00", "-0.50", "[-1.00, 0.20]", "0.9", "–", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
 				})
 			},
 		},
@@ -142,7 +146,7 @@ func TestWriteReport(t *testing.T) {
 					t.Error("page does not say no night reached its gate")
 				}
 				rows := htmltest.Rows(t, p.doc, "history")
-				if len(rows) != 2 || rows[1][1] != "../x y" || rows[1][11] != "bad input" {
+				if len(rows) != 2 || rows[1][1] != "../x y" || rows[1][12] != "bad input" {
 					t.Errorf("history rows %q", rows)
 				}
 				if got := htmltest.Hrefs(htmltest.ByID(t, p.doc, "history")); fmt.Sprint(got) != "[runs/n3/report.html]" {
@@ -174,8 +178,18 @@ func TestWriteReport(t *testing.T) {
 		},
 		{
 			name:    "history line without a decision",
-			history: lineN1 + "\n\n" + `{"run":"n2"}` + "\n",
-			wantErr: "R/history.jsonl:3: no run or decision",
+			history: lineN1 + "\n\n" + `{"run":"n2"}` + "\n" + lineN3 + "\n",
+			wantErr: "R/history.jsonl:3: no run or decision; `mtune registry repair",
+		},
+		{
+			name:     "torn last line",
+			promoted: promotedN1,
+			history:  lineN1 + "\n" + lineN2 + "\n" + lineN4[:40],
+			check: func(t *testing.T, r Registry, p reportPage) {
+				if rows := htmltest.Rows(t, p.doc, "history"); len(rows) != 2 || rows[1][1] != "n2" {
+					t.Errorf("history rows %q, want n1 and n2 (the torn line dropped)", rows)
+				}
+			},
 		},
 		{
 			name:     "malformed promoted.json",
@@ -263,7 +277,7 @@ func TestWriteReportWriteError(t *testing.T) {
 	}
 }
 
-// checkLine checks pts has a point per value, x increasing, and y in the
+// checkLine checks pts has a point per value, x not decreasing, and y in the
 // values' order (upside down: SVG y grows downwards), equal values at
 // equal heights.
 func checkLine(t *testing.T, name string, pts [][2]float64, vals []float64) {
@@ -273,8 +287,8 @@ func checkLine(t *testing.T, name string, pts [][2]float64, vals []float64) {
 		return
 	}
 	for i := range pts {
-		if i > 0 && !(pts[i][0] > pts[i-1][0]) {
-			t.Errorf("%s: x not increasing: %v", name, pts)
+		if i > 0 && pts[i][0] < pts[i-1][0] {
+			t.Errorf("%s: x decreasing: %v", name, pts)
 		}
 		for j := range pts {
 			if vals[i] > vals[j] && !(pts[i][1] < pts[j][1]) || vals[i] == vals[j] && pts[i][1] != pts[j][1] {

@@ -49,9 +49,12 @@ func (r Registry) Rollback(ctx context.Context, to string, lo tune.LeaseOptions)
 	if ptr != nil && ptr.Run == to {
 		return Entry{}, fmt.Errorf("registry: run %q is promoted already", to)
 	}
-	var d Decision
-	if err := tune.ReadJSON(ctx, r.Gate(to), &d); err != nil {
+	d, ok, err := r.readGate(ctx, to)
+	if err != nil {
 		return Entry{}, err
+	}
+	if !ok {
+		return Entry{}, fmt.Errorf("registry: run %q has no gate decision (%s): nothing to roll back to", to, r.Gate(to))
 	}
 	if ok, err := storage.Exists(ctx, d.Weights); err != nil || !ok {
 		return Entry{}, fmt.Errorf("registry: the weights of run %q (%s) are gone: %v", to, d.Weights, err)

@@ -27,15 +27,18 @@ func Checksum(ctx context.Context, role, path string) (InputFile, error) {
 }
 
 // SameRun checks that the run cur would continue the run prev recorded
-// in out: the same options, seed and starting weights, and inputs of the same
-// content (their paths may differ). The error names everything that
+// in out: the same options and seed, and starting weights and inputs of the
+// same content (their paths may differ). The error names everything that
 // differs.
 func SameRun(out string, prev, cur Manifest) error {
 	diffs := prev.Options.Diff(cur.Options)
 	if prev.Seed != cur.Seed {
 		diffs = append(diffs, fmt.Sprintf("--seed: %d in the run, %d now", prev.Seed, cur.Seed))
 	}
-	if prev.Init != cur.Init {
+	// Starting weights at another path (a registry moved with its runs)
+	// continue the run if their content is the same: the "init" input's
+	// sha256 below says so.
+	if (prev.Init == "") != (cur.Init == "") {
 		diffs = append(diffs, fmt.Sprintf("--init: %q in the run, %q now", prev.Init, cur.Init))
 	}
 	for i := 0; i < max(len(prev.Inputs), len(cur.Inputs)); i++ {

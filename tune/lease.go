@@ -1,13 +1,18 @@
 package tune
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -17,21 +22,53 @@ import (
 
 // DefaultLeaseTTL is how long a lease stays live without renewal. The
 // holder renews it every third of that; a holder killed with -9 blocks
-// others for at most this long (on its own host, not at all: a lease
-// whose process is gone is taken over at once).
+// others for at most this long (in its own PID namespace, not at all: a
+// lease whose process is gone is taken over at once).
 const DefaultLeaseTTL = 90 * time.Second
 
-// LeaseInfo is the content of a lease file: who holds it until when.
+// LeaseInfo is the content of a lease file: who holds it.
+//
+// Whether a lease is live is judged by the store's time, not by what the
+// holder wrote: a lease file not rewritten (renewed) for its TTL, by its
+// modification time on the store (a local file's mtime, a GCS object's
+// "updated") against the judge's clock, is stale whatever its Expiry says,
+// so a holder whose clock runs ahead, or a hand-written expiry in 2099,
+// blocks nobody for longer than the TTL. Before that a lease is live
+// unless its process is known to be gone: the judge runs on the same
+// kernel (BootID) in the same PID namespace (PIDNS), and the PID is not
+// running or runs a process started at another time (StartTime: the PID
+// was reused). When the judge cannot tell (another machine or container,
+// a lease of an earlier version without these fields) it waits for the
+// TTL rather than take a lease that may be live.
 type LeaseInfo struct {
 	// Owner says what holds it ("mtune tune", "mtune retrain").
 	Owner string `json:"owner"`
 	Host  string `json:"host"`
 	PID   int    `json:"pid"`
+	// BootID is the holder's kernel's boot id
+	// (/proc/sys/kernel/random/boot_id), PIDNS its PID namespace
+	// (/proc/self/ns/pid) and StartTime its process's start time in clock
+	// ticks since boot (/proc/PID/stat); "" and 0 where unknown.
+	BootID    string `json:"boot_id,omitempty"`
+	PIDNS     string `json:"pid_ns,omitempty"`
+	StartTime uint64 `json:"start_time,omitempty"`
 	// Token identifies one holding: a new one each time it is taken.
 	Token string `json:"token"`
-	// Since is when it was taken, Expiry when it lapses unless renewed.
+	// TTLSeconds is the lease's lifetime without renewal (0 in a lease of
+	// an earlier version: the judge's own TTL applies).
+	TTLSeconds float64 `json:"ttl_seconds,omitempty"`
+	// Since is when it was taken, Expiry when it lapses unless renewed,
+	// both by the holder's clock: for people, not for judging.
 	Since  time.Time `json:"since"`
 	Expiry time.Time `json:"expiry"`
+}
+
+// ttl is the lease's recorded lifetime, or def if it has none.
+func (h LeaseInfo) ttl(def time.Duration) time.Duration {
+	if h.TTLSeconds > 0 && !math.IsInf(h.TTLSeconds, 0) {
+		return time.Duration(h.TTLSeconds * float64(time.Second))
+	}
+	return def
 }
 
 // BusyError is returned by AcquireLease when another process holds the
@@ -39,12 +76,22 @@ type LeaseInfo struct {
 type BusyError struct {
 	Path   string
 	Holder LeaseInfo
+	// Stale is when the lease goes stale unless renewed: its last write
+	// on the store plus its TTL.
+	Stale time.Time
+	// Unsure says the holder's process could not be checked from here
+	// (another host, container or kernel): the lease is waited out.
+	Unsure bool
 }
 
 func (e *BusyError) Error() string {
 	h := e.Holder
-	return fmt.Sprintf("tune: %s is held by %s (pid %d on %s, since %s) until %s unless renewed; another run is using it",
-		e.Path, h.Owner, h.PID, h.Host, h.Since.Format(time.RFC3339), h.Expiry.Format(time.RFC3339))
+	msg := fmt.Sprintf("tune: %s is held by %s (pid %d on %s, since %s) until %s unless renewed; another run is using it",
+		e.Path, h.Owner, h.PID, h.Host, h.Since.Format(time.RFC3339), e.Stale.UTC().Format(time.RFC3339))
+	if e.Unsure {
+		msg += " (its process cannot be checked from here, so the lease is taken over only once it goes stale)"
+	}
+	return msg
 }
 
 // ErrBusy is matched (errors.Is) by every BusyError.
@@ -84,10 +131,11 @@ type Lease struct {
 }
 
 // AcquireLease takes the lease at path, creating the file. It fails with
-// a *BusyError if a live lease of another holder is there. A lease whose
-// expiry has passed, or whose holder's process is gone on this host, is
-// taken over. Two processes racing for one lease cannot both win: the
-// write is conditional on the version read (storage.WriteIfVersion).
+// a *BusyError if a live lease of another holder is there. A stale lease
+// (not renewed for its TTL, by the store's time: see LeaseInfo), or one
+// whose holder's process is known to be gone, is taken over. Two
+// processes racing for one lease cannot both win: the write is
+// conditional on the version read (storage.WriteIfVersion).
 func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, error) {
 	if o.Owner == "" {
 		o.Owner = "mtune"
@@ -101,12 +149,12 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	host, _ := os.Hostname()
 	var tok [12]byte
 	rand.Read(tok[:])
+	me := thisProcess()
 	l := &Lease{path: path, ttl: o.TTL, now: o.Now}
 	for try := 0; try < 5; try++ {
-		data, v, err := storage.ReadVersion(ctx, path)
+		data, v, mod, err := storage.ReadVersionTime(ctx, path)
 		if err != nil {
 			return nil, fmt.Errorf("tune: lease: %w", err)
 		}
@@ -115,13 +163,21 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 			if err := json.Unmarshal(data, &cur); err != nil {
 				return nil, fmt.Errorf("tune: lease %s is not a lease file (%v): remove it if no run is using the folder", path, err)
 			}
-			if live(cur, host, o.Now()) {
-				return nil, &BusyError{Path: path, Holder: cur}
+			stale := mod.Add(cur.ttl(o.TTL))
+			if o.Now().Before(stale) {
+				switch holderProcess(cur, me) {
+				case gone:
+				case unsure:
+					return nil, &BusyError{Path: path, Holder: cur, Stale: stale, Unsure: true}
+				default:
+					return nil, &BusyError{Path: path, Holder: cur, Stale: stale}
+				}
 			}
 		}
 		now := o.Now().UTC()
-		info := LeaseInfo{Owner: o.Owner, Host: host, PID: os.Getpid(), Token: hex.EncodeToString(tok[:]),
-			Since: now, Expiry: now.Add(o.TTL)}
+		info := me
+		info.Owner, info.Token, info.TTLSeconds = o.Owner, hex.EncodeToString(tok[:]), o.TTL.Seconds()
+		info.Since, info.Expiry = now, now.Add(o.TTL)
 		b, _ := json.Marshal(info)
 		nv, err := storage.WriteIfVersion(ctx, path, append(b, '\n'), v)
 		if errors.Is(err, storage.ErrPrecondition) {
@@ -136,18 +192,80 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 	return nil, fmt.Errorf("tune: lease %s: changed under every try", path)
 }
 
-// live reports whether the lease h is still held at now: not expired, and
-// on this host its process still runs.
-func live(h LeaseInfo, host string, now time.Time) bool {
-	if !now.Before(h.Expiry) {
-		return false
+// processState is what a judge on this machine knows of a lease holder's
+// process.
+type processState int
+
+const (
+	running processState = iota // it runs: the lease is live
+	gone                        // it is gone: the lease is stale
+	unsure                      // it cannot be checked from here
+)
+
+// holderProcess returns what the process me knows of the process of the
+// lease h: running or gone only on the same kernel, in the same PID
+// namespace, with its start time recorded; else unsure.
+func holderProcess(h LeaseInfo, me LeaseInfo) processState {
+	if h.BootID == "" || h.PIDNS == "" || h.StartTime == 0 || h.PID <= 0 ||
+		h.BootID != me.BootID || h.PIDNS != me.PIDNS {
+		return unsure
 	}
-	if h.Host == host && h.Host != "" && h.PID > 0 && h.PID != os.Getpid() {
-		if err := syscall.Kill(h.PID, 0); errors.Is(err, syscall.ESRCH) {
-			return false // its process is gone
-		}
+	if err := syscall.Kill(h.PID, 0); errors.Is(err, syscall.ESRCH) {
+		return gone
 	}
-	return true
+	st, err := processStartTime(h.PID)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return gone // exited since
+	case err != nil:
+		return unsure
+	case st != h.StartTime:
+		return gone // its PID now names another process
+	}
+	return running
+}
+
+// thisProcess returns what a lease records of this process: host, pid,
+// boot id, PID namespace and start time ("" and 0 where /proc does not
+// say).
+func thisProcess() LeaseInfo {
+	host, _ := os.Hostname()
+	me := LeaseInfo{Host: host, PID: os.Getpid()}
+	if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		me.BootID = strings.TrimSpace(string(b))
+	}
+	if ns, err := os.Readlink("/proc/self/ns/pid"); err == nil {
+		me.PIDNS = ns
+	}
+	if st, err := processStartTime(me.PID); err == nil {
+		me.StartTime = st
+	}
+	return me
+}
+
+// processStartTime returns the start time of process pid in clock ticks
+// since boot: field 22 of /proc/PID/stat.
+func processStartTime(pid int) (uint64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces
+	// and parentheses: the fields after it start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("tune: /proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	const startField = 22 - 3 // f[0] is field 3
+	if len(f) <= startField {
+		return 0, fmt.Errorf("tune: /proc/%d/stat: %d fields, want at least 22", pid, len(f)+2)
+	}
+	st, err := strconv.ParseUint(f[startField], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("tune: /proc/%d/stat: start time: %w", pid, err)
+	}
+	return st, nil
 }
 
 // Info returns the lease's current content.

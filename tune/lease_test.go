@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -85,24 +86,25 @@ func TestLeaseRace(t *testing.T) {
 	}
 }
 
-// TestLeaseExpiry: an expired lease is taken over, and its former holder
-// then finds it lost when it renews.
+// TestLeaseExpiry: a lease not renewed for its TTL is taken over, and its
+// former holder then finds it lost when it renews. The judge's clock runs
+// ahead of the store's by the offset.
 func TestLeaseExpiry(t *testing.T) {
 	ctx := context.Background()
 	for name, dir := range folders(t) {
 		t.Run(name, func(t *testing.T) {
 			p := storage.Join(dir, LeaseName)
-			clock := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
-			now := func() time.Time { return clock }
+			var offset time.Duration
+			now := func() time.Time { return time.Now().Add(offset) }
 			a, err := AcquireLease(ctx, p, LeaseOptions{TTL: time.Minute, Now: now})
 			if err != nil {
 				t.Fatal(err)
 			}
-			clock = clock.Add(59 * time.Second)
+			offset = 50 * time.Second
 			if _, err := AcquireLease(ctx, p, LeaseOptions{TTL: time.Minute, Now: now}); !errors.Is(err, ErrBusy) {
 				t.Fatalf("acquire before expiry: %v, want busy", err)
 			}
-			clock = clock.Add(2 * time.Second)
+			offset = 65 * time.Second
 			b, err := AcquireLease(ctx, p, LeaseOptions{TTL: time.Minute, Now: now})
 			if err != nil {
 				t.Fatalf("acquire after expiry: %v", err)
@@ -121,26 +123,112 @@ func TestLeaseExpiry(t *testing.T) {
 	}
 }
 
-// TestLeaseDeadHolder: a lease whose process is gone on this host is taken
-// over at once, expired or not.
-func TestLeaseDeadHolder(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	p := filepath.Join(dir, LeaseName)
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip("no true(1):", err)
+// TestLeaseJudge: a lease file another process left is judged by the
+// store's time of its last write and by what this process can know of
+// its holder, never by the expiry the holder wrote. The judge's clock runs
+// ahead of the store's by the case's offset (the time since the lease was
+// last written).
+func TestLeaseJudge(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1) to make a dead pid:", err)
 	}
-	host, _ := os.Hostname()
-	dead := `{"owner":"mtune tune","host":"` + host + `","pid":` + strconv.Itoa(cmd.Process.Pid) + `,"token":"x","since":"2026-11-24T00:00:00Z","expiry":"2999-01-01T00:00:00Z"}`
-	if err := os.WriteFile(p, []byte(dead), 0o666); err != nil {
+	me := thisProcess()
+	if me.BootID == "" || me.PIDNS == "" || me.StartTime == 0 {
+		t.Skip("no /proc boot id, PID namespace or start time on this system")
+	}
+	parent, err := processStartTime(os.Getppid())
+	if err != nil {
+		t.Skip("cannot read the parent's start time:", err)
+	}
+	here := func(pid int, start uint64) LeaseInfo {
+		h := me
+		h.Owner, h.PID, h.StartTime, h.Token, h.TTLSeconds = "mtune retrain", pid, start, "x", 60
+		h.Since, h.Expiry = time.Now().UTC(), time.Now().Add(time.Minute).UTC()
+		return h
+	}
+	otherNS := func() LeaseInfo {
+		h := here(dead.Process.Pid, 12345)
+		h.PIDNS = "pid:[1]"
+		return h
+	}
+	tests := []struct {
+		name   string
+		holder func() LeaseInfo
+		offset time.Duration // since the lease file was written
+		taken  bool          // the lease is taken over (else busy)
+	}{
+		{"dead pid, same kernel and PID namespace", func() LeaseInfo { return here(dead.Process.Pid, 12345) }, 0, true},
+		{"live pid, its start time", func() LeaseInfo { return here(os.Getppid(), parent) }, 0, false},
+		{"live pid reused by another process", func() LeaseInfo { return here(os.Getppid(), parent+1) }, 0, true},
+		{"dead pid in another PID namespace (a container with the same host name)", otherNS, 0, false},
+		{"dead pid of another boot", func() LeaseInfo {
+			h := here(dead.Process.Pid, 12345)
+			h.BootID = "00000000-0000-0000-0000-000000000000"
+			return h
+		}, 0, false},
+		{"dead pid in a lease of an earlier version", func() LeaseInfo {
+			return LeaseInfo{Owner: "mtune tune", Host: me.Host, PID: dead.Process.Pid, Token: "x",
+				Since: time.Now().UTC(), Expiry: time.Now().Add(time.Minute).UTC()}
+		}, 0, false},
+		{"another container, within its TTL", otherNS, 55 * time.Second, false},
+		{"another container, after its TTL", otherNS, 65 * time.Second, true},
+		{"another host claiming 2099, not renewed for its TTL", func() LeaseInfo {
+			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
+				Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
+		}, 65 * time.Second, true},
+		{"another host claiming 2099, no TTL recorded: the judge's", func() LeaseInfo {
+			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x",
+				Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
+		}, DefaultLeaseTTL + 5*time.Second, true},
+		{"another host whose clock runs behind, renewed just now", func() LeaseInfo {
+			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
+				Since: time.Now().Add(-time.Hour).UTC(), Expiry: time.Now().Add(-time.Hour).UTC()}
+		}, 0, false},
+	}
+	ctx := context.Background()
+	for name, dir := range folders(t) {
+		for i, tc := range tests {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				p := storage.Join(dir, strconv.Itoa(i), LeaseName)
+				b, _ := json.Marshal(tc.holder())
+				if err := storage.WriteFile(ctx, p, b); err != nil {
+					t.Fatal(err)
+				}
+				l, err := AcquireLease(ctx, p, LeaseOptions{Now: func() time.Time { return time.Now().Add(tc.offset) }})
+				if tc.taken {
+					if err != nil {
+						t.Fatalf("acquire: %v, want the lease taken over", err)
+					}
+					l.Release(ctx)
+					return
+				}
+				if !errors.Is(err, ErrBusy) {
+					t.Fatalf("acquire: %v, want busy", err)
+				}
+			})
+		}
+	}
+}
+
+// TestLeaseRecordsItsJudgement: a lease records its TTL and what tells its
+// process apart from any other (boot id, PID namespace, start time).
+func TestLeaseRecordsItsJudgement(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), LeaseName)
+	l, err := AcquireLease(ctx, p, LeaseOptions{TTL: 42 * time.Second})
+	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := AcquireLease(ctx, p, LeaseOptions{})
-	if err != nil {
-		t.Fatalf("acquire over a dead holder: %v", err)
+	defer l.Release(ctx)
+	var got LeaseInfo
+	if err := ReadJSON(ctx, p, &got); err != nil {
+		t.Fatal(err)
 	}
-	l.Release(ctx)
+	me := thisProcess()
+	if got.TTLSeconds != 42 || got.BootID != me.BootID || got.PIDNS != me.PIDNS || got.StartTime != me.StartTime || got.PID != os.Getpid() {
+		t.Errorf("lease %+v, want TTL 42 s and this process's %+v", got, me)
+	}
 }
 
 // TestLeaseHoldRenews: Hold renews the lease before it lapses, and its

@@ -149,8 +149,8 @@ var commands = []command{
 	},
 	{
 		name:    "registry",
-		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back)",
-		usage:   "status|history|rollback --registry R [--to ID]",
+		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back), repair (drop history lines and rebuild a promoted.json that do not parse)",
+		usage:   "status|history|rollback|repair --registry R [--to ID]",
 		flags:   registryFlags,
 	},
 }

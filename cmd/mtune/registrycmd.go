@@ -15,14 +15,15 @@ import (
 )
 
 // registryFlags registers the flags of "mtune registry
-// status|history|rollback": what nightly retraining promoted, night after
-// night, and putting earlier weights back.
+// status|history|rollback|repair": what nightly retraining promoted, night
+// after night, putting earlier weights back, and mending a registry whose
+// files do not parse.
 func registryFlags(fs *flag.FlagSet) runFunc {
 	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
 	to := fs.String("to", "", "rollback: the night whose weights to promote again (default: the night promoted before the current one)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(args) != 1 {
-			return usagef("give one action: status, history or rollback")
+			return usagef("give one action: status, history, rollback or repair")
 		}
 		if *root == "" {
 			return usagef("--registry is required")
@@ -30,10 +31,16 @@ func registryFlags(fs *flag.FlagSet) runFunc {
 		if flagSet(fs, "to") && args[0] != "rollback" {
 			return usagef("--to applies to rollback only")
 		}
+		if flagSet(fs, "to") {
+			if err := registry.CheckRunID(*to); err != nil {
+				return usagef("--to: %v", err)
+			}
+		}
 		reg, err := openRegistry(*root)
 		if err != nil {
 			return err
 		}
+		reg.Log = a.stderr
 		switch args[0] {
 		case "status":
 			return registryStatus(ctx, a, reg)
@@ -49,9 +56,35 @@ func registryFlags(fs *flag.FlagSet) runFunc {
 			}
 			fmt.Fprintf(a.stdout, "promoted %s again (%s); dev BLEU when it ran %.2f\n", e.Run, e.Note, *e.CandidateBLEU)
 			return nil
+		case "repair":
+			return registryRepair(ctx, a, reg)
 		}
-		return usagef("unknown action %q (status, history, rollback)", args[0])
+		return usagef("unknown action %q (status, history, rollback, repair)", args[0])
 	}
+}
+
+func registryRepair(ctx context.Context, a *app, reg registry.Registry) error {
+	rep, err := reg.Repair(ctx, tune.LeaseOptions{})
+	if errors.Is(err, tune.ErrBusy) {
+		return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
+	}
+	if err != nil {
+		return err
+	}
+	if len(rep.DroppedLines) > 0 {
+		fmt.Fprintf(a.stdout, "dropped line(s) %v of %s that did not parse; the history as it was: %s\n", rep.DroppedLines, reg.History(), rep.HistoryCopy)
+	}
+	if rep.PointerError != "" {
+		now := "nothing is promoted: the model's own weights are in use"
+		if p := rep.Pointer; p != nil {
+			now = fmt.Sprintf("promoted: run %s (%s)", p.Run, p.Weights)
+		}
+		fmt.Fprintf(a.stdout, "rebuilt %s from the history (%s); it was: %s\n", reg.Promoted(), now, rep.PointerCopy)
+	}
+	if len(rep.DroppedLines) == 0 && rep.PointerError == "" {
+		fmt.Fprintf(a.stdout, "%s and %s parse: nothing to repair\n", reg.Promoted(), reg.History())
+	}
+	return nil
 }
 
 func registryStatus(ctx context.Context, a *app, reg registry.Registry) error {
@@ -67,11 +100,22 @@ func registryStatus(ctx context.Context, a *app, reg registry.Registry) error {
 		fmt.Fprintf(a.stdout, "nothing promoted in %s yet (%d history lines)\n", reg.Root, len(hist))
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "promoted: run %s since %s (%s ago)\nweights:  %s\ndev BLEU: %.2f\n",
-		ptr.Run, ptr.Since.Format(time.RFC3339), time.Since(ptr.Since).Round(time.Second), ptr.Weights, ptr.DevBLEU)
+	ok, err := storage.Exists(ctx, ptr.Weights)
+	if err != nil {
+		return err
+	}
+	missing := ""
+	if !ok {
+		missing = " (MISSING)"
+	}
+	fmt.Fprintf(a.stdout, "promoted: run %s since %s (%s ago)\nweights:  %s%s\ndev BLEU: %.2f\n",
+		ptr.Run, ptr.Since.Format(time.RFC3339), time.Since(ptr.Since).Round(time.Second), ptr.Weights, missing, ptr.DevBLEU)
 	if len(hist) > 0 {
 		e := hist[len(hist)-1]
 		fmt.Fprintf(a.stdout, "last:     run %s, %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
+	}
+	if !ok {
+		return fmt.Errorf("the promoted weights file %s is missing: the next night cannot start from it; put it back, or promote another night's weights with `mtune registry rollback --registry %s --to ID`", ptr.Weights, reg.Root)
 	}
 	return nil
 }
@@ -82,7 +126,7 @@ func registryHistory(ctx context.Context, a *app, reg registry.Registry) error {
 		return err
 	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "run\tdecision\tcandidate\tpromoted\tgain 95% CI\tp\tend\tnote")
+	fmt.Fprintln(w, "run\tdecision\tcandidate\tpromoted\tgain 95% CI\tp\tgate\tend\tnote")
 	opt := func(x *float64) string {
 		if x == nil {
 			return "–"
@@ -97,19 +141,23 @@ func registryHistory(ctx context.Context, a *app, reg registry.Registry) error {
 		if e.PValue != nil {
 			p = fmt.Sprintf("%.4g", *e.PValue)
 		}
-		note := e.Note
+		note, gate := e.Note, "–"
 		if e.Error != "" {
 			note = e.Error
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Run, e.Decision, opt(e.CandidateBLEU), opt(e.PromotedBLEU),
-			ci, p, e.End.Format(time.RFC3339), note)
+		if e.Gate != nil {
+			gate = e.Gate.String()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Run, e.Decision, opt(e.CandidateBLEU), opt(e.PromotedBLEU),
+			ci, p, gate, e.End.Format(time.RFC3339), note)
 	}
 	return w.Flush()
 }
 
 // openRegistry names the registry at root; a local one by its absolute
-// path, so that the weights paths it records hold from any folder (cron
-// and systemd start in another).
+// path, so that the paths it hands the night (the weights, resolved from
+// the registry's relative ones) hold from any folder (cron and systemd
+// start in another).
 func openRegistry(root string) (registry.Registry, error) {
 	if storage.IsGCS(root) {
 		return registry.Registry{Root: root}, nil

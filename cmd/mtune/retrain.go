@@ -56,6 +56,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		reg.Log = a.stderr
 		o.Out = reg.Root // the demo's model goes to R/demo-model
 		demo, err := t.prepare(fs, a, "retrain")
 		if err != nil {
@@ -100,8 +101,8 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(a.stdout, "night %s finished already: %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g); history: %s\n",
-			e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, reg.History())
+		fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g; promotes if %s); history: %s\n",
+			e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, e.Gate, reg.History())
 		return nil
 	}
 }

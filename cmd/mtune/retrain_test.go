@@ -213,7 +213,8 @@ func TestRetrainUsage(t *testing.T) {
 	if _, err := os.Stat(root); err == nil {
 		t.Error("a refused command line made the registry")
 	}
-	for _, args := range [][]string{{"registry"}, {"registry", "status"}, {"registry", "frob", "--registry", root}, {"registry", "status", "--registry", root, "--to", "x"}} {
+	for _, args := range [][]string{{"registry"}, {"registry", "status"}, {"registry", "frob", "--registry", root}, {"registry", "status", "--registry", root, "--to", "x"},
+		{"registry", "rollback", "--registry", root, "--to", "../x"}, {"registry", "rollback", "--registry", root, "--to", ""}} {
 		if code, _, errOut := mtune(t, "", args...); code != 2 {
 			t.Errorf("%q: exit %d, %s", args, code, errOut)
 		}
@@ -240,8 +241,8 @@ func TestDefaultRunID(t *testing.T) {
 }
 
 // TestOpenRegistry: a local registry is named by its absolute path (the
-// weights paths it records must hold from cron's or systemd's folder); a
-// gs:// one as given.
+// weights paths it resolves for a night must hold from cron's or
+// systemd's folder); a gs:// one as given.
 func TestOpenRegistry(t *testing.T) {
 	t.Chdir(t.TempDir())
 	wd, err := os.Getwd()
@@ -257,5 +258,88 @@ func TestOpenRegistry(t *testing.T) {
 		if err != nil || r.Root != want {
 			t.Errorf("openRegistry(%q) = %q, %v; want %q", in, r.Root, err, want)
 		}
+	}
+}
+
+// TestRegistryCommands: `mtune registry` on registries written by hand:
+// status says when the promoted weights file is missing (exit 1); history
+// reads past a torn last line with a warning; repair rebuilds a garbage
+// promoted.json from the history; a refused rollback leaves the registry
+// folder as it found it (no lock file).
+func TestRegistryCommands(t *testing.T) {
+	const (
+		promoted = `{"run":"n1","weights":"runs/n1/best/weights.json","dev_bleu":20,"since":"2026-11-21T04:00:00Z"}` + "\n"
+		line1    = `{"run":"n1","decision":"promoted","candidate_bleu":20,"promoted_bleu":18,"p_value":0.01,"ci":[1.2,2.8],"gate":{"metric":"bleu","min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1},"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}` + "\n"
+		gate1    = `{"promote":true,"weights":"runs/n1/best/weights.json","candidate_bleu":20,"promoted_bleu":18,"gain":2,"ci":[1.2,2.8],"p_value":0.01,"sentences":80,"min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1}` + "\n"
+	)
+	tests := []struct {
+		name    string
+		files   map[string]string // relative to R; "" for an empty folder
+		args    []string          // after --registry R
+		code    int
+		stdout  []string
+		stderr  []string
+		after   map[string]string // files that must then hold this (relative to R)
+		nothing bool              // the folder is left empty
+	}{
+		{name: "status, weights present", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1, "runs/n1/best/weights.json": "{}"},
+			args: []string{"status"}, stdout: []string{"promoted: run n1", "runs/n1/best/weights.json\n"}},
+		{name: "status, weights missing", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
+			args: []string{"status"}, code: 1, stdout: []string{"runs/n1/best/weights.json (MISSING)"}, stderr: []string{"is missing", "mtune registry rollback"}},
+		{name: "history, torn last line", files: map[string]string{"history.jsonl": line1 + `{"run":"n2","dec`},
+			args: []string{"history"}, stdout: []string{"n1", "bleu gain ≥ 0.50, p < 0.1, 1000 samples"}, stderr: []string{"history.jsonl:2: dropping the torn last line"}},
+		{name: "status, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1},
+			args: []string{"status"}, code: 1, stderr: []string{"promoted.json: invalid character", "mtune registry repair --registry"}},
+		{name: "repair, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1, "runs/n1/gate.json": gate1},
+			args: []string{"repair"}, stdout: []string{"rebuilt", "promoted: run n1"},
+			after: map[string]string{"promoted.json.broken": "}{", "promoted.json": `"weights":"runs/n1/best/weights.json"`}},
+		{name: "repair, nothing to repair", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
+			args: []string{"repair"}, stdout: []string{"nothing to repair"}},
+		{name: "refused rollback", files: map[string]string{"": ""}, args: []string{"rollback"}, code: 1,
+			stderr: []string{"nothing is promoted"}, nothing: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "reg")
+			for name, data := range tc.files {
+				p := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+					t.Fatal(err)
+				}
+				if name != "" {
+					if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			code, stdout, errOut := mtune(t, "", append([]string{"registry", "--registry", root}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, tc.code, stdout, errOut)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout %q lacks %q", stdout, w)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+			for name, w := range tc.after {
+				if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || !strings.Contains(string(b), w) {
+					t.Errorf("%s: %q (%v), want %q in it", name, b, err, w)
+				}
+			}
+			if tc.nothing {
+				if ents, err := os.ReadDir(root); err != nil || len(ents) != 0 {
+					var names []string
+					for _, e := range ents {
+						names = append(names, e.Name())
+					}
+					t.Errorf("left in the registry folder: %v (%v)", names, err)
+				}
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	gcs "cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
@@ -35,47 +36,79 @@ var ErrPrecondition = errors.New("storage: precondition failed: the file changed
 // ReadVersion returns the content of the file p and its version. A missing
 // file gives nil, version 0 and a nil error.
 func ReadVersion(ctx context.Context, p string) ([]byte, int64, error) {
-	return defaultFS.ReadVersion(ctx, p)
+	data, v, _, err := defaultFS.ReadVersionTime(ctx, p)
+	return data, v, err
 }
 
 // ReadVersion returns p's content and version; see the package function.
 func (f *FS) ReadVersion(ctx context.Context, p string) ([]byte, int64, error) {
+	data, v, _, err := f.ReadVersionTime(ctx, p)
+	return data, v, err
+}
+
+// ReadVersionTime is ReadVersion that also returns when that version was
+// written by the store's own account: a local file's modification time,
+// a GCS object's "updated" time (from the download's Last-Modified, which
+// has whole seconds: the next second is returned, never a time before the
+// write). It lets a reader judge how long ago a file was last written
+// without trusting a time the writer put in it.
+func ReadVersionTime(ctx context.Context, p string) ([]byte, int64, time.Time, error) {
+	return defaultFS.ReadVersionTime(ctx, p)
+}
+
+// ReadVersionTime returns p's content, version and modification time; see
+// the package function.
+func (f *FS) ReadVersionTime(ctx context.Context, p string) ([]byte, int64, time.Time, error) {
 	if !IsGCS(p) {
 		file, err := os.Open(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, nil
+			return nil, 0, time.Time{}, nil
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("storage: %w", err)
+			return nil, 0, time.Time{}, fmt.Errorf("storage: %w", err)
 		}
 		defer file.Close()
 		st, err := file.Stat()
 		if err != nil {
-			return nil, 0, fmt.Errorf("storage: %w", err)
+			return nil, 0, time.Time{}, fmt.Errorf("storage: %w", err)
 		}
 		data, err := io.ReadAll(file)
 		if err != nil {
-			return nil, 0, fmt.Errorf("storage: read %s: %w", p, err)
+			return nil, 0, time.Time{}, fmt.Errorf("storage: read %s: %w", p, err)
 		}
-		return data, localVersion(st), nil
+		return data, localVersion(st), st.ModTime(), nil
 	}
 	obj, err := f.object(ctx, "read", p)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, time.Time{}, err
 	}
 	r, err := obj.ReadCompressed(true).NewReader(ctx)
 	if errors.Is(err, gcs.ErrObjectNotExist) {
-		return nil, 0, nil
+		return nil, 0, time.Time{}, nil
 	}
 	if err != nil {
-		return nil, 0, gcsErr("read", p, err)
+		return nil, 0, time.Time{}, gcsErr("read", p, err)
 	}
 	defer r.Close()
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, 0, gcsErr("read", p, err)
+		return nil, 0, time.Time{}, gcsErr("read", p, err)
 	}
-	return data, r.Attrs.Generation, nil
+	mod := r.Attrs.LastModified
+	if mod.IsZero() {
+		a, err := obj.Generation(r.Attrs.Generation).Attrs(ctx)
+		if errors.Is(err, gcs.ErrObjectNotExist) {
+			// Replaced since: that generation was written before now.
+			return data, r.Attrs.Generation, time.Now(), nil
+		}
+		if err != nil {
+			return nil, 0, time.Time{}, gcsErr("stat", p, err)
+		}
+		mod = a.Updated
+	} else {
+		mod = mod.Truncate(time.Second).Add(time.Second)
+	}
+	return data, r.Attrs.Generation, mod, nil
 }
 
 // WriteIfVersion replaces the file p by data if p's version is still v (0:
@@ -94,6 +127,11 @@ func (f *FS) WriteIfVersion(ctx context.Context, p string, data []byte, v int64)
 				return err
 			} else if cur != v {
 				return fmt.Errorf("storage: write %s: %w", p, ErrPrecondition)
+			}
+			// Every write of p holds the lock: a temporary file of p
+			// found now is one a killed write left.
+			if _, err := RemoveTempsOf(p); err != nil {
+				return err
 			}
 			s, err := newLocalSink(p)
 			if err != nil {
@@ -200,7 +238,11 @@ func casErr(op, p string, err error) error {
 // writes: ".NAME.mtune-lock" beside NAME.
 const lockMarker = ".mtune-lock"
 
-// withLocalLock runs fn holding an exclusive flock of p's lock file.
+// withLocalLock runs fn holding an exclusive flock of p's lock file. A
+// lock file whose p is gone after fn is removed, so that a conditional
+// write or remove leaves nothing behind it once its file is gone (a
+// released lease); one that waited for a lock file removed meanwhile
+// locks the one now in place instead.
 func withLocalLock(p string, fn func() error) error {
 	dir, base := filepath.Split(p)
 	if dir != "" {
@@ -208,16 +250,37 @@ func withLocalLock(p string, fn func() error) error {
 			return fmt.Errorf("storage: %w", err)
 		}
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, "."+base+lockMarker), os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		return fmt.Errorf("storage: lock %s: %w", p, err)
+	lock := filepath.Join(dir, "."+base+lockMarker)
+	for {
+		lf, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			return fmt.Errorf("storage: lock %s: %w", p, err)
+		}
+		if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+			lf.Close()
+			return fmt.Errorf("storage: lock %s: %w", p, err)
+		}
+		held, err := lf.Stat()
+		if err != nil {
+			lf.Close()
+			return fmt.Errorf("storage: lock %s: %w", p, err)
+		}
+		cur, err := os.Stat(lock)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			lf.Close()
+			return fmt.Errorf("storage: lock %s: %w", p, err)
+		}
+		if err != nil || !os.SameFile(held, cur) {
+			lf.Close() // removed while we waited: lock the new one
+			continue
+		}
+		err = fn()
+		if _, serr := os.Lstat(p); errors.Is(serr, fs.ErrNotExist) {
+			os.Remove(lock)
+		}
+		lf.Close() // releases the flock
+		return err
 	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("storage: lock %s: %w", p, err)
-	}
-	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
-	return fn()
 }
 
 // statVersion returns the version of the local file p, 0 if it is missing.

@@ -146,6 +146,37 @@ func RemoveTemps(dir string) (int, error) {
 	return len(temps), nil
 }
 
+// RemoveTempsOf removes the temporary files that writes of the local file
+// p killed before their Close left beside it (".NAME.mtune-tmp-*"), and
+// returns how many it removed; a gs:// p has none. Only call it when no
+// write of p can be under way (its writers hold a lock or a lease).
+func RemoveTempsOf(p string) (int, error) {
+	if IsGCS(p) {
+		return 0, nil
+	}
+	dir, base := filepath.Split(p)
+	if len(base) > 64 {
+		base = base[:64]
+	}
+	ents, err := os.ReadDir(filepath.Clean(dir + "."))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("storage: %w", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasPrefix(e.Name(), "."+base+tempMarker) {
+			if err := removeLocal(filepath.Join(dir, e.Name())); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
 // removeLocal removes the local file p; a file that is not there is no
 // error.
 func removeLocal(p string) error {
