@@ -54,6 +54,35 @@ func (r Registry) Gate(id string) string { return storage.Join(r.Run(id).Root, "
 // if another night promoted others meanwhile.
 func (r Registry) Start(id string) string { return storage.Join(r.Run(id).Root, "start.json") }
 
+// CheckRoot refuses (tune.ErrNoRun) a root that holds files but no
+// registry: none of promoted.json, history.jsonl or runs/, and some file
+// a registry does not hold. retrain calls it before any work, so that a
+// night never writes among a user's files.
+func (r Registry) CheckRoot(ctx context.Context) error {
+	files, err := storage.Walk(ctx, r.Root)
+	if err != nil {
+		return err
+	}
+	prefix := strings.TrimSuffix(r.Root, "/") + "/"
+	var foreign []string
+	for _, f := range files {
+		rel := filepath.ToSlash(strings.TrimPrefix(f, prefix))
+		top, _, _ := strings.Cut(rel, "/")
+		switch {
+		case top == "promoted.json" || top == "history.jsonl" || top == "runs":
+			return nil
+		case top == tune.LeaseName || top == tune.ReportName || top == "demo-model" || strings.HasSuffix(top, ".broken"):
+		default:
+			foreign = append(foreign, rel)
+		}
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%s holds %d files and no registry (no promoted.json, history.jsonl or runs/; %s, …): give --registry an empty or new folder, or an existing registry: %w",
+			r.Root, len(files), foreign[0], tune.ErrNoRun)
+	}
+	return nil
+}
+
 // Lock takes the registry's lease (a *tune.BusyError, matching
 // tune.ErrBusy, if another process holds it). The caller releases it.
 func (r Registry) Lock(ctx context.Context, o tune.LeaseOptions) (*tune.Lease, error) {

@@ -31,10 +31,11 @@ type Layout struct {
 }
 
 // runNames are the names a run writes at the top of its folder: every
-// file and folder of the Layout, and gate.json of a registry's night.
+// file and folder of the Layout, and gate.json and start.json of a
+// registry's night.
 var runNames = map[string]bool{
 	"manifest.json": true, "metrics.jsonl": true, ReportName: true, "run.log": true, LeaseName: true,
-	"init": true, "demo-model": true, "best": true, "epochs": true, "replicas": true, "gate.json": true,
+	"init": true, "demo-model": true, "best": true, "epochs": true, "replicas": true, "gate.json": true, "start.json": true,
 }
 
 // Owns reports whether rel, a slash-separated path relative to a run

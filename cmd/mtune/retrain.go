@@ -56,6 +56,9 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if err := reg.CheckRoot(ctx); err != nil {
+			return err
+		}
 		reg.Log = a.stderr
 		o.Out = reg.Root // the demo's model goes to R/demo-model
 		demo, err := t.prepare(fs, a, "retrain")
