@@ -3,6 +3,7 @@ package pool
 import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/metric"
+	"math"
 )
 
 // Hyp is one hypothesis of an n-best list: its features and its BLEU
@@ -30,6 +31,22 @@ func Best(l List, w feature.Weights) int {
 		}
 	}
 	return best
+}
+
+// NonFinite returns the list and hypothesis index of the first hypothesis
+// of lists whose model score w·φ is NaN or infinite (a feature value times
+// its weight overflowing), and false if every score is finite: callers
+// refuse such a pool before they rank it, since a NaN or ±Inf score ranks
+// arbitrarily.
+func NonFinite(lists []List, w feature.Weights) (list, hyp int, ok bool) {
+	for i, l := range lists {
+		for k, h := range l.Hyps {
+			if s := h.Features.Dot(w); math.IsNaN(s) || math.IsInf(s, 0) {
+				return i, k, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // OneBest returns the summed BLEU statistics of the 1-best hypothesis of each

@@ -169,3 +169,30 @@ func TestWeightsMatchList(t *testing.T) {
 		})
 	}
 }
+
+// TestNonFiniteScore: a hypothesis whose model score overflows (lm: 1e308
+// -1e308 under lm= 2 2 is Inf − Inf) is an error naming its file and line
+// in rerank and tune-nbest, with any learner, where rerank used to pick it.
+func TestNonFiniteScore(t *testing.T) {
+	tmp := t.TempDir()
+	list := filepath.Join(tmp, "nbest")
+	text := "0 ||| a b ||| lm: 1 1 w: -2 ||| 0\n0 ||| c d ||| lm: 1e308 -1e308 w: -2 ||| 0\n1 ||| e ||| lm: 1 2 w: -1 ||| 0\n"
+	ref, w := filepath.Join(tmp, "ref"), filepath.Join(tmp, "weights")
+	for p, s := range map[string]string{list: text, ref: "a b\ne\n", w: "lm= 2 2\nw= 1\n"} {
+		if err := os.WriteFile(p, []byte(s), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	where := list + ":2:"
+	for _, args := range [][]string{
+		{"rerank", "--weights", w, "--nbest", list},
+		{"tune-nbest", "--algo", "mert", "--init", w, "--nbest", list, "-r", ref, "--out", filepath.Join(tmp, "mert")},
+		{"tune-nbest", "--algo", "kbmira", "--init", w, "--nbest", list, "-r", ref, "--out", filepath.Join(tmp, "kbmira")},
+		{"tune-nbest", "--algo", "pro", "--init", w, "--nbest", list, "-r", ref, "--out", filepath.Join(tmp, "pro")},
+	} {
+		code, stdout, errOut := mtune(t, "", args...)
+		if code != 1 || !strings.Contains(errOut, where) || !strings.Contains(errOut, "model score") {
+			t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want an error at %s", args[0], args[2], code, stdout, errOut, where)
+		}
+	}
+}

@@ -179,3 +179,14 @@ func namesForMessage(names []string) string {
 	}
 	return fmt.Sprintf("%s … (%d more)", strings.Join(names[:maxNamesInWarning], " "), len(names)-maxNamesInWarning)
 }
+
+// nonFiniteScore is the error for a hypothesis (at pos, "file:line")
+// whose model score w·φ is NaN or infinite under the weights of the file
+// weightsPath ("" for the default weights).
+func nonFiniteScore(pos string, score float64, weightsPath string) error {
+	w := "the default weights"
+	if weightsPath != "" {
+		w = "the weights of " + weightsPath
+	}
+	return fmt.Errorf("%s: the model score of this hypothesis under %s is %v, not a number the hypotheses can be ranked by: a feature value times its weight overflows (check the line's values)", pos, w, score)
+}

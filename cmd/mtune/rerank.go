@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -68,9 +69,13 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 					return err
 				}
 			}
-			best, bestScore := 0, hyps[0].Features.Dot(set.Weights)
-			for k := 1; k < len(hyps); k++ {
-				if s := hyps[k].Features.Dot(set.Weights); s > bestScore {
+			best, bestScore := 0, 0.0
+			for k, h := range hyps {
+				s := h.Features.Dot(set.Weights)
+				if math.IsNaN(s) || math.IsInf(s, 0) {
+					return nonFiniteScore(h.Pos(), s, *weightsPath)
+				}
+				if k == 0 || s > bestScore {
 					best, bestScore = k, s
 				}
 			}

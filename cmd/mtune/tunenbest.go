@@ -167,6 +167,10 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	}
 	w := set.Weights.Clone()
 	w.Grow(idx.Len())
+	if i, k, bad := pool.NonFinite(lists, w); bad {
+		return nonFiniteScore(poolfile.Locate(ctx, o.nbests, idx, sc.Len(), lists[i].Sent, lists[i].Hyps[k].Features),
+			lists[i].Hyps[k].Features.Dot(w), o.init)
+	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
 		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
 

@@ -31,7 +31,14 @@ type Hypothesis struct {
 	// unparsed: Moses' word or phrase alignment ("0-0 1-2 …"). Empty when
 	// absent.
 	Alignment string
+	// File and Line say where a Reader read it (the reader's name and
+	// the 1-based line), for errors found later; zero when not read.
+	File string
+	Line int
 }
+
+// Pos returns "file:line" of where h was read.
+func (h Hypothesis) Pos() string { return fmt.Sprintf("%s:%d", h.File, h.Line) }
 
 // Reader reads hypotheses from a Moses, cdec or Joshua n-best list. See
 // the package documentation for the format.
@@ -163,7 +170,9 @@ func (r *Reader) read() (Hypothesis, error) {
 			continue
 		}
 		r.lastLine = r.lr.line
-		return r.parseLine(line, complete)
+		h, err := r.parseLine(line, complete)
+		h.File, h.Line = r.name, r.lastLine
+		return h, err
 	}
 }
 

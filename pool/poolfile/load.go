@@ -2,8 +2,10 @@ package poolfile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -99,4 +101,29 @@ func Walk(ctx context.Context, paths []string, idx *feature.Index, sentences int
 			return nil, err
 		}
 	}
+}
+
+// Locate returns "file:line" of the first line of the n-best files at
+// paths that holds a hypothesis of sentence sent with the features f, or
+// "" if none does: where an error found in a loaded pool comes from. It
+// reads the files again, so it is for error paths.
+// sentences is as for Walk.
+func Locate(ctx context.Context, paths []string, idx *feature.Index, sentences, sent int, f feature.Vector) string {
+	pos := ""
+	errFound := errors.New("found")
+	_, err := Walk(ctx, paths, idx, sentences, func(s int, hyps []nbest.Hypothesis) error {
+		if s < sent {
+			return nil
+		}
+		for _, h := range hyps {
+			if s == sent && slices.Equal(h.Features.IDs, f.IDs) && slices.Equal(h.Features.Vals, f.Vals) {
+				pos = h.Pos()
+			}
+		}
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return ""
+	}
+	return pos
 }
