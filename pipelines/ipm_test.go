@@ -53,7 +53,11 @@ func smallDemo(t *testing.T) demo {
 			demoErr = err
 			return
 		}
-		res, err := build.Run(ctx, files.BuildOptions(demoDir))
+		// Absolute paths in the moses.ini, so that tests may copy it
+		// elsewhere.
+		bo := files.BuildOptions(demoDir)
+		bo.AbsolutePaths = true
+		res, err := build.Run(ctx, bo)
 		if err != nil {
 			demoErr = err
 			return
