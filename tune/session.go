@@ -190,6 +190,7 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.tr.intern(nbests)
 	batch := make([]pool.List, len(sents))
 	var stats metric.Stats
 	hyps := 0
