@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/tune"
 )
@@ -86,4 +88,89 @@ func TestSparseReproducible(t *testing.T) {
 		runs = append(runs, o.Out)
 	}
 	sameFiles(t, runs, epochWeights(1))
+}
+
+// TestSparseModesReproducible: with every sparse template on, each mode's
+// weights are the same bytes run to run, each run loading its decoder
+// anew as a new process would: ipm with 3 shards and line search (with 1
+// and 4 decoding threads, and on the direct runner), stale mode with one
+// gradient thread, batch mode (PRO, kb-MIRA), replicas, and a run resumed
+// after its first epoch. The runs of a case differ in the order their
+// concurrent decodings meet new features, which must not reach the
+// weights.
+func TestSparseModesReproducible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two or three runs of two epochs in each mode")
+	}
+	d := smallDemo(t)
+	ctx := context.Background()
+	threads := func(n int) func(*pipelines.Options) {
+		return func(o *pipelines.Options) { o.DecodeThreads = n }
+	}
+	direct := func(o *pipelines.Options) {
+		o.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+			return beam.Run(ctx, "direct", p)
+		}
+	}
+	const epochs = 2
+	tests := []struct {
+		name string
+		set  func(*pipelines.Options)
+		// runs changes each run's options (nil: none); resume makes
+		// the last run stop after epoch 1 and resume.
+		runs   []func(*pipelines.Options)
+		resume bool
+		// replicas is the number of replicas whose folders to compare
+		// (0: none, the run's own).
+		replicas int
+	}{
+		{"ipm, 3 shards, line search", func(o *pipelines.Options) { o.Shards, o.Mix = 3, "linesearch" },
+			[]func(*pipelines.Options){threads(1), threads(4), direct}, false, 0},
+		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Threads = "stale", 1 },
+			[]func(*pipelines.Options){threads(1), threads(4)}, false, 0},
+		{"batch, pro", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "pro" },
+			[]func(*pipelines.Options){nil, nil}, false, 0},
+		{"batch, kbmira", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "kbmira" },
+			[]func(*pipelines.Options){nil, nil}, false, 0},
+		{"replicas", func(o *pipelines.Options) { o.Replicas, o.Mix = 2, "linesearch" },
+			[]func(*pipelines.Options){threads(1), threads(4)}, false, 2},
+		{"resume", func(o *pipelines.Options) {},
+			[]func(*pipelines.Options){nil, nil}, true, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var outs []string
+			for i, change := range tc.runs {
+				o := options(d, filepath.Join(dir, fmt.Sprint(i)))
+				o.Config, o.Epochs, o.Sparse = freshConfig(t, d.ini), epochs, []string{"all"}
+				tc.set(&o)
+				if change != nil {
+					change(&o)
+				}
+				if tc.resume && i == len(tc.runs)-1 {
+					o.Epochs = 1
+					mustRun(t, ctx, o)
+					// The resumed run is a new process: its decoder
+					// loads anew.
+					o.Config, o.Epochs, o.Resume = freshConfig(t, d.ini), epochs, true
+				}
+				res := mustRun(t, ctx, o)
+				last := res.Epochs[len(res.Epochs)-1]
+				t.Logf("run %d: epoch %d, %d non-zero weights", i, last.Epoch, last.NonZero)
+				outs = append(outs, o.Out)
+			}
+			files := epochWeights(epochs)
+			if tc.replicas > 0 {
+				files = func(root string) []string {
+					var out []string
+					for r := range tc.replicas {
+						out = append(out, epochWeights(epochs)(tune.Layout{Root: root}.Replica(r, tc.replicas).Root)...)
+					}
+					return out
+				}
+			}
+			sameFiles(t, outs, files)
+		})
+	}
 }
