@@ -113,6 +113,23 @@ func TestSparseModesReproducible(t *testing.T) {
 		}
 	}
 	const epochs = 2
+	// Batch mode's pool (one part: 40 sentences) is compared too: its
+	// Moses n-best files are read back in their order.
+	poolFiles := func(root string) []string {
+		out := epochWeights(epochs)(root)
+		for e := 1; e <= epochs; e++ {
+			p := tune.Layout{Root: root}.Epoch(e).PoolPart(0)
+			out = append(out, p.NBest, p.Scores)
+		}
+		return out
+	}
+	replicaFiles := func(root string) []string {
+		var out []string
+		for r := range 2 {
+			out = append(out, epochWeights(epochs)(tune.Layout{Root: root}.Replica(r, 2).Root)...)
+		}
+		return out
+	}
 	tests := []struct {
 		name string
 		set  func(*pipelines.Options)
@@ -120,22 +137,22 @@ func TestSparseModesReproducible(t *testing.T) {
 		// the last run stop after epoch 1 and resume.
 		runs   []func(*pipelines.Options)
 		resume bool
-		// replicas is the number of replicas whose folders to compare
-		// (0: none, the run's own).
-		replicas int
+		// files names the files of a run's folder to compare; nil:
+		// every epoch's weights.json.
+		files func(root string) []string
 	}{
 		{"ipm, 3 shards, line search", func(o *pipelines.Options) { o.Shards, o.Mix = 3, "linesearch" },
-			[]func(*pipelines.Options){threads(1), threads(4), direct}, false, 0},
+			[]func(*pipelines.Options){threads(1), threads(4), direct}, false, nil},
 		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Threads = "stale", 1 },
-			[]func(*pipelines.Options){threads(1), threads(4)}, false, 0},
+			[]func(*pipelines.Options){threads(1), threads(4)}, false, nil},
 		{"batch, pro", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "pro" },
-			[]func(*pipelines.Options){nil, nil}, false, 0},
+			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
 		{"batch, kbmira", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "kbmira" },
-			[]func(*pipelines.Options){nil, nil}, false, 0},
+			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
 		{"replicas", func(o *pipelines.Options) { o.Replicas, o.Mix = 2, "linesearch" },
-			[]func(*pipelines.Options){threads(1), threads(4)}, false, 2},
-		{"resume", func(o *pipelines.Options) {},
-			[]func(*pipelines.Options){nil, nil}, true, 0},
+			[]func(*pipelines.Options){threads(1), threads(4)}, false, replicaFiles},
+		{"resume", func(o *pipelines.Options) { o.Shards, o.DecodeThreads = 3, 4 },
+			[]func(*pipelines.Options){nil, nil}, true, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,15 +177,9 @@ func TestSparseModesReproducible(t *testing.T) {
 				t.Logf("run %d: epoch %d, %d non-zero weights", i, last.Epoch, last.NonZero)
 				outs = append(outs, o.Out)
 			}
-			files := epochWeights(epochs)
-			if tc.replicas > 0 {
-				files = func(root string) []string {
-					var out []string
-					for r := range tc.replicas {
-						out = append(out, epochWeights(epochs)(tune.Layout{Root: root}.Replica(r, tc.replicas).Root)...)
-					}
-					return out
-				}
+			files := tc.files
+			if files == nil {
+				files = epochWeights(epochs)
 			}
 			sameFiles(t, outs, files)
 		})
