@@ -33,8 +33,10 @@ import (
 // of the shards' numbers. Float sums depend on their order, and a
 // combiner adds shards and merges accumulators in whatever order its
 // runner chooses (a Beam CombineFn's merges on any runner): the mean is
-// then the same bits however the shards came. Its fields are exported so
-// that it can be serialised; the zero value holds no shard.
+// then the same bits however the shards came. The price is memory: the
+// combiner holds every shard's weights until Mean, where running sums
+// held one vector over their names. Its fields are exported so that it
+// can be serialised; the zero value holds no shard.
 type AverageSums struct {
 	Shards []ShardWeights
 }
