@@ -25,10 +25,11 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// europarlTune writes the tune split (lines 8001–9000) of
-// ../shared/data/europarl-fr-en to dir and points MODEL_PATH at Moses'
-// model of the train split; it returns the moses.ini and the two files.
-func europarlTune(b *testing.B, dir string) (ini, src, ref string) {
+// europarlTune writes the first n sentences of the tune split (lines
+// 8001–9000) of ../shared/data/europarl-fr-en to dir and points MODEL_PATH
+// at Moses' model of the train split; it returns the moses.ini and the two
+// files.
+func europarlTune(b testing.TB, dir string, n int) (ini, src, ref string) {
 	b.Helper()
 	model := shared.Path(b, "moses-models", "europarl-fr-en-8k")
 	b.Setenv("MODEL_PATH", model)
@@ -41,7 +42,7 @@ func europarlTune(b *testing.B, dir string) (ini, src, ref string) {
 		if len(lines) < 9000 {
 			b.Fatalf("%s: %d lines, want 10,000", f[0], len(lines))
 		}
-		if err := os.WriteFile(f[1], []byte(strings.Join(lines[8000:9000], "\n")+"\n"), 0o666); err != nil {
+		if err := os.WriteFile(f[1], []byte(strings.Join(lines[8000:8000+n], "\n")+"\n"), 0o666); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -58,7 +59,7 @@ func europarlTune(b *testing.B, dir string) (ini, src, ref string) {
 // Run it with -benchtime 1x (scripts/bench-pipeline.sh does).
 func BenchmarkEpochEuroparl8k(b *testing.B) {
 	ctx := context.Background()
-	ini, src, ref := europarlTune(b, b.TempDir())
+	ini, src, ref := europarlTune(b, b.TempDir(), 1000)
 	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, ini)
 	if err != nil {
 		b.Fatal(err)

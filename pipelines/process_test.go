@@ -22,15 +22,17 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// TestProcessEnvironment runs two epochs of the small demo (ipm, 2 shards)
-// with the SDK worker in a process of its own, as on a cluster: prism with
-// --environment_type=PROCESS, whose command is
+// TestProcessEnvironment runs two epochs of the small demo (ipm, 2 shards,
+// every sparse template on) with the SDK worker in a process of its own,
+// as on a cluster: prism with --environment_type=PROCESS, whose command is
 // scripts/prism-process-worker.sh, which turns prism's
 // "CMD --id='ID' --provision_endpoint=EP" into
 // "mtune --worker=true --id=ID --control_endpoint=EP --logging_endpoint=EP"
 // (see the script for why), mtune being built by the test from ./cmd/mtune.
 // Every epoch's weights.json must be identical, byte for byte, to the same
 // run in process (prism's LOOPBACK environment, as every other test runs),
+// although each epoch's worker process loads its decoder anew while the
+// run in process decodes its second epoch with its first epoch's decoder;
 // every epoch must have started a worker process, and no worker process
 // may outlive its epoch.
 func TestProcessEnvironment(t *testing.T) {
@@ -64,7 +66,7 @@ func TestProcessEnvironment(t *testing.T) {
 	// In process: prism's LOOPBACK environment (execute, ptest's runner).
 	ctx := context.Background()
 	inproc := options(d, filepath.Join(tmp, "inproc"))
-	inproc.Epochs = epochs
+	inproc.Config, inproc.Epochs, inproc.Sparse = freshConfig(t, d.ini), epochs, []string{"all"}
 	start := time.Now()
 	mustRun(t, ctx, inproc)
 	t.Logf("in process: %.1f s", time.Since(start).Seconds())
@@ -78,7 +80,7 @@ func TestProcessEnvironment(t *testing.T) {
 	})
 	t.Cleanup(func() { killWorkers(t, launches, bin) })
 	proc := options(d, filepath.Join(tmp, "process"))
-	proc.Epochs = epochs
+	proc.Epochs, proc.Sparse = epochs, []string{"all"}
 	proc.Execute = func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 		// prism, in this process; a worker that dies before it connects
 		// leaves prism waiting, hence the deadline.

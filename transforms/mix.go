@@ -37,13 +37,14 @@ func (f *AverageFn) AddInput(a tune.AverageSums, r tune.ShardResult) (tune.Avera
 	if err := r.Weights.Validate(); err != nil {
 		return a, fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
 	}
-	if err := a.Add(r.Weights.Names, r.Weights.Vals, r.Updates); err != nil {
+	if err := a.Add(r.Shard, r.Weights.Names, r.Weights.Vals, r.Updates); err != nil {
 		return a, fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
 	}
 	return a, nil
 }
 
-// MergeAccumulators adds b's sums to a's.
+// MergeAccumulators adds b's shards to a's (the mean sums them in shard
+// order, whatever the order of the merges).
 func (f *AverageFn) MergeAccumulators(a, b tune.AverageSums) (tune.AverageSums, error) {
 	err := a.Merge(b)
 	return a, err

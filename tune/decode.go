@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mtune/mtune/decoder"
@@ -225,8 +226,10 @@ func decodeSentenceWith(ctx context.Context, dec Decoder, x Sentence, w feature.
 func scoredNBest(dec Decoder, x Sentence, ref *metric.Reference, hyps []decoder.Hypothesis, sc *scorer) (NBest, error) {
 	stats := sc.stats(ref, hyps)
 	idx := dec.Features()
-	// Collect the decoder ids in use; the list's names are theirs in id
-	// order, so the vectors stay sorted.
+	// Collect the decoder ids in use. The list's names are theirs sorted:
+	// the decoder's ids follow the order in which concurrent decodings met
+	// the features, and the list (batch mode's pool files, the indexes
+	// built from it) must not.
 	var ids []feature.ID
 	for k, h := range hyps {
 		if err := h.Features.Validate(); err != nil {
@@ -239,17 +242,24 @@ func scoredNBest(dec Decoder, x Sentence, ref *metric.Reference, hyps []decoder.
 	if len(ids) > 0 && int(ids[len(ids)-1]) >= idx.Len() {
 		return NBest{}, fmt.Errorf("tune: sentence %d: feature id %d is not in the decoder's index", x.ID, ids[len(ids)-1])
 	}
-	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps))}
+	names := make([]string, len(ids))
+	order := make([]int, len(ids)) // order[r]: the k of ids[k] whose name is r-th
 	for k, id := range ids {
-		out.Names[k] = idx.Name(id)
+		names[k], order[k] = idx.Name(id), k
 	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	out := NBest{Sent: x.ID, Names: make([]string, len(ids)), Hyps: make([]WireHyp, len(hyps))}
+	rank := make([]feature.ID, len(ids)) // rank[k]: the list's id of ids[k]
+	for r, k := range order {
+		out.Names[r], rank[k] = names[k], feature.ID(r)
+	}
+	var b feature.Builder
 	for i, h := range hyps {
-		v := feature.Vector{IDs: make([]feature.ID, len(h.Features.IDs)), Vals: slices.Clone(h.Features.Vals)}
 		for k, id := range h.Features.IDs {
 			p, _ := slices.BinarySearch(ids, id)
-			v.IDs[k] = feature.ID(p)
+			b.Add(rank[p], h.Features.Vals[k])
 		}
-		out.Hyps[i] = WireHyp{Target: h.Target, Features: v, Stats: stats[i], Score: h.Score, HasScore: true}
+		out.Hyps[i] = WireHyp{Target: h.Target, Features: b.Vector(), Stats: stats[i], Score: h.Score, HasScore: true}
 	}
 	return out, nil
 }
@@ -293,6 +303,36 @@ func translateID(cache *[]feature.ID, id feature.ID, from, to *feature.Index) fe
 	x := to.ID(from.Name(id))
 	(*cache)[id] = x
 	return x
+}
+
+// intern adds to the local index the features of lists (n-best lists over
+// the decoder's index) that it lacks, in the order of their names. The
+// decoder's ids are those of the order in which concurrent decodings (of
+// the shards that share the decoder, of a shard's threads) met the
+// features; interned by name, a shard's ids depend only on what it
+// decoded, and so do the learner's sums over them, whose order is theirs.
+func (t *translator) intern(lists [][]decoder.Hypothesis) {
+	var names []string
+	seen := map[feature.ID]bool{}
+	n := feature.ID(t.dec.Len())
+	for _, hyps := range lists {
+		for _, h := range hyps {
+			for _, d := range h.Features.IDs {
+				if d < 0 || d >= n || (int(d) < len(t.d2l) && t.d2l[d] >= 0) || seen[d] {
+					continue // vector reports a bad id; a resolved one is interned
+				}
+				seen[d] = true
+				name := t.dec.Name(d)
+				if _, ok := t.loc.Lookup(name); !ok {
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		t.loc.ID(name)
+	}
 }
 
 // weights returns the local weights w over the decoder's index, reusing

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,8 +18,9 @@ import (
 //
 //   - averaging (McDonald et al. 2010, iterative parameter mixing): the mean
 //     of the shards' weights, uniform or weighted by their updates, is
-//     learner/mix.Average; AverageSums holds its sums by feature name,
-//     since each shard names its own features;
+//     learner/mix.Average; AverageSums holds the shards' weights by
+//     feature name, since each shard names its own features, and sums
+//     them in the order of the shards' numbers;
 //   - line-search mixing (Watanabe 2012, §4.2, Algorithm 3 line 6):
 //     w = (1 − α)·prev + α·avg with the α that maximises corpus BLEU of the
 //     epoch's n-best lists, is learner/mix.LineSearch: LineSearchList is
@@ -26,74 +28,94 @@ import (
 //     1-best statistics at α = 0 and 1), mix.Lines.Merge merges shares and
 //     LineSearch sweeps them and chooses α.
 
-// AverageSums is the sums of averaging (mix.Sums) over named features:
-// Names[j] is coordinate j of Sums. Its fields are exported so that it can
-// be serialised; the zero value holds no shard.
+// AverageSums accumulates averaging (mix.Sums) over named features: the
+// weights of each shard added, kept apart until Mean sums them in the order
+// of the shards' numbers. Float sums depend on their order, and a
+// combiner adds shards and merges accumulators in whatever order its
+// runner chooses (a Beam CombineFn's merges on any runner): the mean is
+// then the same bits however the shards came. The price is memory: the
+// combiner holds every shard's weights until Mean, where running sums
+// held one vector over their names. Its fields are exported so that it
+// can be serialised; the zero value holds no shard.
 type AverageSums struct {
-	Names []string
-	Sums  mix.Sums
+	Shards []ShardWeights
 }
 
-// Add adds a shard's weights, vals[i] for names[i], made by updates
-// updates. A feature the shard lacks counts as zero there.
-func (a *AverageSums) Add(names []string, vals []float64, updates int) error {
-	if len(names) != len(vals) {
-		return fmt.Errorf("tune: %d weights for %d names", len(vals), len(names))
+// ShardWeights are a shard's weights, Vals[i] for Names[i], made by
+// Updates updates.
+type ShardWeights struct {
+	Shard   int
+	Names   []string
+	Vals    []float64
+	Updates int
+}
+
+// Add adds shard's weights, vals[i] for names[i], made by updates updates.
+// A feature the shard lacks counts as zero there.
+func (a *AverageSums) Add(shard int, names []string, vals []float64, updates int) error {
+	sw := ShardWeights{Shard: shard, Names: names, Vals: vals, Updates: updates}
+	if err := sw.validate(); err != nil {
+		return err
 	}
-	if updates < 0 {
-		return fmt.Errorf("tune: %d updates", updates)
+	return a.Merge(AverageSums{Shards: []ShardWeights{sw}})
+}
+
+func (s ShardWeights) validate() error {
+	if len(s.Names) != len(s.Vals) {
+		return fmt.Errorf("tune: shard %d: %d weights for %d names", s.Shard, len(s.Vals), len(s.Names))
 	}
-	if !feature.Weights(vals).Finite() {
-		return errors.New("tune: non-finite weights")
+	if s.Shard < 0 {
+		return fmt.Errorf("tune: negative shard %d", s.Shard)
 	}
-	a.Sums.Add(a.align(names, vals), updates)
+	if s.Updates < 0 {
+		return fmt.Errorf("tune: shard %d: %d updates", s.Shard, s.Updates)
+	}
+	if !feature.Weights(s.Vals).Finite() {
+		return fmt.Errorf("tune: shard %d: non-finite weights", s.Shard)
+	}
 	return nil
 }
 
-// Merge adds b's sums to a's.
+// Merge adds b's shards to a's. A shard in both is an error.
 func (a *AverageSums) Merge(b AverageSums) error {
-	if len(b.Sums.Sum) != len(b.Names) || len(b.Sums.Weighted) != len(b.Names) {
-		return errors.New("tune: malformed average sums")
-	}
-	b.Sums.Sum = a.align(b.Names, b.Sums.Sum)
-	b.Sums.Weighted = a.align(b.Names, b.Sums.Weighted)
-	a.Sums.Merge(b.Sums)
-	return nil
-}
-
-// align returns vals, the values of names, in the order of a.Names,
-// appending the names a lacks.
-func (a *AverageSums) align(names []string, vals []float64) feature.Weights {
-	if slices.Equal(a.Names, names) {
-		return vals
-	}
-	pos := make(map[string]int, len(a.Names)+len(names))
-	for j, n := range a.Names {
-		pos[n] = j
-	}
-	for _, n := range names {
-		if _, ok := pos[n]; !ok {
-			pos[n] = len(a.Names)
-			a.Names = append(a.Names, n)
+	for _, s := range b.Shards {
+		if err := s.validate(); err != nil {
+			return err
 		}
+		if slices.ContainsFunc(a.Shards, func(t ShardWeights) bool { return t.Shard == s.Shard }) {
+			return fmt.Errorf("tune: shard %d averaged twice", s.Shard)
+		}
+		a.Shards = append(a.Shards, s)
 	}
-	w := make(feature.Weights, len(a.Names))
-	for i, n := range names {
-		w[pos[n]] = vals[i]
-	}
-	return w
+	return nil
 }
 
 // Mean returns the mean of the shards added (mix.Sums.Mean): uniform, or
 // weighted by their updates when weighted is set (uniform if no shard made
-// one), by name.
+// one), by name: the union of the shards' names, by increasing shard
+// number and each shard's names in order. The sums run over the shards by
+// increasing number, whatever the order of Add and Merge.
 func (a AverageSums) Mean(weighted bool) (names []string, vals []float64, err error) {
-	if a.Sums.Shards == 0 {
+	if len(a.Shards) == 0 {
 		return nil, nil, errors.New("tune: averaging no shard results")
 	}
-	w := a.Sums.Mean(weighted)
-	w.Grow(len(a.Names))
-	return slices.Clone(a.Names), w, nil
+	shards := slices.Clone(a.Shards)
+	slices.SortFunc(shards, func(x, y ShardWeights) int { return cmp.Compare(x.Shard, y.Shard) })
+	idx := feature.NewIndex()
+	var sums mix.Sums
+	for _, s := range shards {
+		var w feature.Weights
+		for i, n := range s.Names {
+			id := idx.ID(n)
+			if s.Vals[i] != 0 {
+				w.Set(id, s.Vals[i])
+			}
+		}
+		sums.Add(w, s.Updates)
+	}
+	w := sums.Mean(weighted)
+	w.Grow(idx.Len())
+	return idx.Names(), w, nil
 }
 
 // LineSearchResult is the outcome of line-search mixing.

@@ -51,7 +51,7 @@ func TestAverageSums(t *testing.T) {
 				if i >= split {
 					dst = &b
 				}
-				if err := dst.Add(s.names, s.vals, s.updates); err != nil {
+				if err := dst.Add(i, s.names, s.vals, s.updates); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -87,12 +87,95 @@ func TestAverageSumsErrors(t *testing.T) {
 		{"NaN", namedShard{[]string{"a"}, []float64{math.NaN()}, 1}},
 	}
 	for _, tc := range tests {
-		if err := a.Add(tc.s.names, tc.s.vals, tc.s.updates); err == nil {
+		if err := a.Add(0, tc.s.names, tc.s.vals, tc.s.updates); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
-	if err := a.Merge(AverageSums{Names: []string{"a"}}); err == nil {
+	if err := a.Add(-1, []string{"a"}, []float64{1}, 1); err == nil {
+		t.Error("negative shard: no error")
+	}
+	if err := a.Merge(AverageSums{Shards: []ShardWeights{{Names: []string{"a"}}}}); err == nil {
 		t.Error("malformed sums: no error")
+	}
+	if err := a.Add(3, []string{"a"}, []float64{1}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(3, []string{"a"}, []float64{1}, 1); err == nil {
+		t.Error("a shard added twice: no error")
+	}
+}
+
+// TestAverageSumsOrder: the mean is the same bits, and its names the same
+// order, whatever the order in which shards are added and sums merged (a
+// CombineFn's, which no runner fixes). The weights make float sums depend
+// on their order: (1e16 + 1) − 1e16 = 0 but (1e16 − 1e16) + 1 = 1.
+func TestAverageSumsOrder(t *testing.T) {
+	shards := []namedShard{
+		{[]string{"a", "b"}, []float64{1e16, 3}, 2},
+		{[]string{"b", "c", "a"}, []float64{0.1, 5, 1}, 1},
+		{[]string{"a", "d"}, []float64{-1e16, 0.7}, 3},
+		{[]string{"d", "a", "b"}, []float64{1e-3, 1, 0.2}, 1},
+	}
+	// Shard k's expected order of the sums: 0, 1, 2, 3.
+	want := map[bool][]float64{}
+	for _, weighted := range []bool{false, true} {
+		var sums mix.Sums
+		idx := feature.NewIndex()
+		for _, s := range shards {
+			var w feature.Weights
+			for i, n := range s.names {
+				w.Set(idx.ID(n), s.vals[i])
+			}
+			sums.Add(w, s.updates)
+		}
+		want[weighted] = sums.Mean(weighted)
+	}
+	wantNames := []string{"a", "b", "c", "d"}
+	r := rand.New(rand.NewPCG(5, 6))
+	differs := false
+	for range 50 {
+		perm := r.Perm(len(shards))
+		split := r.IntN(len(shards) + 1)
+		var a, b AverageSums
+		for i, k := range perm {
+			dst := &a
+			if i >= split {
+				dst = &b
+			}
+			s := shards[k]
+			if err := dst.Add(k, s.names, s.vals, s.updates); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.IntN(2) == 0 {
+			a, b = b, a
+		}
+		if err := a.Merge(b); err != nil {
+			t.Fatal(err)
+		}
+		for _, weighted := range []bool{false, true} {
+			names, vals, err := a.Mean(weighted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(names, wantNames) || !slices.Equal(vals, want[weighted]) {
+				t.Errorf("shards added in order %v (split %d), weighted %v: %v %v, want %v %v", perm, split, weighted, names, vals, wantNames, want[weighted])
+			}
+			// The case is one where order matters: the sums of
+			// the other order differ.
+			var sums mix.Sums
+			for _, k := range perm {
+				w := make(feature.Weights, len(wantNames))
+				for i, n := range shards[k].names {
+					w[slices.Index(wantNames, n)] = shards[k].vals[i]
+				}
+				sums.Add(w, shards[k].updates)
+			}
+			differs = differs || !slices.Equal(sums.Mean(weighted), want[weighted])
+		}
+	}
+	if !differs {
+		t.Fatal("no order of the shards changes their float sums: the test checks nothing")
 	}
 }
 

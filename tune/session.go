@@ -109,9 +109,11 @@ type Session struct {
 // SetWeights, as parameter mixing requires; otherwise it is made new with
 // algo.New, seeded from (o.Seed, shard). The shard's feature index holds
 // state's names first, in order, so that the state's ids keep their
-// meaning, then w's, then the features decoding meets. The sentences, in
-// id order, are shuffled by a generator seeded with (o.Seed, o.Epoch,
-// shard) and cut into mini-batches of o.MiniBatch(). Each scored n-best
+// meaning, then w's, then the features decoding meets, each mini-batch's
+// new ones in the order of their names (never in the order concurrent
+// decodings met them: the ids order the learner's float sums). The
+// sentences, in id order, are shuffled by a generator seeded with (o.Seed,
+// o.Epoch, shard) and cut into mini-batches of o.MiniBatch(). Each scored n-best
 // list goes to emit, if not nil, in the order decoded (never
 // concurrently).
 func NewSession(dec Decoder, shard int, sents []Sentence, w weights.ByName, state *ShardState, o LearnOptions, emit func(NBest)) (*Session, error) {
@@ -190,6 +192,7 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.tr.intern(nbests)
 	batch := make([]pool.List, len(sents))
 	var stats metric.Stats
 	hyps := 0
