@@ -190,11 +190,16 @@ type Result struct {
 	// Epochs holds every epoch's metrics, resumed ones included (with
 	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
 	Epochs []Metrics
-	// Best is the epoch of best/weights; BestWeights its path.
+	// Best is the epoch of best/; BestWeights the path of its complete
+	// weights, best/weights.json (dense and sparse; best/weights holds the
+	// dense ones only, best/weights.sparse the sparse ones).
 	Best        int
 	BestWeights string
 	// BestReplica is the replica of best/weights (0 for a run of one).
 	BestReplica int
+	// Resumed is the number of epochs a resumed run found complete (of
+	// each replica) and did not run again; 0 for a new run.
+	Resumed int
 }
 
 func (o *Options) defaults() error {
@@ -532,11 +537,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Mode == "batch" {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
 	}
+	res.Resumed = len(res.Epochs) / o.replicas()
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
 		res.BestReplica, res.Best = tune.BestReplica(res.Epochs)
-		res.BestWeights = dir.Best().Moses()
+		res.BestWeights = dir.Best().JSON()
 	}
 	return res, tune.Finish(ctx, dir.Layout, man, err)
 }

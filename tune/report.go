@@ -325,9 +325,9 @@ func summarize(s *weights.Set, path string) *weightSummary {
 	return w
 }
 
-// shellJoin joins args into a POSIX shell command line, quoting those that
+// ShellJoin joins args into a POSIX shell command line, quoting those that
 // need it.
-func shellJoin(args []string) string {
+func ShellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		if a != "" && strings.IndexFunc(a, func(r rune) bool {
@@ -367,7 +367,7 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("repo
 		}
 		return strconv.FormatFloat(*x, 'f', 2, 64)
 	},
-	"shell": shellJoin,
+	"shell": ShellJoin,
 	"add":   func(a, b float64) float64 { return a + b },
 	"float": func(i int) float64 { return float64(i) },
 	"time":  formatTime,

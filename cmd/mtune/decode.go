@@ -91,6 +91,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			}
 			opts.Sparse = t
 		}
+		warnSparseBeside(ctx, "decode", *weightsPath, *sparsePath)
 		if flagSet(fs, "weight-overwrite") {
 			path, remove, err := overwriteWeights(ctx, *weightsPath, *overwrite)
 			if err != nil {

@@ -39,6 +39,24 @@ func TestTuneDemo(t *testing.T) {
 	if n := strings.Count("\n"+errOut, "\nepoch "); n != 2 {
 		t.Errorf("%d progress lines, want 2:\n%s", n, errOut)
 	}
+	// The last lines name the report, the complete weights and the
+	// decode command that uses them.
+	best := filepath.Join(out, "best", "weights.json")
+	ini := filepath.Join(out, "demo-model", "moses.ini")
+	wantEnd := []string{"report:  " + filepath.Join(out, "report.html"), "weights: " + best + " (dense and sparse",
+		"decode:  " + tune.ShellJoin([]string{"mtune", "decode", "--config", ini, "--weights", best}) + " INPUT > OUTPUT"}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != len(wantEnd) {
+		t.Errorf("stdout %q, want %d lines", stdout, len(wantEnd))
+	} else {
+		for i, want := range wantEnd {
+			if !strings.HasPrefix(lines[i], want) {
+				t.Errorf("stdout line %d %q, want %q", i+1, lines[i], want)
+			}
+		}
+	}
+	if !strings.Contains(errOut, "tune: 2 epochs in ") {
+		t.Errorf("stderr does not say 2 epochs ran:\n%s", errOut)
+	}
 	// Resume for one more epoch.
 	code, _, errOut = mtune(t, "", "tune", "--epochs", "3", "--out", out, "--resume")
 	if code != 0 {
@@ -46,6 +64,9 @@ func TestTuneDemo(t *testing.T) {
 	}
 	if strings.Contains(errOut, "epoch 1/") || !strings.Contains(errOut, "epoch 3/3") {
 		t.Errorf("resume ran other epochs than the third:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "tune: 1 epoch in ") || !strings.Contains(errOut, "(epochs 1-2 resumed)") {
+		t.Errorf("the resumed run's end does not say it ran 1 epoch and resumed 2:\n%s", errOut)
 	}
 
 	var man pipelines.Manifest
@@ -91,7 +112,6 @@ func TestTuneDemo(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	best := filepath.Join(out, "best", "weights")
 	if _, err := weights.Read(ctx, best, nil); err != nil {
 		t.Fatal(err)
 	}
