@@ -189,7 +189,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch or decoding batch (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	fs.StringVar(&t.o.MixWeights, "mix-weights", "updates", "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
-	fs.StringVar(&t.o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
+	fs.StringVar(&t.o.Mix, "mix", "linesearch", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average")
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
@@ -244,6 +244,9 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	if o.Mode == "batch" && !set["algo"] {
 		o.Algo = "mert"
 	}
+	if o.Mode == "batch" {
+		o.Mix = "" // batch mode mixes nothing (--mix is refused there)
+	}
 	if o.Config != "" {
 		if o.Src == "" || len(o.Refs) == 0 {
 			return false, usagef("--config needs --src and --ref")
@@ -252,11 +255,6 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	}
 	if o.Src != "" || len(o.Refs) > 0 {
 		return false, usagef("--src and --ref need --config")
-	}
-	if !set["mix"] {
-		// The demo's default: line search mixing reaches MERT's BLEU in a
-		// few epochs.
-		o.Mix = "linesearch"
 	}
 	demoPaths(o)
 	return true, nil

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,5 +333,42 @@ func TestTuneStaleDemo(t *testing.T) {
 			t.Errorf("epoch %d: %d staleness records for %d updates, max %d: %s", i+1, n, m.Updates, m.Staleness.Max, line)
 		}
 		t.Logf("%s", line)
+	}
+}
+
+// TestMixDefault: --mix has one default, linesearch (the better tuner in
+// RESULTS.md), for the demo and for a system given with --config alike;
+// batch mode, which mixes nothing, records the library's own.
+func TestMixDefault(t *testing.T) {
+	sys := []string{"--config", "moses.ini", "--src", "tune.fr", "--ref", "tune.en"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"demo", nil, "linesearch"},
+		{"config", sys, "linesearch"},
+		{"config, stale mode", withArgs(sys, "--mode", "stale"), "linesearch"},
+		{"config, average asked for", withArgs(sys, "--mix", "average"), "average"},
+		{"config, batch mode", withArgs(sys, "--mode", "batch"), "average"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+			args := &tuneArgs{}
+			registerTuneFlags(fs, args)
+			fs.StringVar(&args.o.Out, "out", filepath.Join(t.TempDir(), "out"), "")
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := args.prepare(fs, &app{stderr: io.Discard}, "tune"); err != nil {
+				t.Fatal(err)
+			}
+			if err := args.o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if args.o.Mix != tc.want {
+				t.Errorf("mix %q, want %q", args.o.Mix, tc.want)
+			}
+		})
 	}
 }
