@@ -424,3 +424,37 @@ func TestGCSTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpTune: "mtune help tune" and "help retrain" show mtune's own
+// flags and examples, not Beam's (those are "mtune help beam"); the usage
+// lines name --eval-tune and --search-algorithm, spelt as decode's.
+func TestHelpTune(t *testing.T) {
+	beamOnly := []string{"\n  -temp_location", "\n  -environment_type", "(required)"} // retrain's --registry is required
+	for _, tc := range []struct {
+		args        []string
+		want, notIn []string
+	}{
+		{[]string{"help", "tune"}, []string{"data flags:", "-search-algorithm", "-eval-tune", "examples:", "mtune tune --epochs 1", "mtune help beam",
+			"[--eval-tune] [--search-algorithm normal|cube]"}, beamOnly},
+		{[]string{"help", "retrain"}, []string{"registry flags:", "examples:", "mtune retrain --registry", "mtune help beam", "--search-algorithm normal|cube"}, beamOnly[:2]},
+		{[]string{"help", "decode"}, []string{"[--search-algorithm normal|cube ", "normal (or 0"}, nil},
+		{[]string{"help", "beam"}, []string{"-temp_location", "-environment_type", "-project", "-runner"}, []string{"-epochs", "-sparse"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := mtune(t, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notIn {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in\n%s", w, out)
+				}
+			}
+		})
+	}
+}

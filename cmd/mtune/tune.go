@@ -185,7 +185,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
 	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
-	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: 0 or normal (Moses' stack search), 1 or cube (cube pruning: on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
+	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: normal (or 0: Moses' stack search) or cube (or 1: cube pruning; on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch or decoding batch (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	fs.StringVar(&t.o.MixWeights, "mix-weights", "updates", "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
@@ -219,7 +219,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	})
 	// Beam's flags, sharing their values with flag.CommandLine.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
-		if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
+		if fs.Lookup(f.Name) == nil && isBeamFlag(f) {
 			fs.Var(f.Value, f.Name, f.Usage)
 		}
 	})
