@@ -156,7 +156,7 @@ var commands = []command{
 			"mtune retrain --registry nightly --run-id night-1 --epochs 1      # the embedded demo system",
 			"mtune retrain --registry gs://bucket/nightly --config moses.ini --src new.fr --ref new.en --dev-src dev.fr --dev-ref dev.en --sparse all --epochs 4",
 		},
-		flags:   retrainFlags,
+		flags: retrainFlags,
 	},
 	{
 		name:    "registry",
