@@ -141,8 +141,12 @@ type Options struct {
 	// before the first epoch (init/model.json): for a dry run, which runs
 	// no job.
 	SkipModelCheck bool
-	// Progress receives a line per epoch; nil means none.
-	Progress io.Writer
+	// Progress receives a line per epoch, and while an epoch's launch
+	// runs a line every ProgressEvery (0: tune.DecodeProgressEvery, 10 s)
+	// with the sentences decoded so far in this process
+	// (tune.WatchDecoding); nil means none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 
 	// iniEnv holds the variables the moses.ini uses, as this machine's
 	// environment gives them (MosesConfig.Env); inputs sets it.
@@ -583,7 +587,14 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	for r := range o.replicas() {
 		o.replicaEpoch(replicaScope(s, r, o.replicas()), r, n, tuneSet, dev, sents, devSents, startPath)
 	}
-	counters, dists, err := execute(ctx, o, p)
+	total := tuneSet.Lines
+	if o.EvalTune {
+		total *= 2
+	}
+	if dev != nil {
+		total += dev.Lines
+	}
+	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total*o.replicas())
 	if err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
 	}
@@ -686,6 +697,15 @@ func checkModel(ctx context.Context, o *Options, path string) error {
 		fmt.Fprintf(o.Progress, "model: loaded on %s in %.1f s, %d features\n", mc.Host, mc.LoadSeconds, mc.Features)
 	}
 	return nil
+}
+
+// executeWatched is execute with the progress of the launch label, which
+// decodes total sentences, printed to o.Progress every o.ProgressEvery
+// while it runs (tune.WatchDecoding).
+func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]tune.Distribution, error) {
+	stop := tune.WatchDecoding(o.Progress, label, total, o.ProgressEvery)
+	defer stop()
+	return execute(ctx, o, p)
 }
 
 // execute launches p with o.Execute (beamx.RunWithMetrics if nil) and
