@@ -111,13 +111,23 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
 	total := ranges.Lines
+	var devSents beam.PCollection
+	if dev != nil && (learn.Step != nil || n == 1) {
+		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
+	}
 	if dev != nil && learn.Step != nil {
-		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, learned, dir.DevStats())
+		o.oneBest(s, "dev", devSents, dev.Lines, learned, dir.DevStats())
 		total += dev.Lines
+	}
+	if dev != nil && n == 1 {
+		total += o.startDev(s, devSents, dev, startPath)
 	}
 	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
 		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
+	}
+	if dev != nil && n == 1 {
+		o.printStartDev(ctx)
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {

@@ -594,9 +594,16 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	if dev != nil {
 		total += dev.Lines
 	}
-	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total*o.replicas())
+	total *= o.replicas()
+	if n == 1 && dev != nil {
+		total += o.startDev(s, devSents, dev, startPath)
+	}
+	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
+	}
+	if n == 1 && dev != nil {
+		o.printStartDev(ctx)
 	}
 
 	var out []Metrics
@@ -668,6 +675,28 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	}
 	if dev != nil {
 		o.oneBest(s, "dev", devSents, dev.Lines, mixed, devPath)
+	}
+}
+
+// startDev adds to s, the first epoch's pipeline, the 1-best decoding of
+// devSents (the dev set dev) with the run's starting weights (startPath,
+// every replica's), its BLEU statistics written to init/dev-stats.json:
+// the report's epoch 0, in the launch the run makes anyway. It returns
+// the sentences it decodes.
+func (o *Options) startDev(s beam.Scope, devSents beam.PCollection, dev *corpus.Index, startPath string) int {
+	s = s.Scope("dev0")
+	o.oneBest(s, "dev0", devSents, dev.Lines, transforms.ReadWeights(s, startPath), o.layout().InitDevStats())
+	return dev.Lines
+}
+
+// printStartDev prints the starting weights' dev BLEU (startDev) to
+// o.Progress.
+func (o *Options) printStartDev(ctx context.Context) {
+	if o.Progress == nil {
+		return
+	}
+	if b, err := tune.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
+		fmt.Fprintf(o.Progress, "epoch 0: dev BLEU %6.2f (the starting weights)\n", b)
 	}
 }
 

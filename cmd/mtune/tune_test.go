@@ -39,7 +39,8 @@ func TestTuneDemo(t *testing.T) {
 		t.Errorf("stdout %q does not say where the output is", stdout)
 	}
 	// (an epoch longer than 10 s prints in-epoch lines besides: "sentences decoded")
-	if n := strings.Count("\n"+errOut, "\nepoch ") - strings.Count(errOut, "sentences decoded"); n != 2 {
+	firstErr := errOut
+	if n := strings.Count("\n"+errOut, "\nepoch ") - strings.Count(errOut, "sentences decoded") - strings.Count(errOut, "epoch 0: "); n != 2 {
 		t.Errorf("%d epochs' progress lines, want 2:\n%s", n, errOut)
 	}
 	// The last lines name the report, the complete weights and the
@@ -146,6 +147,11 @@ func TestTuneDemo(t *testing.T) {
 		return b
 	}
 	untuned, tuned := bleu(), bleu("--weights", best)
+	// Epoch 0 is the dev set decoded with the starting weights, in the
+	// first epoch's launch.
+	if want := fmt.Sprintf("epoch 0: dev BLEU %6.2f (the starting weights)", untuned); !strings.Contains(firstErr, want) {
+		t.Errorf("no %q in\n%s", want, firstErr)
+	}
 	t.Logf("demo test BLEU: untuned %.2f, tuned %.2f; dev BLEU per epoch %.2f %.2f %.2f",
 		untuned, tuned, *ms[0].DevBLEU, *ms[1].DevBLEU, *ms[2].DevBLEU)
 	if tuned < untuned+5 {
