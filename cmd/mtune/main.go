@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -270,7 +271,7 @@ func run(ctx context.Context, args []string, a *app) int {
 			fmt.Fprintf(a.stderr, "usage: mtune %s %s\n", c.name, c.usage)
 			return 2
 		}
-		fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
+		fmt.Fprintf(a.stderr, "mtune %s: %s\n", c.name, userMessage(err))
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -278,6 +279,27 @@ func run(ctx context.Context, args []string, a *app) int {
 		return 1
 	}
 	return 0
+}
+
+// packageTags are the names mtune's packages put before their errors
+// ("pipelines: corpus: src:2: …"), which a user need not read: the
+// command's name comes first, and the file and line say where.
+var packageTags = []string{"pipelines", "tune", "corpus", "storage", "weights", "nbest", "registry", "model", "decoder", "poolfile", "transforms", "algo"}
+
+// userMessage is err's message without the package tags it starts with,
+// so that "mtune tune: pipelines: corpus: src:2: empty source line" reads
+// "mtune tune: src:2: empty source line". A tag is a package's name and
+// ": " (a file so named, at the start, reads "NAME:LINE:" or "NAME: …"
+// after a word such as "open", and so stays).
+func userMessage(err error) string {
+	msg := err.Error()
+	for {
+		name, rest, ok := strings.Cut(msg, ": ")
+		if !ok || !slices.Contains(packageTags, name) || rest == "" {
+			return msg
+		}
+		msg = rest
+	}
 }
 
 func lookup(name string) (command, bool) {
