@@ -319,10 +319,11 @@ func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence,
 const ReadRangeLines = 256
 
 // scan checks a source and its references as a stream (corpus.Scan: no
-// empty source line) and returns their index: the driver holds their
-// size, checksums and range offsets, never the sentences.
+// blank source line, none longer than the decoder takes) and returns their
+// index: the driver holds their size, checksums and range offsets, never
+// the sentences.
 func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error) {
-	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, true)
+	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, decoder.MaxSentenceLength)
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}

@@ -366,8 +366,9 @@ func TestSearchAlgorithm(t *testing.T) {
 
 // TestEpochProgress: while an epoch's launch runs in this process, a line
 // every ProgressEvery says how many of the epoch's sentences (the tuning
-// set's 40 and the dev set's 30) have been decoded and the time left; the
-// count only grows and reaches some.
+// set's 40, the dev set's 30, and in the first epoch the dev set's 30 again
+// with the starting weights) have been decoded and the time left; the
+// count only grows and reaches some. The epoch 0 line follows.
 func TestEpochProgress(t *testing.T) {
 	d := smallDemo(t)
 	for _, tc := range []struct {
@@ -375,8 +376,8 @@ func TestEpochProgress(t *testing.T) {
 		mode  string
 		total int
 	}{
-		{"ipm", "ipm", 40 + 30},
-		{"batch", "batch", 40 + 30},
+		{"ipm", "ipm", 40 + 30 + 30},
+		{"batch", "batch", 40 + 30 + 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, t.TempDir())
@@ -399,6 +400,9 @@ func TestEpochProgress(t *testing.T) {
 			}
 			if most == 0 {
 				t.Errorf("no progress line with sentences decoded:\n%s", progress.String())
+			}
+			if !regexp.MustCompile(`(?m)^epoch 0: dev BLEU +\d+\.\d\d \(the starting weights\)$`).MatchString(progress.String()) {
+				t.Errorf("no epoch 0 line:\n%s", progress.String())
 			}
 		})
 	}
