@@ -50,7 +50,8 @@ type Options struct {
 	// MaxStaleness is stale mode's staleness bound (a staler gradient is
 	// recomputed against fresh weights); 0 means unlimited.
 	MaxStaleness int
-	// Mix is "average" (the default when empty) or "linesearch".
+	// Mix is "average" (the default when empty) or "linesearch" (mtune
+	// tune's default, --mix).
 	Mix string
 	// MixWeights weights each shard in the average (and so in the line
 	// search's direction) by its updates ("updates", the default when
