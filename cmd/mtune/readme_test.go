@@ -174,3 +174,24 @@ func TestGitignoreCoversREADME(t *testing.T) {
 		t.Errorf("only %d paths found in the README's commands", checked)
 	}
 }
+
+// TestREADMESplit: the README's commands cut Europarl into one split,
+// tune 8001-9000, dev 9001-9200 and test 9201-10000, and no other.
+func TestREADMESplit(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"8001,9000": false, "9001,9200": false, "9201,10000": false}
+	for _, m := range regexp.MustCompile(`sed -n (\d+,\d+)p`).FindAllStringSubmatch(string(readme), -1) {
+		if _, ok := want[m[1]]; !ok {
+			t.Errorf("README cuts lines %s, not one of the split's", m[1])
+		}
+		want[m[1]] = true
+	}
+	for r, seen := range want {
+		if !seen {
+			t.Errorf("README does not cut lines %s", r)
+		}
+	}
+}
