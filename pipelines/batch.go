@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -51,7 +52,7 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 	}
 	p, s := beam.NewPipelineWithRoot()
 	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, transforms.ReadWeights(s, dir.Mixed()), dir.DevStats())
-	if _, _, err := execute(ctx, o, p); err != nil {
+	if _, _, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d, dev set", n, o.Epochs), dev.Lines); err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
 	}
 	return readDevBLEU(ctx, dir)
@@ -109,12 +110,24 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	if pro {
 		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
-	if dev != nil && learn.Step != nil {
-		o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, learned, dir.DevStats())
+	total := ranges.Lines
+	var devSents beam.PCollection
+	if dev != nil && (learn.Step != nil || n == 1) {
+		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
 	}
-	counters, dists, err := execute(ctx, o, p)
+	if dev != nil && learn.Step != nil {
+		o.oneBest(s, "dev", devSents, dev.Lines, learned, dir.DevStats())
+		total += dev.Lines
+	}
+	if dev != nil && n == 1 {
+		total += o.startDev(s, devSents, dev, startPath)
+	}
+	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
 		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
+	}
+	if dev != nil && n == 1 {
+		o.printStartDev(ctx)
 	}
 	var decoded metric.Stats
 	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {

@@ -51,7 +51,8 @@ type Options struct {
 	// MaxStaleness is stale mode's staleness bound (a staler gradient is
 	// recomputed against fresh weights); 0 means unlimited.
 	MaxStaleness int
-	// Mix is "average" (the default when empty) or "linesearch".
+	// Mix is "average" (the default when empty) or "linesearch" (mtune
+	// tune's default, --mix).
 	Mix string
 	// MixWeights weights each shard in the average (and so in the line
 	// search's direction) by its updates ("updates", the default when
@@ -142,8 +143,12 @@ type Options struct {
 	// before the first epoch (init/model.json): for a dry run, which runs
 	// no job.
 	SkipModelCheck bool
-	// Progress receives a line per epoch; nil means none.
-	Progress io.Writer
+	// Progress receives a line per epoch, and while an epoch's launch
+	// runs a line every ProgressEvery (0: tune.DecodeProgressEvery, 10 s)
+	// with the sentences decoded so far in this process
+	// (tune.WatchDecoding); nil means none.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 
 	// iniEnv holds the variables the moses.ini uses, as this machine's
 	// environment gives them (MosesConfig.Env); inputs sets it.
@@ -191,11 +196,16 @@ type Result struct {
 	// Epochs holds every epoch's metrics, resumed ones included (with
 	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
 	Epochs []Metrics
-	// Best is the epoch of best/weights; BestWeights its path.
+	// Best is the epoch of best/; BestWeights the path of its complete
+	// weights, best/weights.json (dense and sparse; best/weights holds the
+	// dense ones only, best/weights.sparse the sparse ones).
 	Best        int
 	BestWeights string
 	// BestReplica is the replica of best/weights (0 for a run of one).
 	BestReplica int
+	// Resumed is the number of epochs a resumed run found complete (of
+	// each replica) and did not run again; 0 for a new run.
+	Resumed int
 }
 
 func (o *Options) defaults() error {
@@ -311,10 +321,11 @@ func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence,
 const ReadRangeLines = 256
 
 // scan checks a source and its references as a stream (corpus.Scan: no
-// empty source line) and returns their index: the driver holds their
-// size, checksums and range offsets, never the sentences.
+// blank source line, none longer than the decoder takes) and returns their
+// index: the driver holds their size, checksums and range offsets, never
+// the sentences.
 func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error) {
-	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, true)
+	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, decoder.MaxSentenceLength)
 	if err != nil {
 		return nil, fmt.Errorf("pipelines: %w", err)
 	}
@@ -536,11 +547,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Mode == "batch" {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
 	}
+	res.Resumed = len(res.Epochs) / o.replicas()
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
 		res.BestReplica, res.Best = tune.BestReplica(res.Epochs)
-		res.BestWeights = dir.Best().Moses()
+		res.BestWeights = dir.Best().JSON()
 	}
 	return res, tune.Finish(ctx, dir.Layout, man, err)
 }
@@ -581,9 +593,23 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	for r := range o.replicas() {
 		o.replicaEpoch(replicaScope(s, r, o.replicas()), r, n, tuneSet, dev, sents, devSents, startPath)
 	}
-	counters, dists, err := execute(ctx, o, p)
+	total := tuneSet.Lines
+	if o.EvalTune {
+		total *= 2
+	}
+	if dev != nil {
+		total += dev.Lines
+	}
+	total *= o.replicas()
+	if n == 1 && dev != nil {
+		total += o.startDev(s, devSents, dev, startPath)
+	}
+	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
+	}
+	if n == 1 && dev != nil {
+		o.printStartDev(ctx)
 	}
 
 	var out []Metrics
@@ -658,6 +684,28 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	}
 }
 
+// startDev adds to s, the first epoch's pipeline, the 1-best decoding of
+// devSents (the dev set dev) with the run's starting weights (startPath,
+// every replica's), its BLEU statistics written to init/dev-stats.json:
+// the report's epoch 0, in the launch the run makes anyway. It returns
+// the sentences it decodes.
+func (o *Options) startDev(s beam.Scope, devSents beam.PCollection, dev *corpus.Index, startPath string) int {
+	s = s.Scope("dev0")
+	o.oneBest(s, "dev0", devSents, dev.Lines, transforms.ReadWeights(s, startPath), o.layout().InitDevStats())
+	return dev.Lines
+}
+
+// printStartDev prints the starting weights' dev BLEU (startDev) to
+// o.Progress.
+func (o *Options) printStartDev(ctx context.Context) {
+	if o.Progress == nil {
+		return
+	}
+	if b, err := tune.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
+		fmt.Fprintf(o.Progress, "epoch 0: dev BLEU %6.2f (the starting weights)\n", b)
+	}
+}
+
 // oneBest adds to s the 1-best decoding of sents (count sentences) under
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
@@ -684,6 +732,15 @@ func checkModel(ctx context.Context, o *Options, path string) error {
 		fmt.Fprintf(o.Progress, "model: loaded on %s in %.1f s, %d features\n", mc.Host, mc.LoadSeconds, mc.Features)
 	}
 	return nil
+}
+
+// executeWatched is execute with the progress of the launch label, which
+// decodes total sentences, printed to o.Progress every o.ProgressEvery
+// while it runs (tune.WatchDecoding).
+func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]tune.Distribution, error) {
+	stop := tune.WatchDecoding(o.Progress, label, total, o.ProgressEvery)
+	defer stop()
+	return execute(ctx, o, p)
 }
 
 // execute launches p with o.Execute (beamx.RunWithMetrics if nil) and

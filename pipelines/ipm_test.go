@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -109,7 +112,8 @@ func countLaunches(o *pipelines.Options) *int {
 
 func options(d demo, out string) pipelines.Options {
 	return pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, Out: out,
-		Shards: 2, Epochs: 3, NBest: 20, Seed: 7, Execute: execute}
+		Shards: 2, Epochs: 3, NBest: 20, Seed: 7, Execute: execute,
+		ProgressEvery: time.Hour} // no in-epoch progress line in the tests that count lines (TestEpochProgress sets its own)
 }
 
 // TestResume runs 3 epochs, and 2 epochs then --resume to 3: the final
@@ -361,5 +365,49 @@ func TestSearchAlgorithm(t *testing.T) {
 	o.SearchAlgorithm = "beam"
 	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "search algorithm") {
 		t.Errorf("--search-algorithm beam: %v", err)
+	}
+}
+
+// TestEpochProgress: while an epoch's launch runs in this process, a line
+// every ProgressEvery says how many of the epoch's sentences (the tuning
+// set's 40, the dev set's 30, and in the first epoch the dev set's 30 again
+// with the starting weights) have been decoded and the time left; the
+// count only grows and reaches some. The epoch 0 line follows.
+func TestEpochProgress(t *testing.T) {
+	d := smallDemo(t)
+	for _, tc := range []struct {
+		name  string
+		mode  string
+		total int
+	}{
+		{"ipm", "ipm", 40 + 30 + 30},
+		{"batch", "batch", 40 + 30 + 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := options(d, t.TempDir())
+			o.Epochs, o.Mode, o.DevSrc, o.DevRefs = 1, tc.mode, d.devSrc, []string{d.devRef}
+			if tc.mode == "batch" {
+				o.Shards, o.Algo = 0, "kbmira" // kb-MIRA: the dev set in the epoch's one launch
+			}
+			var progress bytes.Buffer
+			o.Progress, o.ProgressEvery = &progress, 5*time.Millisecond
+			mustRun(t, context.Background(), o)
+			line := regexp.MustCompile(`(?m)^epoch 1/1: (\d+)/(\d+) sentences decoded, \d+ s in, about \d+ s left$`)
+			prev, most := 0, 0
+			for _, m := range line.FindAllStringSubmatch(progress.String(), -1) {
+				n, _ := strconv.Atoi(m[1])
+				total, _ := strconv.Atoi(m[2])
+				if total != tc.total || n < prev || n > total {
+					t.Errorf("line %q: want a count that grows, of %d", m[0], tc.total)
+				}
+				prev, most = n, max(most, n)
+			}
+			if most == 0 {
+				t.Errorf("no progress line with sentences decoded:\n%s", progress.String())
+			}
+			if !regexp.MustCompile(`(?m)^epoch 0: dev BLEU +\d+\.\d\d \(the starting weights\)$`).MatchString(progress.String()) {
+				t.Errorf("no epoch 0 line:\n%s", progress.String())
+			}
+		})
 	}
 }

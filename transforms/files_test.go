@@ -35,7 +35,7 @@ func TestReadSentences(t *testing.T) {
 	ref1 := write("tune.en1", "the cat\none dog\nthe home\n")
 	ctx := context.Background()
 	for _, rangeLines := range []int{1, 2, 3} {
-		ix, err := corpus.Scan(ctx, src, []string{ref0, ref1}, rangeLines, true)
+		ix, err := corpus.Scan(ctx, src, []string{ref0, ref1}, rangeLines, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestReadSentences(t *testing.T) {
 		ptest.RunAndValidate(t, p)
 	}
 
-	ix, err := corpus.Scan(ctx, src, []string{ref0}, 2, true)
+	ix, err := corpus.Scan(ctx, src, []string{ref0}, 2, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

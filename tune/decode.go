@@ -165,6 +165,7 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 			return fmt.Errorf("tune: decoding sentence %d: no translation", x.ID)
 		}
 		out[i] = hyps
+		decoded.Add(1)
 		return nil
 	}
 	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
@@ -192,6 +193,7 @@ func decodeBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w []fl
 			return nil, fmt.Errorf("tune: decoding sentence %d: no translation", sents[i].ID)
 		}
 	}
+	decoded.Add(int64(len(out)))
 	return out, nil
 }
 

@@ -20,6 +20,7 @@ import (
 //	lease                          LeaseFile
 //	init/weights.json              Init
 //	init/model.json                ModelCheck
+//	init/dev-stats.json            InitDevStats
 //	demo-model/                    DemoModel
 //	best/{weights,weights.sparse,weights.json}, best/epoch.json    Best
 //	epochs/NNN/…                   Epoch(n), see EpochLayout
@@ -63,6 +64,11 @@ func (l Layout) LeaseFile() string { return storage.Join(l.Root, LeaseName) }
 
 // Init is init/weights.json: the weights the run started from.
 func (l Layout) Init() string { return storage.Join(l.Root, "init", weights.TrioJSON) }
+
+// InitDevStats is init/dev-stats.json: the BLEU statistics of the dev set
+// decoded with the starting weights (epoch 0 of the report), written by
+// the first epoch's launch.
+func (l Layout) InitDevStats() string { return storage.Join(l.Root, "init", "dev-stats.json") }
 
 // ModelCheck is init/model.json: the model as a worker loaded it before
 // the first epoch (ModelCheck).

@@ -156,9 +156,16 @@ type ManifestFlags struct {
 	Rate                       float64     `json:",omitempty"`
 }
 
-// Diff lists the options that differ between the run's f and g (Epochs
-// aside), each as "--flag: VALUE in the run, VALUE now".
-func (f ManifestFlags) Diff(g ManifestFlags) []string {
+// Setting is one option of a run as its manifest records it: the flag's
+// name and its value, defaults spelt out ("the moses.ini's", "none").
+type Setting struct {
+	Flag, Value string
+}
+
+// Settings lists every option of the run f records but Epochs, in the
+// order of mtune help tune's groups of flags: what --resume compares
+// (Diff) and the report shows.
+func (f ManifestFlags) Settings() []Setting {
 	show := func(p *float64) string {
 		if p == nil {
 			return "the default"
@@ -171,31 +178,38 @@ func (f ManifestFlags) Diff(g ManifestFlags) []string {
 		}
 		return s
 	}
-	rows := [][3]string{
-		{"mode", f.Mode, g.Mode}, {"mix", f.Mix, g.Mix}, {"algo", f.Algo, g.Algo},
-		{"mix-weights", cmp.Or(f.MixWeights, "updates"), cmp.Or(g.MixWeights, "updates")},
-		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's"), cmp.Or(g.Search, "the moses.ini's")},
-		{"decoder", cmp.Or(f.Decoder, "in process"), cmp.Or(g.Decoder, "in process")},
-		{"shards", strconv.Itoa(f.Shards), strconv.Itoa(g.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas)), strconv.Itoa(max(1, g.Replicas))}, {"nbest", strconv.Itoa(f.NBest), strconv.Itoa(g.NBest)},
-		{"minibatch", strconv.Itoa(f.MiniBatch), strconv.Itoa(g.MiniBatch)}, {"sparse", quote(f.Sparse), quote(g.Sparse)},
-		{"keep-scale", strconv.FormatBool(f.KeepScale), strconv.FormatBool(g.KeepScale)},
-		{"eval-tune", strconv.FormatBool(f.EvalTune), strconv.FormatBool(g.EvalTune)},
-		{"threads", strconv.Itoa(f.Threads), strconv.Itoa(g.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness), strconv.Itoa(g.MaxStaleness)},
-		{"loss", quote(f.Loss), quote(g.Loss)}, {"l1", show(f.L1), show(g.L1)}, {"l2", show(f.L2), show(g.L2)},
-		{"noise", strconv.FormatFloat(f.Noise, 'g', -1, 64), strconv.FormatFloat(g.Noise, 'g', -1, 64)},
-		{"noise-type", cmp.Or(f.NoiseType, "dropout"), cmp.Or(g.NoiseType, "dropout")},
-		{"noise-unlabeled", strconv.Itoa(f.NoiseUnlabeled), strconv.Itoa(g.NoiseUnlabeled)},
-		{"restarts", strconv.Itoa(f.Restarts), strconv.Itoa(g.Restarts)},
-		{"random-directions", strconv.Itoa(f.RandomDirections), strconv.Itoa(g.RandomDirections)},
-		{"restart-range", showRange(f.RestartRange), showRange(g.RestartRange)},
-		{"mira-c", strconv.FormatFloat(f.MIRAC, 'g', -1, 64), strconv.FormatFloat(g.MIRAC, 'g', -1, 64)},
-		{"mira-decay", strconv.FormatFloat(f.MIRADecay, 'g', -1, 64), strconv.FormatFloat(g.MIRADecay, 'g', -1, 64)},
-		{"rate", strconv.FormatFloat(f.Rate, 'g', -1, 64), strconv.FormatFloat(g.Rate, 'g', -1, 64)},
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	return []Setting{
+		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo},
+		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
+		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
+		{"decoder", cmp.Or(f.Decoder, "in process")},
+		{"shards", strconv.Itoa(f.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas))}, {"nbest", strconv.Itoa(f.NBest)},
+		{"minibatch", strconv.Itoa(f.MiniBatch)}, {"sparse", quote(f.Sparse)},
+		{"keep-scale", strconv.FormatBool(f.KeepScale)},
+		{"eval-tune", strconv.FormatBool(f.EvalTune)},
+		{"threads", strconv.Itoa(f.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness)},
+		{"loss", quote(f.Loss)}, {"l1", show(f.L1)}, {"l2", show(f.L2)},
+		{"noise", num(f.Noise)},
+		{"noise-type", cmp.Or(f.NoiseType, "dropout")},
+		{"noise-unlabeled", strconv.Itoa(f.NoiseUnlabeled)},
+		{"restarts", strconv.Itoa(f.Restarts)},
+		{"random-directions", strconv.Itoa(f.RandomDirections)},
+		{"restart-range", showRange(f.RestartRange)},
+		{"mira-c", num(f.MIRAC)},
+		{"mira-decay", num(f.MIRADecay)},
+		{"rate", num(f.Rate)},
 	}
+}
+
+// Diff lists the options that differ between the run's f and g (Epochs
+// aside), each as "--flag: VALUE in the run, VALUE now".
+func (f ManifestFlags) Diff(g ManifestFlags) []string {
+	a, b := f.Settings(), g.Settings()
 	var out []string
-	for _, r := range rows {
-		if r[1] != r[2] {
-			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", r[0], r[1], r[2]))
+	for i := range a {
+		if a[i].Value != b[i].Value {
+			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", a[i].Flag, a[i].Value, b[i].Value))
 		}
 	}
 	return out

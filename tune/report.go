@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/algo"
 )
 
 // ReportName is the file WriteReport writes into the output folder.
@@ -150,6 +151,14 @@ type reportData struct {
 	ReplicaBests []Metrics
 	BestMean     float64
 	BestSD       float64
+	// StartDev is the dev BLEU of the starting weights (epoch 0:
+	// init/dev-stats.json), nil when the run has none; StartSpan the
+	// columns of the metrics table it leaves blank.
+	StartDev  *float64
+	StartSpan int
+	// Settings are the run's options as used (ManifestFlags.Settings,
+	// the epochs and the mini-batch size the learner used).
+	Settings []Setting
 }
 
 type weightSummary struct {
@@ -190,6 +199,13 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
 	d.BestReplica, d.Best = BestReplica(d.Epochs)
+	if b, err := ReadBLEU(ctx, l.InitDevStats()); err == nil {
+		d.StartDev = &b
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tune: report: %w", err)
+	}
+	d.StartSpan = 5 + btoi(d.HasAlpha) + btoi(d.HasPool)
+	d.Settings = settingsAsUsed(d.Manifest.Options)
 	d.TuneLabel = "tune BLEU"
 	if len(d.Epochs) > 0 && !slices.ContainsFunc(d.Epochs, func(m Metrics) bool { return !m.TuneDecoded }) {
 		d.TuneLabel = "tune BLEU (decoded)"
@@ -222,12 +238,40 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	return d, nil
 }
 
+// settingsAsUsed is f.Settings with the epochs first and the mini-batch
+// size the learner used (its default when f has none).
+func settingsAsUsed(f ManifestFlags) []Setting {
+	out := []Setting{{"epochs", strconv.Itoa(f.Epochs)}}
+	for _, s := range f.Settings() {
+		if s.Flag == "minibatch" && f.MiniBatch == 0 {
+			if n := (algo.Config{}).MiniBatchOf(f.Algo); n > 0 && f.Mode != "batch" {
+				s.Value = strconv.Itoa(n) + " (the learner's default)"
+			} else {
+				s.Value = "none (a batch learner)"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // charts draws the learning curves of a run of one replica: tune and dev
-// BLEU, and the non-zero weights, per epoch.
+// BLEU, and the non-zero weights, per epoch; the dev curve starts at epoch
+// 0, the starting weights, when the run has their dev BLEU.
 func (d *reportData) charts() {
 	tuneBLEU := chart.Series{Name: d.TuneLabel, Class: "s0"}
 	dev := chart.Series{Name: "dev BLEU", Class: "s1"}
 	nz := chart.Series{Name: "non-zero weights", Class: "s0"}
+	if d.StartDev != nil && len(d.Epochs) > 0 {
+		dev.X, dev.Y = []float64{0}, []float64{*d.StartDev}
+	}
 	for _, m := range d.Epochs {
 		x := float64(m.Epoch)
 		tuneBLEU.X, tuneBLEU.Y = append(tuneBLEU.X, x), append(tuneBLEU.Y, m.TuneBLEU)
@@ -274,6 +318,9 @@ func (d *reportData) replicaCharts() {
 		z.X, z.Y = append(z.X, x), append(z.Y, float64(m.NonZero))
 	}
 	mean := chart.Series{Name: "mean", Class: "mean"}
+	if d.StartDev != nil && d.HasDev { // every replica starts there
+		mean.X, mean.Y = []float64{0}, []float64{*d.StartDev}
+	}
 	d.ReplicaRows = SummarizeReplicas(d.Epochs)
 	for _, e := range d.ReplicaRows {
 		mean.X, mean.Y = append(mean.X, float64(e.Epoch)), append(mean.Y, e.Score)
@@ -325,9 +372,9 @@ func summarize(s *weights.Set, path string) *weightSummary {
 	return w
 }
 
-// shellJoin joins args into a POSIX shell command line, quoting those that
+// ShellJoin joins args into a POSIX shell command line, quoting those that
 // need it.
-func shellJoin(args []string) string {
+func ShellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		if a != "" && strings.IndexFunc(a, func(r rune) bool {
@@ -367,7 +414,7 @@ var reportTemplate = template.Must(template.Must(chart.Define(template.New("repo
 		}
 		return strconv.FormatFloat(*x, 'f', 2, 64)
 	},
-	"shell": shellJoin,
+	"shell": ShellJoin,
 	"add":   func(a, b float64) float64 { return a + b },
 	"float": func(i int) float64 { return float64(i) },
 	"time":  formatTime,
@@ -418,7 +465,8 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 <table id="metrics">
 <tr>{{if gt .Replicas 1}}<th>replica</th>{{end}}<th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
 {{- $d := .}}
-{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
+{{with .StartDev}}<tr id="epoch0">{{if gt $d.Replicas 1}}<td>all</td>{{end}}<td>0</td><td>–</td>{{if $d.HasDev}}<td>{{fixed .}}</td>{{end}}<td class="l" colspan="{{$d.StartSpan}}">the starting weights (init/weights.json), before any learning</td></tr>
+{{end}}{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
 {{end}}</table>
 
 <h2>Best weights</h2>
@@ -446,8 +494,12 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 <tr><th class="l">end</th><td class="l">{{time .End}}</td></tr>
 <tr><th class="l">seed</th><td class="l">{{.Seed}}</td></tr>
 {{if .Init}}<tr><th class="l">init</th><td class="l">{{.Init}}</td></tr>{{end}}
-<tr><th class="l">options</th><td class="l">mode {{.Options.Mode}}, mix {{.Options.Mix}}, algo {{.Options.Algo}}, shards {{.Options.Shards}}, epochs {{.Options.Epochs}}, n-best {{.Options.NBest}}, mini-batch {{.Options.MiniBatch}}</td></tr>
 </table>
+<h3>Options</h3>
+<table id="options">
+<tr><th class="l">flag</th><th class="l">value</th></tr>
+{{range $.Settings}}<tr><td class="l">--{{.Flag}}</td><td class="l">{{.Value}}</td></tr>
+{{end}}</table>
 <h3>Inputs</h3>
 <table id="inputs">
 <tr><th class="l">role</th><th class="l">path</th><th class="l">sha256</th></tr>

@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/gcstest"
 	"github.com/mtune/mtune/testsupport/htmltest"
 	"github.com/mtune/mtune/testsupport/storagetest"
@@ -201,7 +202,7 @@ func TestWriteReport(t *testing.T) {
 				if !strings.Contains(page, "4 of 5 dense weights and 25 sparse weights are non-zero") {
 					t.Error("page lacks the non-zero counts 4 of 5 dense, 25 sparse")
 				}
-				man := htmltest.Text(htmltest.ByID(t, doc, "manifest"))
+				man := htmltest.Text(htmltest.ByID(t, doc, "manifest")) + htmltest.Text(htmltest.ByID(t, doc, "options"))
 				for _, w := range []string{"mtune tune --config model/moses.ini", "'" + scriptName + "'", `--dev 'my dir/it'\''s'`, "v0.1.0-test", "done", "2026-11-22T12:00:00Z", "2026-11-22T13:00:00Z", "42", "linesearch", "adagrad"} {
 					if !strings.Contains(man, w) {
 						t.Errorf("manifest table lacks %q", w)
@@ -326,6 +327,58 @@ func TestWriteReport(t *testing.T) {
 			}
 			tc.check(t, page, doc)
 		})
+	}
+}
+
+// TestWriteReportStartAndOptions: the report shows epoch 0, the dev BLEU
+// of the starting weights (init/dev-stats.json), in the metrics table and
+// as the dev curve's first point, and every option of the manifest as
+// used (the learner's default mini-batch size spelt out).
+func TestWriteReportStartAndOptions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFixture(t, dir, reportFixture{metrics: fixtureMetrics(true)})
+	var man Manifest
+	if err := ReadJSON(ctx, Layout{Root: dir}.Manifest(), &man); err != nil {
+		t.Fatal(err)
+	}
+	man.Options.Sparse, man.Options.Search, man.Options.MiniBatch, man.Options.EvalTune = "pt,lo", "cube", 0, true
+	if err := WriteJSON(ctx, Layout{Root: dir}.Manifest(), man); err != nil {
+		t.Fatal(err)
+	}
+	start := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{8, 4, 2, 1}, Totals: [metric.MaxOrder]float64{10, 9, 8, 7}, RefLen: 10}
+	if err := WriteJSON(ctx, Layout{Root: dir}.InitDevStats(), start); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	startBLEU := strconv.FormatFloat(100*start.BLEU(), 'f', 2, 64)
+	rows := htmltest.Rows(t, doc, "metrics")
+	if len(rows) < 2 || strings.Join(rows[0][:3], " ") != "0 – "+startBLEU || !strings.Contains(rows[0][3], "starting weights") {
+		t.Errorf("metrics rows %q: want epoch 0 first, dev BLEU %s", rows, startBLEU)
+	}
+	ss := htmltest.Series(t, htmltest.Elements(doc, "svg")[0])
+	checkCurve(t, ss["dev BLEU"], []float64{100 * start.BLEU(), 18.5, 26.0})
+	opts := map[string]string{}
+	for _, r := range htmltest.Rows(t, doc, "options") {
+		if len(r) == 2 {
+			opts[r[0]] = r[1]
+		}
+	}
+	for flag, want := range map[string]string{"--epochs": "3", "--sparse": "pt,lo", "--search-algorithm": "cube",
+		"--minibatch": "20 (the learner's default)", "--eval-tune": "true", "--mix": "linesearch", "--nbest": "100", "--l1": "the default"} {
+		if opts[flag] != want {
+			t.Errorf("option %s %q, want %q (options %q)", flag, opts[flag], want, opts)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -189,4 +191,32 @@ func nonFiniteScore(pos string, score float64, weightsPath string) error {
 		w = "the weights of " + weightsPath
 	}
 	return fmt.Errorf("%s: the model score of this hypothesis under %s is %v, not a number the hypotheses can be ranked by: a feature value times its weight overflows (check the line's values)", pos, w, score)
+}
+
+// warnSparseBeside warns, for command cmd, when the weights file path has
+// a non-empty sparse weights file beside it (PATH.sparse: the
+// weights.sparse of a weights trio, as `mtune tune` writes best/weights)
+// and no --sparse-weights (sparsePath) was given: the sparse weights are
+// then not read, and the translations are those of the dense weights
+// alone. The complete weights are the trio's weights.json.
+func warnSparseBeside(ctx context.Context, cmd, path, sparsePath string) {
+	if path == "" || sparsePath != "" {
+		return
+	}
+	side := path + ".sparse"
+	data, err := storage.ReadFile(ctx, side)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	slog.Warn(cmd+": the sparse weights beside --weights are not read: give the complete weights (weights.json beside them) or --sparse-weights "+side,
+		"weights", path, "sparse", side, "count", n)
 }

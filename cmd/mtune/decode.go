@@ -43,7 +43,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 	inputType := fs.Int("inputtype", 0, "Moses' -inputtype: 0 (plain text), the only one mtune reads")
 	showWeights := fs.Bool("show-weights", false, "print the model's features and weights as Moses' -show-weights does ('Name= v …', 'Name UNTUNEABLE') and exit, as mert-moses.pl asks")
 	var search decoder.SearchOptions
-	fs.Func("search-algorithm", "search: 0 (normal, Moses' stack search) or 1 (cube pruning); default: the moses.ini's [search-algorithm]", func(v string) (err error) {
+	fs.Func("search-algorithm", "search: normal (or 0: Moses' stack search) or cube (or 1: cube pruning); default: the moses.ini's [search-algorithm]", func(v string) (err error) {
 		search.Algorithm, err = decoder.ParseAlgorithm(v)
 		return err
 	})
@@ -91,6 +91,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			}
 			opts.Sparse = t
 		}
+		warnSparseBeside(ctx, "decode", *weightsPath, *sparsePath)
 		if flagSet(fs, "weight-overwrite") {
 			path, remove, err := overwriteWeights(ctx, *weightsPath, *overwrite)
 			if err != nil {

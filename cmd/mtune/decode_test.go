@@ -156,3 +156,53 @@ func TestDecodeAllCores(t *testing.T) {
 		t.Errorf("stderr %q does not say %s", errOut, want)
 	}
 }
+
+// TestSparseBesideWeights: decode and rerank given the dense file of a
+// weights trio (as tune's best/weights) without its non-empty
+// weights.sparse warn that the sparse weights are not read; given the
+// sparse file too, or beside an empty one, they do not.
+func TestSparseBesideWeights(t *testing.T) {
+	model := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", model)
+	lists := shared.Path(t, "nbest", "europarl100")
+	initWeights, err := os.ReadFile(filepath.Join(lists, "init.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trio := func(dense, sparse string) string {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"weights": dense, "weights.sparse": sparse} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(dir, "weights")
+	}
+	decodeTrio := trio("KENLM0= 0.2\nWordPenalty0= 0.3\n", "lb_t1 5\npp_a~b 0.1\n")
+	decodeEmpty := trio("KENLM0= 0.2\nWordPenalty0= 0.3\n", "")
+	rerankTrio := trio(string(initWeights), "pp_a~b 0.1\n")
+	decode := []string{"decode", "--config", filepath.Join(model, "moses.ini"), filepath.Join(model, "to-translate.txt")}
+	rerank := []string{"rerank", "--nbest", filepath.Join(lists, "nbest.gz")}
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"decode dense file alone", withArgs(decode, "--weights", decodeTrio), true},
+		{"decode with its sparse file", withArgs(decode, "--weights", decodeTrio, "--sparse-weights", decodeTrio+".sparse"), false},
+		{"decode beside an empty sparse file", withArgs(decode, "--weights", decodeEmpty), false},
+		{"rerank dense file alone", withArgs(rerank, "--weights", rerankTrio), true},
+		{"rerank with its sparse file", withArgs(rerank, "--weights", rerankTrio, "--sparse-weights", rerankTrio+".sparse"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := mtune(t, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			warned := strings.Contains(errOut, "sparse weights beside --weights are not read")
+			if warned != tc.warn || warned && (!strings.Contains(errOut, ".sparse") || !strings.Contains(errOut, "count=")) {
+				t.Errorf("warned %v, want %v: %s", warned, tc.warn, errOut)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,8 +40,10 @@ type command struct {
 	// ("--nbest a b c"); only for commands without positional arguments.
 	multi []string
 	// groups, if any, order the help's flags under headings; the flags of
-	// no group follow under "Beam".
+	// no group are Beam's, shown by "mtune help beam".
 	groups []flagGroup
+	// examples are command lines the help shows after the flags.
+	examples []string
 	// rewrite, if not nil, rewrites the arguments before they are parsed:
 	// the options of another program's command line that Go's flag
 	// package cannot take (decode's Moses -n-best-list FILE N distinct).
@@ -125,27 +128,36 @@ var commands = []command{
 	{
 		name:    "decode",
 		summary: "translate with a phrase-based model from a moses.ini: 1-best to stdout, n-best lists in Moses' format",
-		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [--search-algorithm 0|1 [--cube-pruning-pop-limit N] [--cube-pruning-diversity N]] [INPUT]\n   or: mtune decode -f moses.ini [-weight-overwrite 'Name= v …'] [-weight-file S] [-n-best-list F N [distinct]] [-threads N|all] [-input-file F] [-show-weights] (Moses' command line)",
+		usage:   "--config moses.ini [--weights W] [--sparse-weights S] [--nbest N --nbest-out F] [--threads N] [--search-algorithm normal|cube [--cube-pruning-pop-limit N] [--cube-pruning-diversity N]] [INPUT]\n   or: mtune decode -f moses.ini [-weight-overwrite 'Name= v …'] [-weight-file S] [-n-best-list F N [distinct]] [-threads N|all] [-input-file F] [-show-weights] (Moses' command line)",
 		flags:   decodeFlags,
 		rewrite: mosesDecodeArgs,
 	},
 	{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix average|linesearch] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix linesearch|average] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--eval-tune] [--search-algorithm normal|cube] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  tuneFlagGroups,
-		flags:   tuneFlags,
+		examples: []string{
+			"mtune tune --epochs 1 --out demo-run      # the embedded demo system, one epoch on prism",
+			"mtune tune --config $MODEL_PATH/moses.ini --src tune.fr --ref tune.en --dev-src dev.fr --dev-ref dev.en --sparse all --epochs 4 --out run1",
+			"mtune tune --config moses.ini --src tune.fr --ref tune.en --mode batch --algo mert --epochs 8 --out mert-run",
+		},
+		flags: tuneFlags,
 	},
 	{
 		name:    "retrain",
 		summary: "one night of nightly retraining: tune from the promoted weights into a registry, promote the result if it is significantly better on the dev set (no data flags: the embedded demo)",
-		usage:   "--registry R [--run-id ID] [--min-gain G] [--max-p P] [--bootstrap N] [every data, learner and pipeline flag of tune but --init]",
+		usage:   "--registry R [--run-id ID] [--min-gain G] [--max-p P] [--bootstrap N] [every data, learner and pipeline flag of tune but --init: --config moses.ini --src F --ref R… --dev-src F --dev-ref R… --eval-tune --search-algorithm normal|cube …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  retrainFlagGroups,
-		flags:   retrainFlags,
+		examples: []string{
+			"mtune retrain --registry nightly --run-id night-1 --epochs 1      # the embedded demo system",
+			"mtune retrain --registry gs://bucket/nightly --config moses.ini --src new.fr --ref new.en --dev-src dev.fr --dev-ref dev.en --sparse all --epochs 4",
+		},
+		flags: retrainFlags,
 	},
 	{
 		name:    "registry",
@@ -214,6 +226,10 @@ func run(ctx context.Context, args []string, a *app) int {
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		if len(args) > 1 && args[1] == "beam" {
+			printBeamHelp(a.stdout)
+			return 0
+		}
 		if len(args) > 1 {
 			if c, ok := lookup(args[1]); ok {
 				fs, _ := newFlagSet(c, a.stdout)
@@ -255,7 +271,7 @@ func run(ctx context.Context, args []string, a *app) int {
 			fmt.Fprintf(a.stderr, "usage: mtune %s %s\n", c.name, c.usage)
 			return 2
 		}
-		fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
+		fmt.Fprintf(a.stderr, "mtune %s: %s\n", c.name, userMessage(err))
 		var ee exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -263,6 +279,27 @@ func run(ctx context.Context, args []string, a *app) int {
 		return 1
 	}
 	return 0
+}
+
+// packageTags are the names mtune's packages put before their errors
+// ("pipelines: corpus: src:2: …"), which a user need not read: the
+// command's name comes first, and the file and line say where.
+var packageTags = []string{"pipelines", "tune", "corpus", "storage", "weights", "nbest", "registry", "model", "decoder", "poolfile", "transforms", "algo"}
+
+// userMessage is err's message without the package tags it starts with,
+// so that "mtune tune: pipelines: corpus: src:2: empty source line" reads
+// "mtune tune: src:2: empty source line". A tag is a package's name and
+// ": " (a file so named, at the start, reads "NAME:LINE:" or "NAME: …"
+// after a word such as "open", and so stays).
+func userMessage(err error) string {
+	msg := err.Error()
+	for {
+		name, rest, ok := strings.Cut(msg, ": ")
+		if !ok || !slices.Contains(packageTags, name) || rest == "" {
+			return msg
+		}
+		msg = rest
+	}
 }
 
 func lookup(name string) (command, bool) {
@@ -297,41 +334,56 @@ func newFlagSet(c command, out io.Writer) (*flag.FlagSet, runFunc) {
 			return
 		}
 		printGroups(fs, c.groups)
+		if len(c.examples) > 0 {
+			fmt.Fprintln(fs.Output(), "examples:")
+			for _, e := range c.examples {
+				fmt.Fprintf(fs.Output(), "  %s\n", e)
+			}
+			fmt.Fprintln(fs.Output())
+		}
+		fmt.Fprintf(fs.Output(), "Beam's flags (--project, --region, --temp_location, --environment_type, …) are accepted too: mtune help beam\n")
 	}
 	return fs, runFn
 }
 
-// printGroups prints fs's flags under the headings of groups, then the
-// others (Beam's, for tune) under a heading of their own.
+// printGroups prints fs's flags under the headings of groups (mtune's
+// own; Beam's are printBeamHelp's).
 func printGroups(fs *flag.FlagSet, groups []flagGroup) {
-	seen := map[string]bool{}
-	show := func(names []string) {
+	for _, g := range groups {
+		fmt.Fprintf(fs.Output(), "%s flags:\n", g.heading)
 		sub := flag.NewFlagSet("", flag.ContinueOnError)
 		sub.SetOutput(fs.Output())
-		for _, n := range names {
+		for _, n := range g.names {
 			if f := fs.Lookup(n); f != nil {
 				sub.Var(f.Value, f.Name, f.Usage)
-				seen[n] = true
 			}
 		}
 		sub.PrintDefaults()
-	}
-	for _, g := range groups {
-		fmt.Fprintf(fs.Output(), "%s flags:\n", g.heading)
-		show(g.names)
 		fmt.Fprintln(fs.Output())
 	}
-	var rest []string
-	fs.VisitAll(func(f *flag.Flag) {
-		if !seen[f.Name] {
-			rest = append(rest, f.Name)
+}
+
+// printBeamHelp prints Beam's flags ("mtune help beam"): those the Beam
+// packages register, which tune and retrain accept besides their own
+// (registerTuneFlags: --runner is among tune's pipeline flags too); a "(required)" in them is the runner's (Dataflow's
+// --project, --region, --temp_location …), not mtune's.
+func printBeamHelp(w io.Writer) {
+	fmt.Fprintln(w, "Beam's flags, accepted by mtune tune and mtune retrain (the runner and its options; see Beam's")
+	fmt.Fprintln(w, "documentation; \"(required)\" means required by the runner that uses the flag, e.g. Dataflow):")
+	fmt.Fprintln(w)
+	sub := flag.NewFlagSet("", flag.ContinueOnError)
+	sub.SetOutput(w)
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if isBeamFlag(f) {
+			sub.Var(f.Value, f.Name, f.Usage)
 		}
 	})
-	if len(rest) > 0 {
-		fmt.Fprintln(fs.Output(), "Beam flags (the runner and its options; see Beam's documentation):")
-		show(rest)
-	}
+	sub.PrintDefaults()
 }
+
+// isBeamFlag reports whether f, a flag of flag.CommandLine, is one the
+// Beam packages registered (not the testing package's).
+func isBeamFlag(f *flag.Flag) bool { return !strings.HasPrefix(f.Name, "test.") }
 
 func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "mtune tunes the weights of phrase-based translation models.")
@@ -342,5 +394,5 @@ func printHelp(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "  %-12s %s\n", "help", "show this list, or a command's flags: mtune help COMMAND")
+	fmt.Fprintf(w, "  %-12s %s\n", "help", "show this list, or a command's flags: mtune help COMMAND (Beam's flags: mtune help beam)")
 }

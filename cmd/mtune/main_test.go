@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -422,5 +423,77 @@ func TestGCSTimeout(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHelpTune: "mtune help tune" and "help retrain" show mtune's own
+// flags and examples, not Beam's (those are "mtune help beam"); the usage
+// lines name --eval-tune and --search-algorithm, spelt as decode's.
+func TestHelpTune(t *testing.T) {
+	beamOnly := []string{"\n  -temp_location", "\n  -environment_type", "(required)"} // retrain's --registry is required
+	for _, tc := range []struct {
+		args        []string
+		want, notIn []string
+	}{
+		{[]string{"help", "tune"}, []string{"data flags:", "-search-algorithm", "-eval-tune", "examples:", "mtune tune --epochs 1", "mtune help beam",
+			"[--eval-tune] [--search-algorithm normal|cube]"}, beamOnly},
+		{[]string{"help", "retrain"}, []string{"registry flags:", "examples:", "mtune retrain --registry", "mtune help beam", "--search-algorithm normal|cube"}, beamOnly[:2]},
+		{[]string{"help", "decode"}, []string{"[--search-algorithm normal|cube ", "normal (or 0"}, nil},
+		{[]string{"help", "beam"}, []string{"-temp_location", "-environment_type", "-project", "-runner"}, []string{"-epochs", "-sparse"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := mtune(t, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notIn {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestErrorMessages: an error names the command and the file, without
+// the package tags before it ("mtune tune: pipelines: corpus: …").
+func TestErrorMessages(t *testing.T) {
+	for _, tc := range []struct{ err, want string }{
+		{"pipelines: corpus: src:2: empty source line", "src:2: empty source line"},
+		{"storage: open tune.fr: no such file or directory", "open tune.fr: no such file or directory"},
+		{"tune: tune: epoch 3: x", "epoch 3: x"},
+		{"tune.fr:3: a line of 60000 tokens", "tune.fr:3: a line of 60000 tokens"},
+		{"pipelines: ", "pipelines: "},
+		{"registry busy: held by x", "registry busy: held by x"},
+	} {
+		if got := userMessage(errors.New(tc.err)); got != tc.want {
+			t.Errorf("userMessage(%q) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	src, ref := filepath.Join(dir, "tune.fr"), filepath.Join(dir, "tune.en")
+	for p, text := range map[string]string{src: "a b\n\nc d\n", ref: "x\ny\nz\n"} {
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "--config", filepath.Join(dir, "moses.ini"), "--src", src, "--ref", ref, "--out", filepath.Join(dir, "out")},
+			"mtune tune: " + src + ":2: empty source line\n"},
+		{[]string{"rerank", "--weights", filepath.Join(dir, "none"), "--nbest", src},
+			"mtune rerank: open " + filepath.Join(dir, "none") + ": no such file or directory\n"},
+	} {
+		code, _, errOut := mtune(t, "", tc.args...)
+		if code != 1 || !strings.HasSuffix(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to end in %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }

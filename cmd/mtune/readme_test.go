@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -116,5 +118,80 @@ func TestREADME(t *testing.T) {
 			}
 		}
 		t.Logf("README.md:%d: ok\n%s", b.line, b.script)
+	}
+}
+
+// TestGitignoreCoversREADME: every file or folder the README's commands
+// create in the clone (--out, --registry, "> FILE" of its sh blocks) is
+// ignored by .gitignore, so that following the README leaves git status
+// clean.
+func TestGitignoreCoversREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, line := range strings.Split(string(ignore), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, strings.Trim(line, "/"))
+		}
+	}
+	ignored := func(name string) bool {
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	made := regexp.MustCompile(`(?:--out|--registry|--nbest-out|>) +([^ )\x60]+)`)
+	inSh, checked := false, 0
+	for n, line := range strings.Split(string(readme), "\n") {
+		switch {
+		case line == "```sh":
+			inSh = true
+		case strings.HasPrefix(line, "```"):
+			inSh = false
+		case inSh:
+			for _, m := range made.FindAllStringSubmatch(line, -1) {
+				p := m[1]
+				if p == strings.ToUpper(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "$") || strings.HasPrefix(p, "..") || strings.Contains(p, "://") {
+					continue // a placeholder (DIR, R, F), an absolute path, a variable, elsewhere
+				}
+				first := strings.Split(strings.TrimSuffix(p, "]"), "/")[0]
+				checked++
+				if !ignored(first) {
+					t.Errorf("README.md:%d: %s (%s) is not in .gitignore", n+1, first, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d paths found in the README's commands", checked)
+	}
+}
+
+// TestREADMESplit: the README's commands cut Europarl into one split,
+// tune 8001-9000, dev 9001-9200 and test 9201-10000, and no other.
+func TestREADMESplit(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"8001,9000": false, "9001,9200": false, "9201,10000": false}
+	for _, m := range regexp.MustCompile(`sed -n (\d+,\d+)p`).FindAllStringSubmatch(string(readme), -1) {
+		if _, ok := want[m[1]]; !ok {
+			t.Errorf("README cuts lines %s, not one of the split's", m[1])
+		}
+		want[m[1]] = true
+	}
+	for r, seen := range want {
+		if !seen {
+			t.Errorf("README does not cut lines %s", r)
+		}
 	}
 }

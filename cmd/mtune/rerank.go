@@ -28,6 +28,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if *weightsPath == "" || len(in.nbests) == 0 {
 			return usagef("--weights and --nbest are required")
 		}
+		warnSparseBeside(ctx, "rerank", *weightsPath, *sparsePath)
 		idx := feature.NewIndex()
 		set, err := readWeights(ctx, *weightsPath, *sparsePath, idx)
 		if err != nil {

@@ -106,6 +106,10 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		}
 		fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g; promotes if %s); history: %s\n",
 			e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, e.Gate, reg.History())
+		// The night's complete weights (dense and sparse), as tune names
+		// best/weights.json, and the registry's report.
+		fmt.Fprintf(a.stdout, "report:  %s\nweights: %s (the night's candidate, dense and sparse)\n",
+			reg.Report(), reg.Run(e.Run).Best().JSON())
 		return nil
 	}
 }

@@ -56,6 +56,10 @@ func TestRetrainNights(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "night n1: promoted") {
 		t.Fatalf("night 1: exit %d, stdout %q, stderr %s", code, stdout, errOut)
 	}
+	// The last line names the night's complete weights.
+	if want := "weights: " + filepath.Join(root, "runs", "n1", "best", "weights.json") + " "; !strings.Contains(stdout, want) {
+		t.Errorf("stdout %q does not name %q", stdout, want)
+	}
 
 	holder, holderOut := mtuneProcess(t, nil, "retrain", "--registry", root, "--run-id", "n2", "--epochs", "3")
 	waitFile(t, filepath.Join(reg.Run("n2").Epoch(1).Complete()), 2*time.Minute)

@@ -85,22 +85,62 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		last := res.Epochs[len(res.Epochs)-1]
-		tuneBLEU := "tune BLEU"
-		if last.TuneDecoded {
-			tuneBLEU = "tune BLEU (decoded)"
-		}
-		if o.Replicas > 1 {
-			fmt.Fprintf(a.stderr, "tune: %d epochs of %d replicas in %.1f s; best: replica %d, epoch %d\n",
-				last.Epoch, o.Replicas, time.Since(start).Seconds(), res.BestReplica, res.Best)
-		} else {
-			fmt.Fprintf(a.stderr, "tune: %d epochs in %.1f s; last %s %.2f; best epoch %d\n",
-				len(res.Epochs), time.Since(start).Seconds(), tuneBLEU, last.TuneBLEU, res.Best)
-		}
-		fmt.Fprintf(a.stdout, "output in %s (best weights: %s, metrics: %s)\n",
-			o.Out, res.BestWeights, dir.Metrics())
+		printEnd(a, *o, res, time.Since(start))
 		return nil
 	}
+}
+
+// printEnd prints the end of a tuning run o whose result is res, after
+// elapsed: on stderr what ran (the epochs of this session, those a
+// --resume kept) and the best epoch; on stdout the report, the complete
+// best weights (best/weights.json, dense and sparse) and the decode
+// command that uses them.
+func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Duration) {
+	last := res.Epochs[len(res.Epochs)-1]
+	ran := fmt.Sprintf("%s in %.1f s", plural(last.Epoch-res.Resumed, "epoch"), elapsed.Seconds())
+	if res.Resumed > 0 {
+		ran = fmt.Sprintf("%s (epochs 1-%d resumed)", ran, res.Resumed)
+	}
+	best := res.Epochs[0]
+	for _, m := range res.Epochs {
+		if m.Epoch == res.Best && m.Replica == res.BestReplica {
+			best = m
+		}
+	}
+	score := "tune BLEU"
+	if best.DevBLEU != nil {
+		score = "dev BLEU"
+	} else if best.TuneDecoded {
+		score = "tune BLEU (decoded)"
+	}
+	if o.Replicas > 1 {
+		fmt.Fprintf(a.stderr, "tune: %s of %d replicas; best: replica %d, epoch %d of %d, %s %.2f\n",
+			ran, o.Replicas, res.BestReplica, res.Best, last.Epoch, score, best.Score())
+	} else {
+		fmt.Fprintf(a.stderr, "tune: %s; best: epoch %d of %d, %s %.2f\n", ran, res.Best, last.Epoch, score, best.Score())
+	}
+	l := tune.Layout{Root: o.Out}
+	fmt.Fprintf(a.stdout, "report:  %s\n", l.Report())
+	fmt.Fprintf(a.stdout, "weights: %s (dense and sparse; metrics: %s)\n", res.BestWeights, l.Metrics())
+	if o.DecoderCommand != "" {
+		return // the weights are the external decoder's
+	}
+	cmd := []string{"mtune", "decode", "--config", o.Config, "--weights", res.BestWeights}
+	if len(o.Sparse) > 0 {
+		cmd = append(cmd, "--sparse", strings.Join(o.Sparse, ","))
+	}
+	if o.SearchAlgorithm != "" {
+		cmd = append(cmd, "--search-algorithm", o.SearchAlgorithm)
+	}
+	fmt.Fprintf(a.stdout, "decode:  %s INPUT > OUTPUT\n", tune.ShellJoin(cmd))
+}
+
+// plural returns "n thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // runPipeline runs the tuning pipeline of o into dir. The runner's
@@ -145,11 +185,11 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
 	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
-	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: 0 or normal (Moses' stack search), 1 or cube (cube pruning: on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
+	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: normal (or 0: Moses' stack search) or cube (or 1: cube pruning; on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch or decoding batch (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	fs.StringVar(&t.o.MixWeights, "mix-weights", "updates", "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
-	fs.StringVar(&t.o.Mix, "mix", "average", "ipm and stale mode: how the shards' weights are merged each epoch: average or linesearch (the demo, without --config: linesearch unless given)")
+	fs.StringVar(&t.o.Mix, "mix", "linesearch", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average")
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
@@ -179,7 +219,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	})
 	// Beam's flags, sharing their values with flag.CommandLine.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
-		if fs.Lookup(f.Name) == nil && !strings.HasPrefix(f.Name, "test.") {
+		if fs.Lookup(f.Name) == nil && isBeamFlag(f) {
 			fs.Var(f.Value, f.Name, f.Usage)
 		}
 	})
@@ -204,6 +244,9 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	if o.Mode == "batch" && !set["algo"] {
 		o.Algo = "mert"
 	}
+	if o.Mode == "batch" {
+		o.Mix = "" // batch mode mixes nothing (--mix is refused there)
+	}
 	if o.Config != "" {
 		if o.Src == "" || len(o.Refs) == 0 {
 			return false, usagef("--config needs --src and --ref")
@@ -212,11 +255,6 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	}
 	if o.Src != "" || len(o.Refs) > 0 {
 		return false, usagef("--src and --ref need --config")
-	}
-	if !set["mix"] {
-		// The demo's default: line search mixing reaches MERT's BLEU in a
-		// few epochs.
-		o.Mix = "linesearch"
 	}
 	demoPaths(o)
 	return true, nil

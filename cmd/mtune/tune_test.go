@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,8 +39,28 @@ func TestTuneDemo(t *testing.T) {
 	if !strings.Contains(stdout, out) {
 		t.Errorf("stdout %q does not say where the output is", stdout)
 	}
-	if n := strings.Count("\n"+errOut, "\nepoch "); n != 2 {
-		t.Errorf("%d progress lines, want 2:\n%s", n, errOut)
+	// (an epoch longer than 10 s prints in-epoch lines besides: "sentences decoded")
+	firstErr := errOut
+	if n := strings.Count("\n"+errOut, "\nepoch ") - strings.Count(errOut, "sentences decoded") - strings.Count(errOut, "epoch 0: "); n != 2 {
+		t.Errorf("%d epochs' progress lines, want 2:\n%s", n, errOut)
+	}
+	// The last lines name the report, the complete weights and the
+	// decode command that uses them.
+	best := filepath.Join(out, "best", "weights.json")
+	ini := filepath.Join(out, "demo-model", "moses.ini")
+	wantEnd := []string{"report:  " + filepath.Join(out, "report.html"), "weights: " + best + " (dense and sparse",
+		"decode:  " + tune.ShellJoin([]string{"mtune", "decode", "--config", ini, "--weights", best}) + " INPUT > OUTPUT"}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != len(wantEnd) {
+		t.Errorf("stdout %q, want %d lines", stdout, len(wantEnd))
+	} else {
+		for i, want := range wantEnd {
+			if !strings.HasPrefix(lines[i], want) {
+				t.Errorf("stdout line %d %q, want %q", i+1, lines[i], want)
+			}
+		}
+	}
+	if !strings.Contains(errOut, "tune: 2 epochs in ") {
+		t.Errorf("stderr does not say 2 epochs ran:\n%s", errOut)
 	}
 	// Resume for one more epoch.
 	code, _, errOut = mtune(t, "", "tune", "--epochs", "3", "--out", out, "--resume")
@@ -47,6 +69,9 @@ func TestTuneDemo(t *testing.T) {
 	}
 	if strings.Contains(errOut, "epoch 1/") || !strings.Contains(errOut, "epoch 3/3") {
 		t.Errorf("resume ran other epochs than the third:\n%s", errOut)
+	}
+	if !strings.Contains(errOut, "tune: 1 epoch in ") || !strings.Contains(errOut, "(epochs 1-2 resumed)") {
+		t.Errorf("the resumed run's end does not say it ran 1 epoch and resumed 2:\n%s", errOut)
 	}
 
 	var man pipelines.Manifest
@@ -92,7 +117,6 @@ func TestTuneDemo(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	best := filepath.Join(out, "best", "weights")
 	if _, err := weights.Read(ctx, best, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +148,11 @@ func TestTuneDemo(t *testing.T) {
 		return b
 	}
 	untuned, tuned := bleu(), bleu("--weights", best)
+	// Epoch 0 is the dev set decoded with the starting weights, in the
+	// first epoch's launch.
+	if want := fmt.Sprintf("epoch 0: dev BLEU %6.2f (the starting weights)", untuned); !strings.Contains(firstErr, want) {
+		t.Errorf("no %q in\n%s", want, firstErr)
+	}
 	t.Logf("demo test BLEU: untuned %.2f, tuned %.2f; dev BLEU per epoch %.2f %.2f %.2f",
 		untuned, tuned, *ms[0].DevBLEU, *ms[1].DevBLEU, *ms[2].DevBLEU)
 	if tuned < untuned+5 {
@@ -295,27 +324,28 @@ func TestTuneForeignFolder(t *testing.T) {
 	}
 }
 
-// TestTuneHelp: mtune's own flags come first, under their headings, and
-// Beam's after them under a heading of their own.
+// TestTuneHelp: mtune's own flags come under their headings, before the
+// examples and the line that points to Beam's (mtune help beam), which are
+// not listed here.
 func TestTuneHelp(t *testing.T) {
 	code, stdout, _ := mtune(t, "", "help", "tune")
 	if code != 0 {
 		t.Fatal("help tune failed")
 	}
-	beam := strings.Index(stdout, "Beam flags")
+	beam := strings.Index(stdout, "Beam's flags (")
 	pos := func(s string) int { return strings.Index(stdout, s) }
-	for _, h := range []string{"data flags:", "learner flags:", "pipeline flags:", "output flags:"} {
+	for _, h := range []string{"data flags:", "learner flags:", "pipeline flags:", "output flags:", "examples:"} {
 		if i := pos(h); i < 0 || i > beam {
-			t.Errorf("%q missing or after Beam's flags", h)
+			t.Errorf("%q missing or after the pointer to Beam's flags", h)
 		}
 	}
 	for _, f := range []string{"-config ", "-algo ", "-epochs ", "-overwrite\n", "-runner "} {
 		if i := pos("  " + f); i < 0 || i > beam {
-			t.Errorf("flag %s missing or among Beam's", f)
+			t.Errorf("flag %s missing or after the pointer to Beam's flags", f)
 		}
 	}
-	if i := pos("  -project "); i < beam {
-		t.Errorf("Beam's -project is not under Beam's heading")
+	if pos("  -project ") >= 0 {
+		t.Errorf("Beam's -project is listed by help tune, not help beam")
 	}
 }
 
@@ -355,5 +385,42 @@ func TestTuneStaleDemo(t *testing.T) {
 			t.Errorf("epoch %d: %d staleness records for %d updates, max %d: %s", i+1, n, m.Updates, m.Staleness.Max, line)
 		}
 		t.Logf("%s", line)
+	}
+}
+
+// TestMixDefault: --mix has one default, linesearch (the better tuner in
+// RESULTS.md), for the demo and for a system given with --config alike;
+// batch mode, which mixes nothing, records the library's own.
+func TestMixDefault(t *testing.T) {
+	sys := []string{"--config", "moses.ini", "--src", "tune.fr", "--ref", "tune.en"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"demo", nil, "linesearch"},
+		{"config", sys, "linesearch"},
+		{"config, stale mode", withArgs(sys, "--mode", "stale"), "linesearch"},
+		{"config, average asked for", withArgs(sys, "--mix", "average"), "average"},
+		{"config, batch mode", withArgs(sys, "--mode", "batch"), "average"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+			args := &tuneArgs{}
+			registerTuneFlags(fs, args)
+			fs.StringVar(&args.o.Out, "out", filepath.Join(t.TempDir(), "out"), "")
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := args.prepare(fs, &app{stderr: io.Discard}, "tune"); err != nil {
+				t.Fatal(err)
+			}
+			if err := args.o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if args.o.Mix != tc.want {
+				t.Errorf("mix %q, want %q", args.o.Mix, tc.want)
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Series is one line of a chart: the points (X[i], Y[i]) in order. X and
@@ -76,14 +77,28 @@ type Dot struct {
 	Title string
 }
 
+// LegendTextX is the x of a legend's text right of the plot, and
+// LegendCharWidth an upper bound of the width of a character of it (12px
+// sans-serif: about 0.6 em at most but for W and M): the legend's room is
+// what its longest name needs, at least 150 pixels.
+const (
+	LegendTextX     = 42
+	LegendCharWidth = 7.5
+)
+
 // New lays out a chart of width × height pixels of the series ss (the
 // legend on the right). The x axis spans the series' x values, with ticks
 // at whole numbers from 1 (epochs, nights); the y axis spans round values
 // around their y values. A chart without points has empty lines and axes
 // from 0 to 1.
 func New(title, xlabel, ylabel string, width, height int, ss []Series) Chart {
+	// The legend, right of the plot, takes what its longest name needs.
+	legend := 150.0
+	for _, s := range ss {
+		legend = max(legend, LegendTextX+LegendCharWidth*float64(utf8.RuneCountInString(s.Name))+8)
+	}
 	c := Chart{Title: title, XLabel: xlabel, YLabel: ylabel, Width: width, Height: height,
-		Left: 64, Top: 16, Right: float64(width) - 150, Bottom: float64(height) - 48}
+		Left: 64, Top: 16, Right: float64(width) - legend, Bottom: float64(height) - 48}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
@@ -94,6 +109,10 @@ func New(title, xlabel, ylabel string, width, height int, ss []Series) Chart {
 	}
 	if xmin > xmax { // no points
 		xmin, xmax, ymin, ymax = 0, 1, 0, 1
+	}
+	firstTick := 1.0 // epochs and nights count from 1, but for an epoch 0
+	if xmin == 0 {
+		firstTick = 0
 	}
 	if xmin == xmax {
 		xmin, xmax = xmin-1, xmax+1
@@ -122,7 +141,7 @@ func New(title, xlabel, ylabel string, width, height int, ss []Series) Chart {
 	for _, v := range yt {
 		c.YTicks = append(c.YTicks, Tick{Pos: round2(py(v)), Label: formatTick(v)})
 	}
-	for _, v := range intTicks(xmin, xmax) {
+	for _, v := range intTicks(xmin, xmax, firstTick) {
 		c.XTicks = append(c.XTicks, Tick{Pos: round2(px(v)), Label: formatTick(v)})
 	}
 	for k, s := range ss {
@@ -185,13 +204,14 @@ func niceTicks(lo, hi float64) []float64 {
 	return out
 }
 
-// intTicks returns the whole numbers from 1 in [lo, hi] (epochs, nights),
+// intTicks returns the whole numbers from first (1, or 0 for an epoch 0)
+// in [lo, hi] (epochs, nights),
 // at most about ten of them.
-func intTicks(lo, hi float64) []float64 {
+func intTicks(lo, hi, first float64) []float64 {
 	step := math.Max(1, niceStep((hi-lo)/10))
 	var out []float64
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		if v >= 1 {
+		if v >= first {
 			out = append(out, v)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestNiceTicks(t *testing.T) {
@@ -54,7 +55,7 @@ func TestIntTicks(t *testing.T) {
 		{-3, -1, "[]"},
 	}
 	for _, tc := range tests {
-		if got := fmt.Sprint(intTicks(tc.lo, tc.hi)); got != tc.want {
+		if got := fmt.Sprint(intTicks(tc.lo, tc.hi, 1)); got != tc.want {
 			t.Errorf("intTicks(%g, %g) = %s, want %s", tc.lo, tc.hi, got, tc.want)
 		}
 	}
@@ -165,5 +166,39 @@ func TestDefine(t *testing.T) {
 	b.Reset()
 	if err := other.Execute(&b, c); err != nil || !strings.Contains(b.String(), "<polyline") {
 		t.Errorf("with other delimiters: %v\n%s", err, b.String())
+	}
+}
+
+// TestLegendFits: the legend's names fit in the chart, however long (the
+// report's "tune BLEU (decoded)" was clipped by a fixed margin); an epoch
+// 0 gets its tick.
+func TestLegendFits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ss    []Series
+		ticks string // the x ticks' labels
+	}{
+		{"short", []Series{{Name: "dev BLEU", X: []float64{1, 2}, Y: []float64{1, 2}}}, "1 2"},
+		{"decoded", []Series{{Name: "tune BLEU (decoded)", X: []float64{1, 2}, Y: []float64{1, 2}}, {Name: "dev BLEU", X: []float64{0, 1, 2}, Y: []float64{0, 1, 2}}}, "0 1 2"},
+		{"long", []Series{{Name: "tune BLEU (decoded) of replica 12, mean", X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}}}, "1 2 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New("T", "epoch", "BLEU", 640, 320, tc.ss)
+			for _, l := range c.Lines {
+				if end := c.Right + LegendTextX + LegendCharWidth*float64(utf8.RuneCountInString(l.Name)); end > float64(c.Width) {
+					t.Errorf("legend %q ends at x %g, the chart at %d", l.Name, end, c.Width)
+				}
+			}
+			if c.Right-c.Left < 100 {
+				t.Errorf("plot %g pixels wide", c.Right-c.Left)
+			}
+			var labels []string
+			for _, tk := range c.XTicks {
+				labels = append(labels, tk.Label)
+			}
+			if got := strings.Join(labels, " "); got != tc.ticks {
+				t.Errorf("x ticks %q, want %q", got, tc.ticks)
+			}
+		})
 	}
 }

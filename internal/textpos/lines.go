@@ -7,7 +7,9 @@ import (
 	"io"
 )
 
-var bom = []byte("\xef\xbb\xbf")
+// BOM is the UTF-8 byte order mark, which the line readers of mtune's
+// formats drop at the start of a file.
+var BOM = []byte("\xef\xbb\xbf")
 
 // LineReader reads lines of any length. It drops each line's newline, one
 // '\r' before it, and a byte order mark at the start of the input.
@@ -69,7 +71,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 			return nil, err
 		}
 		lr.acc = append(lr.acc, frag...)
-		if len(lr.acc) == 0 || (lr.BOMOnlyEmpty && !lr.Continued && lr.line == 0 && bytes.Equal(lr.acc, bom)) {
+		if len(lr.acc) == 0 || (lr.BOMOnlyEmpty && !lr.Continued && lr.line == 0 && bytes.Equal(lr.acc, BOM)) {
 			return nil, io.EOF
 		}
 		b = lr.acc
@@ -78,7 +80,7 @@ func (lr *LineReader) Next() ([]byte, error) {
 	}
 	lr.line++
 	if lr.line == 1 && !lr.Continued {
-		b = bytes.TrimPrefix(b, bom)
+		b = bytes.TrimPrefix(b, BOM)
 	}
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]

@@ -35,13 +35,13 @@ func (c *Corpus) Len() int { return len(c.Source) }
 // NumRefs returns the number of references a sentence.
 func (c *Corpus) NumRefs() int { return len(c.RefPaths) }
 
-// EmptySource returns the 0-based indexes of the empty source sentences.
-// They are allowed (Moses translates them to empty output); a caller may
-// want to warn about them.
+// EmptySource returns the 0-based indexes of the empty source sentences,
+// white space only included (they have no word). They are allowed (Moses
+// translates them to empty output); a caller may want to warn about them.
 func (c *Corpus) EmptySource() []int {
 	var out []int
 	for i, s := range c.Source {
-		if s == "" {
+		if strings.TrimSpace(s) == "" {
 			out = append(out, i)
 		}
 	}

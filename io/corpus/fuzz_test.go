@@ -71,8 +71,11 @@ func FuzzRanges(f *testing.F) {
 			t.Skip("cannot write the files")
 		}
 		rangeLines := int(n%7) + 1
-		ix, err := Scan(ctx, sp, []string{rp}, rangeLines, true)
+		ix, err := Scan(ctx, sp, []string{rp}, rangeLines, 1000)
 		c, loadErr := Load(ctx, sp, []string{rp})
+		if errors.Is(err, ErrLongLine) && loadErr == nil {
+			return // Load takes any length
+		}
 		if loadErr == nil && len(c.EmptySource()) > 0 {
 			if !errors.Is(err, ErrEmptyLine) {
 				t.Fatalf("Scan: %v, want ErrEmptyLine", err)

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mtune/mtune/io/storage"
 )
@@ -52,10 +54,12 @@ type Range struct {
 
 // Scan reads the tuning set src and refs (see Load) as a stream: it counts
 // the sentences, checks every line as Load does (valid UTF-8, every file
-// the same number of lines, at least one, and no empty source line when
-// noEmptySource is set), checksums each file and records where every
-// rangeLines-th line starts. It holds one line of each file at a time.
-func Scan(ctx context.Context, src string, refs []string, rangeLines int, noEmptySource bool) (*Index, error) {
+// the same number of lines, at least one), checksums each file and records
+// where every rangeLines-th line starts. With maxWords > 0 it refuses, as
+// a decoder would, a blank source line (empty or white space only:
+// ErrEmptyLine) and one of more than maxWords words (ErrLongLine), naming
+// the file and line. It holds one line of each file at a time.
+func Scan(ctx context.Context, src string, refs []string, rangeLines int, maxWords int) (*Index, error) {
 	if rangeLines < 1 {
 		return nil, fmt.Errorf("corpus: scan %s: %d lines a range", src, rangeLines)
 	}
@@ -100,8 +104,12 @@ func Scan(ctx context.Context, src string, refs []string, rangeLines int, noEmpt
 				ended++
 			case err != nil:
 				return nil, withPath(err, files[f])
-			case f == 0 && noEmptySource && len(b) == 0:
-				return nil, &ParseError{File: src, Line: line + 1, Err: ErrEmptyLine}
+			case f == 0 && maxWords > 0:
+				if n := countWords(b); n == 0 {
+					return nil, &ParseError{File: src, Line: line + 1, Err: ErrEmptyLine}
+				} else if n > maxWords {
+					return nil, &ParseError{File: src, Line: line + 1, Err: fmt.Errorf("%w: %d words, at most %d", ErrLongLine, n, maxWords)}
+				}
 			}
 		}
 		if ended == len(files) {
@@ -277,4 +285,24 @@ func withPath(err error, p string) error {
 		return err
 	}
 	return fmt.Errorf("corpus: read %s: %w", p, err)
+}
+
+// countWords returns the number of words of b, a valid UTF-8 line: its
+// runs of non-space characters, as strings.Fields splits them (and so the
+// decoder).
+func countWords(b []byte) int {
+	n, in := 0, false
+	for len(b) > 0 {
+		r, size := rune(b[0]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b)
+		}
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+		b = b[size:]
+	}
+	return n
 }

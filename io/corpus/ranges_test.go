@@ -69,7 +69,7 @@ func TestScanRanges(t *testing.T) {
 				if err := storage.WriteFile(ctx, ref, []byte(refData)); err != nil {
 					t.Fatal(err)
 				}
-				ix, err := Scan(ctx, src, []string{ref}, tc.rangeLines, true)
+				ix, err := Scan(ctx, src, []string{ref}, tc.rangeLines, 1000)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,18 +110,26 @@ func TestScanErrors(t *testing.T) {
 		{"reference longer", "a\nb\n", "a\nb\nc\n", ErrLineCount, "src has 2 lines but ref has more"},
 		{"invalid UTF-8 in a reference", "a\nb\nc\n", "a\n\xffb\nc\n", ErrInvalidUTF8, "ref:2:1"},
 		{"empty source line", "a\n\nc\n", "a\nb\nc\n", ErrEmptyLine, "src:2"},
+		{"source line of white space", "a\n \t\u00a0\nc\n", "a\nb\nc\n", ErrEmptyLine, "src:2"},
+		{"source line too long", "a\nb\n" + strings.Repeat("w ", 1001) + "\n", "a\nb\nc\n", ErrLongLine, "src:3: source line too long: 1001 words, at most 1000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, map[string]string{"src": tc.src, "ref": tc.ref})
-			_, err := Scan(ctx, filepath.Join(dir, "src"), []string{filepath.Join(dir, "ref")}, 2, true)
+			_, err := Scan(ctx, filepath.Join(dir, "src"), []string{filepath.Join(dir, "ref")}, 2, 1000)
 			if !errors.Is(err, tc.want) || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tc.wantText) {
 				t.Errorf("error %v, want %v naming %q", err, tc.want, tc.wantText)
 			}
 		})
 	}
-	if _, err := Scan(ctx, "x", []string{"y"}, 0, true); err == nil {
+	// The longest line the caller takes is accepted.
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"src": strings.Repeat("w ", 1000) + "\n", "ref": "r\n"})
+	if _, err := Scan(ctx, filepath.Join(dir, "src"), []string{filepath.Join(dir, "ref")}, 2, 1000); err != nil {
+		t.Errorf("a line of 1000 words: %v", err)
+	}
+	if _, err := Scan(ctx, "x", []string{"y"}, 0, 1000); err == nil {
 		t.Error("0 lines a range: no error")
 	}
 }
@@ -147,7 +155,7 @@ func TestReadRangeChanged(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, map[string]string{"src": "a\nb\nc\nd\ne\n", "ref": "1\n2\n3\n4\n5\n"})
 			src := filepath.Join(dir, "src")
-			ix, err := Scan(ctx, src, []string{filepath.Join(dir, "ref")}, 2, true)
+			ix, err := Scan(ctx, src, []string{filepath.Join(dir, "ref")}, 2, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +179,7 @@ func TestScanEuroparl(t *testing.T) {
 	fr := shared.Path(t, "europarl-fr-en", "fr.gz")
 	en := shared.Path(t, "europarl-fr-en", "en.gz")
 	ctx := context.Background()
-	ix, err := Scan(ctx, fr, []string{en}, 1000, true)
+	ix, err := Scan(ctx, fr, []string{en}, 1000, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

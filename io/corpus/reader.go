@@ -19,9 +19,12 @@ var (
 	ErrLineCount = textpos.ErrLineCount
 	// ErrEmpty marks a tuning set with no sentences.
 	ErrEmpty = errors.New("no sentences")
-	// ErrEmptyLine marks an empty source line where a caller refuses one
-	// (Scan).
+	// ErrEmptyLine marks an empty source line (or one of white space
+	// only) where a caller refuses one (Scan).
 	ErrEmptyLine = errors.New("empty source line")
+	// ErrLongLine marks a source line of more words than a caller takes
+	// (Scan).
+	ErrLongLine = errors.New("source line too long")
 )
 
 // ParseError is the error of malformed input. File is empty for the

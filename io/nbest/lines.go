@@ -2,6 +2,7 @@ package nbest
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"math"
 	"unsafe"
@@ -25,7 +26,8 @@ func newLineReader(r io.Reader) lineReader {
 	return lineReader{br: bufio.NewReaderSize(r, readBufSize)}
 }
 
-// next returns the next line without its "\n" or "\r\n". complete is
+// next returns the next line without its "\n" or "\r\n" (nor, on the first
+// line, a byte order mark). complete is
 // false for a last line that the input ends without a newline. At the end
 // of input it returns io.EOF; other read errors are returned as they are.
 // The line is valid until the next call.
@@ -52,6 +54,9 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 		return nil, false, err
 	}
 	lr.line++
+	if lr.line == 1 {
+		line = bytes.TrimPrefix(line, textpos.BOM) // as io/corpus
+	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}

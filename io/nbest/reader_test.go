@@ -82,6 +82,13 @@ func TestRead(t *testing.T) {
 		want:   []want{{0, "we are here .", fv{"LM0_0": -41.3, "TranslationModel0_0": -1.5, "TranslationModel0_1": -2, "WordPenalty0_0": -4, "pp_we~nous": 1}, -14.6, true, "0-0 1-1"}},
 		groups: []feature.Group{{Label: "LM0", Len: 1}, {Label: "TranslationModel0", Len: 3}, {Label: "WordPenalty0", Len: 1}},
 	}, {
+		// A byte order mark at the start of the file is dropped, as
+		// io/corpus drops it from a tuning set's files.
+		name:   "byte order mark",
+		in:     "\ufeff0 ||| we ||| LM0= -4 ||| -1\n1 ||| x ||| LM0= -2 ||| -1\n",
+		want:   []want{{0, "we", fv{"LM0_0": -4}, -1, true, ""}, {1, "x", fv{"LM0_0": -2}, -1, true, ""}},
+		groups: []feature.Group{{Label: "LM0", Len: 1}},
+	}, {
 		name:   "old labels, no space before the first separator",
 		in:     "0||| this should .  ||| d: 0 -7.66174 0 lm: -41.3435 -40.3647 w: -9 ||| -14.6262\n",
 		want:   []want{{0, "this should .", fv{"d_1": -7.66174, "lm_0": -41.3435, "lm_1": -40.3647, "w_0": -9}, -14.6262, true, ""}},

@@ -286,3 +286,21 @@ func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	}
 	panic("algo: registry and New disagree about " + name)
 }
+
+// MiniBatchOf returns the mini-batch size the online learner name uses
+// with c: c.MiniBatch, or the learner's default when it is 0; 0 for a
+// batch learner (or an unknown name).
+func (c Config) MiniBatchOf(name string) int {
+	if c.MiniBatch > 0 {
+		return c.MiniBatch
+	}
+	switch name {
+	case "adagrad", "sgd":
+		return online.DefaultAdaGradBatch
+	case "mira":
+		return online.DefaultMIRABatch
+	case "oro":
+		return online.DefaultWatanabeBatch
+	}
+	return 0
+}

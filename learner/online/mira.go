@@ -16,6 +16,9 @@ import (
 // kbmira.
 const DefaultC = 0.01
 
+// DefaultMIRABatch is online MIRA's mini-batch size: one sentence an update.
+const DefaultMIRABatch = 1
+
 // MIRAOptions configure online MIRA. The zero value is Cherry & Foster's
 // setting: C = 0.01, background BLEU with decay 0.999, one sentence per
 // update.
@@ -69,7 +72,7 @@ type MIRA struct {
 func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 	setDefault(&opts.C, DefaultC)
 	setDefault(&opts.Decay, metric.DefaultDecay)
-	setDefault(&opts.BatchSize, 1)
+	setDefault(&opts.BatchSize, DefaultMIRABatch)
 	if !(opts.C > 0) || math.IsInf(opts.C, 0) || !(opts.Decay > 0 && opts.Decay <= 1) ||
 		opts.Order < 0 || opts.Order > metric.MaxOrder || opts.BatchSize < 0 {
 		return nil, fmt.Errorf("online: invalid MIRA options (C %v, decay %v, order %d, batch %d)", opts.C, opts.Decay, opts.Order, opts.BatchSize)
