@@ -13,8 +13,7 @@ import (
 // TestBuildOutput: build refuses an --out holding an earlier build
 // without --overwrite; --overwrite replaces only what build wrote; the
 // model's moses.ini names its files relative to itself, so the folder
-// moves; a folder of the user's, or another command's output, is refused
-// before any work.
+// moves; another command's output is refused before any work.
 func TestBuildOutput(t *testing.T) {
 	base := t.TempDir()
 	model := filepath.Join(base, "model")
@@ -62,19 +61,6 @@ func TestBuildOutput(t *testing.T) {
 		t.Fatalf("tune --overwrite into a built model: exit %d, stderr %q", code, errOut)
 	}
 
-	home := filepath.Join(base, "home")
-	thesis := filepath.Join(home, "docs", "thesis.tex")
-	os.MkdirAll(filepath.Dir(thesis), 0o777)
-	if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut = mtune(t, "", "build", "--demo", "--out", home, "--overwrite")
-	if code != 1 || !strings.Contains(errOut, "no run of mtune") {
-		t.Fatalf("build --overwrite into a folder of the user's: exit %d, stderr %q", code, errOut)
-	}
-	if entries, _ := os.ReadDir(home); len(entries) != 1 {
-		t.Fatalf("the refused folder now holds %v", entries)
-	}
 }
 
 // TestTuneNbestOutput: tune-nbest refuses an --out holding its earlier
@@ -102,5 +88,40 @@ func TestTuneNbestOutput(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestUserFolderRefused: an output folder (or registry) that holds files
+// but no run of mtune is refused by every command that writes one, with
+// every option, before any work, and left as it was.
+func TestUserFolderRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tune", "--epochs", "1", "--overwrite", "--out"}, "no run of mtune"},
+		{[]string{"tune", "--epochs", "1", "--resume", "--out"}, "no run of mtune"},
+		{[]string{"build", "--demo", "--overwrite", "--out"}, "no run of mtune"},
+		{[]string{"tune-nbest", "--nbest", "x", "-r", "y", "--overwrite", "--out"}, "no run of mtune"},
+		{[]string{"retrain", "--epochs", "1", "--registry"}, "no registry"},
+	} {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			home := t.TempDir()
+			thesis := filepath.Join(home, "docs", "thesis.tex")
+			os.MkdirAll(filepath.Dir(thesis), 0o777)
+			if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			code, _, errOut := mtune(t, "", append(tc.args, home)...)
+			if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "docs/thesis.tex") {
+				t.Errorf("exit %d, stderr %q; want 1 and %q naming docs/thesis.tex", code, errOut, tc.want)
+			}
+			if entries, _ := os.ReadDir(home); len(entries) != 1 || entries[0].Name() != "docs" {
+				t.Errorf("the refused folder now holds %v", entries)
+			}
+			if data, err := os.ReadFile(thesis); err != nil || string(data) != "t\n" {
+				t.Errorf("thesis.tex: %q, %v", data, err)
+			}
+		})
 	}
 }

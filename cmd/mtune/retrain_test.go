@@ -347,21 +347,3 @@ func TestRegistryCommands(t *testing.T) {
 		})
 	}
 }
-
-// TestRetrainForeignRoot: a --registry that holds files but no registry
-// is refused before any work and left as it was.
-func TestRetrainForeignRoot(t *testing.T) {
-	home := t.TempDir()
-	thesis := filepath.Join(home, "docs", "thesis.tex")
-	os.MkdirAll(filepath.Dir(thesis), 0o777)
-	if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut := mtune(t, "", "retrain", "--registry", home, "--epochs", "1")
-	if code != 1 || !strings.Contains(errOut, "no registry") || !strings.Contains(errOut, "docs/thesis.tex") {
-		t.Fatalf("retrain into a folder of the user's: exit %d, stderr %q", code, errOut)
-	}
-	if entries, _ := os.ReadDir(home); len(entries) != 1 || entries[0].Name() != "docs" {
-		t.Fatalf("the refused folder now holds %v", entries)
-	}
-}

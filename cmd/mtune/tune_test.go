@@ -300,30 +300,6 @@ func TestTuneRunFolder(t *testing.T) {
 	}
 }
 
-// TestTuneForeignFolder: an --out that holds files but no run is refused
-// with every option, before any work, and left as it was.
-func TestTuneForeignFolder(t *testing.T) {
-	home := t.TempDir()
-	thesis := filepath.Join(home, "docs", "thesis.tex")
-	os.MkdirAll(filepath.Dir(thesis), 0o777)
-	if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	for _, flag := range []string{"--overwrite", "--resume"} {
-		code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--out", home, flag)
-		if code != 1 || !strings.Contains(errOut, "no run of mtune") || !strings.Contains(errOut, "docs/thesis.tex") {
-			t.Errorf("tune %s into a folder of the user's: exit %d, stderr %q", flag, code, errOut)
-		}
-	}
-	entries, _ := os.ReadDir(home)
-	if len(entries) != 1 || entries[0].Name() != "docs" {
-		t.Fatalf("the refused folder now holds %v", entries)
-	}
-	if data, err := os.ReadFile(thesis); err != nil || string(data) != "t\n" {
-		t.Fatalf("thesis.tex: %q, %v", data, err)
-	}
-}
-
 // TestTuneHelp: mtune's own flags come under their headings, before the
 // examples and the line that points to Beam's (mtune help beam), which are
 // not listed here.

@@ -405,14 +405,9 @@ func Identity(ctx context.Context, path string) (string, error) {
 // Identity).
 func (f *FS) Identity(ctx context.Context, p string) (string, error) {
 	if IsGCS(p) {
-		obj, err := f.object(ctx, "stat", p)
+		a, err := f.attrs(ctx, p)
 		if err != nil {
 			return "", err
-		}
-		rt := f.retrier("stat", p)
-		a, err := obj.Retryer(rt.options()...).Attrs(ctx)
-		if err != nil {
-			return "", rt.err(err)
 		}
 		return fmt.Sprintf("gcs %s generation %d crc32c %08x size %d", p, a.Generation, a.CRC32C, a.Size), nil
 	}
@@ -442,14 +437,9 @@ func Digest(ctx context.Context, path string) (string, error) {
 // Digest returns the checksum of p (see the function Digest).
 func (f *FS) Digest(ctx context.Context, p string) (string, error) {
 	if IsGCS(p) {
-		obj, err := f.object(ctx, "stat", p)
+		a, err := f.attrs(ctx, p)
 		if err != nil {
 			return "", err
-		}
-		rt := f.retrier("stat", p)
-		a, err := obj.Retryer(rt.options()...).Attrs(ctx)
-		if err != nil {
-			return "", rt.err(err)
 		}
 		return fmt.Sprintf("crc32c:%08x", a.CRC32C), nil
 	}
@@ -463,6 +453,20 @@ func (f *FS) Digest(ctx context.Context, p string) (string, error) {
 		return "", fmt.Errorf("storage: read %s: %w", p, err)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// attrs returns the attributes of the gs:// object p, with retries.
+func (f *FS) attrs(ctx context.Context, p string) (*gcs.ObjectAttrs, error) {
+	obj, err := f.object(ctx, "stat", p)
+	if err != nil {
+		return nil, err
+	}
+	rt := f.retrier("stat", p)
+	a, err := obj.Retryer(rt.options()...).Attrs(ctx)
+	if err != nil {
+		return nil, rt.err(err)
+	}
+	return a, nil
 }
 
 // ReadFile reads the whole (decompressed) content of path.
