@@ -98,7 +98,10 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Duration) {
 	last := res.Epochs[len(res.Epochs)-1]
 	ran := fmt.Sprintf("%s in %.1f s", plural(last.Epoch-res.Resumed, "epoch"), elapsed.Seconds())
-	if res.Resumed > 0 {
+	switch {
+	case res.Resumed == 1:
+		ran += " (epoch 1 resumed)"
+	case res.Resumed > 1:
 		ran = fmt.Sprintf("%s (epochs 1-%d resumed)", ran, res.Resumed)
 	}
 	best := res.Epochs[0]

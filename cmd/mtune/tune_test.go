@@ -295,7 +295,7 @@ func TestTuneRunFolder(t *testing.T) {
 	if after := model(); !slices.Equal(before, after) || len(after) < 5 {
 		t.Fatalf("the demo model held %v before --overwrite, %v after", before, after)
 	}
-	if code, _, errOut = mtune(t, "", "tune", "--epochs", "2", "--out", out, "--resume"); code != 0 {
+	if code, _, errOut = mtune(t, "", "tune", "--epochs", "2", "--out", out, "--resume"); code != 0 || !strings.Contains(errOut, "1 epoch in ") || !strings.Contains(errOut, "(epoch 1 resumed)") {
 		t.Fatalf("tune --resume after --overwrite: exit %d: %s", code, errOut)
 	}
 }
