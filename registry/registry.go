@@ -54,7 +54,10 @@ func (r Registry) Gate(id string) string { return storage.Join(r.Run(id).Root, "
 // if another night promoted others meanwhile.
 func (r Registry) Start(id string) string { return storage.Join(r.Run(id).Root, "start.json") }
 
-// CheckRoot refuses (tune.ErrNoRun) a root that holds files but no
+// ErrNoRegistry is returned, wrapped, by CheckRoot.
+var ErrNoRegistry = errors.New("holds no registry")
+
+// CheckRoot refuses (ErrNoRegistry) a root that holds files but no
 // registry: none of promoted.json, history.jsonl or runs/, and some file
 // a registry does not hold. retrain calls it before any work, so that a
 // night never writes among a user's files.
@@ -77,8 +80,8 @@ func (r Registry) CheckRoot(ctx context.Context) error {
 		}
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%s holds %d files and no registry (no promoted.json, history.jsonl or runs/; %s, …): give --registry an empty or new folder, or an existing registry: %w",
-			r.Root, len(files), foreign[0], tune.ErrNoRun)
+		return fmt.Errorf("%s %w: it holds %d files (%s, …) and no promoted.json, history.jsonl or runs/: give --registry an empty or new folder, or an existing registry",
+			r.Root, ErrNoRegistry, len(files), foreign[0])
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ var ErrNotEmpty = errors.New("folder is not empty")
 // ErrNoRun is returned, wrapped, by OpenRunDir for a folder that holds
 // files of which none is a run's manifest.json and some are not a run's:
 // a folder of the user's, which no flag lets mtune write into.
-var ErrNoRun = errors.New("folder holds no run of mtune")
+var ErrNoRun = errors.New("holds no run of mtune")
 
 // OpenRunDir takes the lease of the run folder root (a *BusyError if
 // another process holds it) and readies the folder. A folder that holds
@@ -109,8 +109,8 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 	}
 	switch {
 	case !run && len(foreign) > 0:
-		return fmt.Errorf("%s holds %d files and no run of mtune (no manifest.json; %s, …): mtune writes only into an empty folder or one of its own runs, and removes only what a run wrote; give another output folder: %w",
-			d.Root, len(others), foreign[0], ErrNoRun)
+		return fmt.Errorf("%s %w: it holds %d files (%s, …) and no manifest.json; mtune writes only into an empty folder or one of its own runs, and removes only what a run wrote: give another output folder",
+			d.Root, ErrNoRun, len(others), foreign[0])
 	case run && o.Command != "":
 		var m struct {
 			CommandLine []string `json:"command_line"`
@@ -119,8 +119,8 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 			return err
 		}
 		if len(m.CommandLine) > 1 && m.CommandLine[1] != o.Command {
-			return fmt.Errorf("%s holds the output of mtune %s, not of mtune %s: give another output folder: %w",
-				d.Root, m.CommandLine[1], o.Command, ErrNoRun)
+			return fmt.Errorf("%s %w %s: it holds the output of mtune %s: give another output folder",
+				d.Root, ErrNoRun, o.Command, m.CommandLine[1])
 		}
 	}
 	switch {
