@@ -47,6 +47,7 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 // other optimizer has its dev set decoded in the epoch's one launch.
 func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName) (*float64, error) {
 	dir := o.layout().Epoch(n)
+	o.startLaunch(n, "progress-dev")
 	if err := weights.WriteByName(ctx, dir.Mixed(), ww); err != nil {
 		return nil, err
 	}
@@ -85,6 +86,7 @@ func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
 // epoch's metrics and new weights, for scoreDev and tune.FinishEpoch.
 func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
+	o.startLaunch(n, "progress")
 	prevPath := startPath
 	var prevDir tune.EpochLayout
 	if n > 1 {
@@ -101,7 +103,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest}, Sentences: ranges.Lines}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})

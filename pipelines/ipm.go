@@ -149,6 +149,9 @@ type Options struct {
 	// (tune.WatchDecoding); nil means none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// progress is the progress folder of the launch being built
+	// (startLaunch): its decodings' DecodeOptions.Progress.
+	progress string
 
 	// iniEnv holds the variables the moses.ini uses, as this machine's
 	// environment gives them (MosesConfig.Env); inputs sets it.
@@ -584,6 +587,7 @@ func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) 
 // (tune.FinishEpoch). It returns the replicas' metrics, replica 0's first.
 func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) ([]Metrics, error) {
 	t0 := time.Now()
+	o.startLaunch(n, "progress")
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, tuneSet.Ranges())
 	var devSents beam.PCollection
@@ -654,7 +658,7 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := tune.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads, Progress: o.progress}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
 	var results, lists beam.PCollection
 	if o.Mode == "stale" {
 		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch",
@@ -710,7 +714,7 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
-	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1},
+	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1, Progress: o.progress},
 		Sentences: count, Name: name}
 	writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }
@@ -734,11 +738,19 @@ func checkModel(ctx context.Context, o *Options, path string) error {
 	return nil
 }
 
+// startLaunch readies the progress folder of a launch of epoch n,
+// epochs/NNN/work/name, for the decodings of the pipeline built next and
+// executeWatched.
+func (o *Options) startLaunch(n int, name string) {
+	o.progress = storage.Join(o.layout().Epoch(n).Work(), name)
+}
+
 // executeWatched is execute with the progress of the launch label, which
 // decodes total sentences, printed to o.Progress every o.ProgressEvery
-// while it runs (tune.WatchDecoding).
+// while it runs (tune.WatchDecoding, from the launch's progress folder
+// too: startLaunch).
 func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]tune.Distribution, error) {
-	stop := tune.WatchDecoding(o.Progress, label, total, o.ProgressEvery)
+	stop := tune.WatchDecoding(ctx, o.Progress, label, total, o.ProgressEvery, o.progress)
 	defer stop()
 	return execute(ctx, o, p)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -88,9 +89,16 @@ func TestProcessEnvironment(t *testing.T) {
 		defer cancel()
 		return beam.Run(ctx, "prism", p)
 	}
+	// The workers write their counts to the launch's progress folder:
+	// the driver shows sentences decoded while an epoch runs.
+	var progress bytes.Buffer
+	proc.Progress, proc.ProgressEvery = &progress, 100*time.Millisecond
 	start = time.Now()
 	mustRun(t, ctx, proc)
 	t.Logf("worker processes: %.1f s", time.Since(start).Seconds())
+	if !regexp.MustCompile(`(?m)^epoch [12]/2: [1-9]\d*/\d+ sentences decoded, `).MatchString(progress.String()) {
+		t.Errorf("no progress line counting the worker processes' decodings:\n%s", progress.String())
+	}
 
 	pids := readPids(t, launches)
 	t.Logf("worker processes started: %v", pids)

@@ -93,6 +93,11 @@ type DecodeOptions struct {
 	Tokenize string
 	// Lowercase lower-cases hypotheses and references before scoring.
 	Lowercase bool
+	// Progress is the launch's progress folder (local or gs://), where
+	// the worker processes write how many sentences each decoded, for the
+	// driver to show while the launch runs (WatchDecoding); "" for none.
+	// Results do not depend on it.
+	Progress string
 	// Threads is the number of sentences of a mini-batch decoded at once;
 	// 0 means 1. Results do not depend on it.
 	Threads int
@@ -165,7 +170,7 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 			return fmt.Errorf("tune: decoding sentence %d: no translation", x.ID)
 		}
 		out[i] = hyps
-		decoded.Add(1)
+		countDecoded(ctx, o, 1)
 		return nil
 	}
 	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
@@ -193,7 +198,7 @@ func decodeBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w []fl
 			return nil, fmt.Errorf("tune: decoding sentence %d: no translation", sents[i].ID)
 		}
 	}
-	decoded.Add(int64(len(out)))
+	countDecoded(ctx, o, len(out))
 	return out, nil
 }
 

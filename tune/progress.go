@@ -1,22 +1,110 @@
 package tune
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+
+	"github.com/mtune/mtune/io/storage"
 )
 
 // decoded counts the sentences decoded in this process (decodeAll,
 // decodeBatch): every decoding of a shard's learning, of a 1-best
 // decoding and of batch mode. While a launch runs its workers in this
 // process (prism's LOOPBACK environment, mtune's default, and the direct
-// runner) the count rises as they decode; workers in other processes
-// (a PROCESS or EXTERNAL environment, Dataflow) count in their own, which
-// the driver cannot read while the job runs (Beam's Go SDK hands a job's
-// metrics over when it ends: Metrics.Counters).
+// runner) the count rises as they decode. Workers in other processes (a
+// PROCESS or EXTERNAL environment, Dataflow) count in their own, which
+// Beam's Go SDK hands the driver only when the job ends: they also write
+// their count, every progressWriteEvery, to the launch's progress folder
+// (DecodeOptions.Progress), where WatchDecoding reads it.
 var decoded atomic.Int64
+
+// progressWriteEvery is how often a process writes its count of a
+// progress folder.
+const progressWriteEvery = 2 * time.Second
+
+// progressSink is one process's count of the sentences it decoded for
+// one progress folder, and when it last wrote it there.
+type progressSink struct {
+	n    atomic.Int64
+	mu   sync.Mutex // held while writing
+	last time.Time
+}
+
+var (
+	sinksMu sync.Mutex
+	sinks   = map[string]*progressSink{}
+	// processTag names this process's progress files: host, pid and a
+	// random part, so that processes of other hosts or PID namespaces do
+	// not share a file.
+	processTag = func() string {
+		host, _ := os.Hostname()
+		host = strings.Map(func(r rune) rune {
+			if r == '/' || r == '\\' || unicode.IsSpace(r) {
+				return '_'
+			}
+			return r
+		}, host)
+		return fmt.Sprintf("%s-%d-%08x", host, os.Getpid(), rand.Uint32())
+	}()
+)
+
+// countDecoded records n more sentences decoded under o: in this
+// process's count and, when o names a progress folder, in this process's
+// file there (written at most every progressWriteEvery; progress is
+// advisory, so a failed write is passed over: it loses a line of
+// progress, never a result).
+func countDecoded(ctx context.Context, o DecodeOptions, n int) {
+	decoded.Add(int64(n))
+	if o.Progress == "" {
+		return
+	}
+	sinksMu.Lock()
+	s := sinks[o.Progress]
+	if s == nil {
+		s = &progressSink{}
+		sinks[o.Progress] = s
+	}
+	sinksMu.Unlock()
+	s.n.Add(int64(n))
+	if !s.mu.TryLock() {
+		return // another goroutine is writing it
+	}
+	defer s.mu.Unlock()
+	if time.Since(s.last) < progressWriteEvery {
+		return
+	}
+	s.last = time.Now()
+	_ = storage.WriteFile(ctx, storage.Join(o.Progress, "decoded-"+processTag), []byte(strconv.FormatInt(s.n.Load(), 10)+"\n"))
+}
+
+// readProgress returns the sum of the counts the processes wrote to the
+// progress folder dir (0 if there are none yet).
+func readProgress(ctx context.Context, dir string) int64 {
+	files, err := storage.List(ctx, dir)
+	if err != nil {
+		return 0
+	}
+	var sum int64
+	for _, f := range files {
+		data, err := storage.ReadFile(ctx, f)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && n > 0 {
+			sum += n
+		}
+	}
+	return sum
+}
 
 // Decoded returns the number of sentences decoded in this process so far.
 func Decoded() int64 { return decoded.Load() }
@@ -27,11 +115,13 @@ const DecodeProgressEvery = 10 * time.Second
 // WatchDecoding prints to w, every every (DecodeProgressEvery if 0) until
 // the function it returns is called, a line of the launch label (e.g.
 // "epoch 3/5") is running: how many of its total sentences have been
-// decoded in this process since WatchDecoding was called, and the time
-// left at that rate. While none has been decoded here it says how long
-// the launch has run. The returned function stops the printing and
-// returns once no line is being printed. A nil w prints nothing.
-func WatchDecoding(w io.Writer, label string, total int, every time.Duration) (stop func()) {
+// decoded — in this process since WatchDecoding was called, or as the
+// workers' files in the launch's progress folder dir ("" for none) count
+// them, whichever is more — and the time left at that rate. While none has
+// been decoded it says how long the launch has run. The returned function
+// stops the printing and returns once no line is being printed. A nil w
+// prints nothing.
+func WatchDecoding(ctx context.Context, w io.Writer, label string, total int, every time.Duration, dir string) (stop func()) {
 	if w == nil || total <= 0 {
 		return func() {}
 	}
@@ -51,7 +141,11 @@ func WatchDecoding(w io.Writer, label string, total int, every time.Duration) (s
 			case <-done:
 				return
 			case <-t.C:
-				fmt.Fprintln(w, DecodeProgressLine(label, decoded.Load()-base, int64(total), time.Since(start)))
+				n := decoded.Load() - base
+				if dir != "" {
+					n = max(n, readProgress(ctx, dir))
+				}
+				fmt.Fprintln(w, DecodeProgressLine(label, n, int64(total), time.Since(start)))
 			}
 		}
 	}()
@@ -66,8 +160,7 @@ func WatchDecoding(w io.Writer, label string, total int, every time.Duration) (s
 // sentences were decoded in elapsed.
 func DecodeProgressLine(label string, n, total int64, elapsed time.Duration) string {
 	if n <= 0 {
-		return fmt.Sprintf("%s: running for %.0f s; 0/%d sentences decoded in this process (workers in other processes report theirs when the launch ends)",
-			label, elapsed.Seconds(), total)
+		return fmt.Sprintf("%s: running for %.0f s; 0/%d sentences decoded so far", label, elapsed.Seconds(), total)
 	}
 	n = min(n, total)
 	left := time.Duration(float64(elapsed) * float64(total-n) / float64(n))
