@@ -197,26 +197,24 @@ func progressLine(m Metrics) string {
 // reads, are checked against the digests its marker recorded
 // (ReadComplete): a file changed since is an error naming it.
 func CompleteEpochs(ctx context.Context, dir Layout) ([]Metrics, error) {
-	var ms []Metrics
-	for n := 1; ; n++ {
-		p := dir.Epoch(n).Complete()
-		ok, err := storage.Exists(ctx, p)
+	last := 0
+	for ; ; last++ {
+		ok, err := storage.Exists(ctx, dir.Epoch(last+1).Complete())
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
 		}
-		next, err := storage.Exists(ctx, dir.Epoch(n+1).Complete())
-		if err != nil {
-			return nil, err
-		}
-		m, err := ReadComplete(ctx, dir.Epoch(n), !next)
+	}
+	var ms []Metrics
+	for n := 1; n <= last; n++ {
+		m, err := ReadComplete(ctx, dir.Epoch(n), n == last)
 		if err != nil {
 			return nil, err
 		}
 		if m.Epoch != n {
-			return nil, fmt.Errorf("%s records epoch %d", p, m.Epoch)
+			return nil, fmt.Errorf("%s records epoch %d", dir.Epoch(n).Complete(), m.Epoch)
 		}
 		ms = append(ms, m)
 	}

@@ -22,7 +22,7 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&o.MaxPhrase, "max-phrase", 0, "maximum phrase length (default 7)")
 	fs.IntVar(&o.DistortionLimit, "distortion-limit", 0, "distortion limit written to moses.ini (default 6, as Moses; -1 = none)")
 	fs.BoolVar(&o.AbsolutePaths, "absolute-paths", false, "write absolute paths in moses.ini, for Moses run from another folder (default: relative to the ini's folder, so the model folder can be moved; Moses resolves relative paths against its working directory)")
-	fs.Bool("relative-paths", true, "paths in moses.ini relative to its folder: the default now, accepted for older scripts")
+	relative := fs.Bool("relative-paths", true, "paths in moses.ini relative to its folder: the default now, accepted for older scripts (--relative-paths=false is --absolute-paths)")
 	fs.IntVar(&o.Workers, "threads", 0, "goroutines (default: all cores)")
 	sparse := fs.String("sparse", "", "comma-separated sparse feature templates to record for decoding")
 	demo := fs.Bool("demo", false, "generate the embedded synthetic language pair into DIR/corpus and build its model in DIR")
@@ -41,6 +41,12 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 		}
 		if o.DistortionLimit < -1 {
 			return usagef("--distortion-limit %d: give a positive limit or -1 for none", o.DistortionLimit)
+		}
+		if flagSet(fs, "relative-paths") {
+			if *relative && o.AbsolutePaths {
+				return usagef("--relative-paths and --absolute-paths contradict each other: give one")
+			}
+			o.AbsolutePaths = !*relative
 		}
 		if *sparse != "" {
 			o.Sparse = strings.Split(*sparse, ",")

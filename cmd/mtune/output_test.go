@@ -125,3 +125,26 @@ func TestUserFolderRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildPathFlags: --relative-paths=false, as older scripts may give,
+// writes absolute paths as --absolute-paths does; both at once is a usage
+// error before any work.
+func TestBuildPathFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "model")
+	if code, _, errOut := mtune(t, "", "build", "--demo", "--out", out, "--relative-paths", "--absolute-paths"); code != 2 || !strings.Contains(errOut, "contradict") {
+		t.Fatalf("both path flags: exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a refused command line made the folder")
+	}
+	if code, _, errOut := mtune(t, "", "build", "--demo", "--out", out, "--relative-paths=false"); code != 0 {
+		t.Fatalf("build --relative-paths=false: exit %d: %s", code, errOut)
+	}
+	ini, err := os.ReadFile(filepath.Join(out, "moses.ini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ini), "path="+out) {
+		t.Fatalf("--relative-paths=false wrote relative paths:\n%s", ini)
+	}
+}
