@@ -21,38 +21,41 @@ type batchEpoch struct {
 	ranges *corpus.Index
 	dev    *corpus.Index // nil without a dev set
 	start  string        // the run's starting weights (init/weights.json)
-	dense  []string
 }
 
 // Epoch runs epoch n. The driver holds no sentence and no pool: the pool
 // is written by parts on the workers and the optimizer reads it there.
 func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 	t0 := time.Now()
-	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start, e.dense)
+	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start)
 	if err != nil {
 		return Metrics{}, err
 	}
+	dir := e.o.layout().Epoch(n)
+	if err := weights.WriteTrioOf(ctx, dir.Dir, ww, e.o.dense); err != nil {
+		return Metrics{}, err
+	}
+	m.NonZero = tune.NonZero(ww)
 	if e.dev != nil && m.DevBLEU == nil {
-		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev, ww); err != nil {
+		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev); err != nil {
 			return Metrics{}, err
 		}
 	}
-	return tune.FinishEpoch(ctx, e.o.layout().Epoch(n), m, ww, e.dense, t0)
+	m.Seconds = time.Since(t0).Seconds()
+	return m, nil
 }
 
 // scoreDev is the second launch of a batch MERT epoch n with a dev set
 // (Moses' --return-best-dev): it decodes the dev set with the epoch's new
-// weights ww, which the MERT rounds made after the first launch, and
-// returns their dev BLEU, by which the best epoch is then chosen. Every
-// other optimizer has its dev set decoded in the epoch's one launch.
-func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weights.ByName) (*float64, error) {
+// weights (its trio, written once the MERT rounds made them after the
+// first launch) and returns their dev BLEU, by which the best epoch is then
+// chosen. Every other optimizer has its dev set decoded in the epoch's one
+// launch.
+func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index) (*float64, error) {
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress-dev")
-	if err := weights.WriteByName(ctx, dir.Mixed(), ww); err != nil {
-		return nil, err
-	}
 	p, s := beam.NewPipelineWithRoot()
-	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, transforms.ReadWeights(s, dir.Mixed()), dir.DevStats())
+	o.oneBest(s, "dev", transforms.ReadSentences(s.Scope("dev"), dev.Ranges()), dev.Lines, transforms.ReadWeights(s, dir.JSON()), dir.DevStats())
 	if _, _, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d, dev set", n, o.Epochs), dev.Lines); err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
 	}
@@ -83,8 +86,8 @@ func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
 // re-ranked by the new weights (no second decoding). With a dev set (dev
 // not nil) and any optimizer but MERT, the same launch decodes the dev set
 // with the new weights and the metrics hold its BLEU. It returns the
-// epoch's metrics and new weights, for scoreDev and tune.FinishEpoch.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
+// epoch's metrics and new weights.
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string) (Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress")
 	prevPath := startPath
@@ -106,7 +109,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
 	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
-	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})
+	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: o.dense, Step: &step, Epoch: n})
 	learned := transforms.BatchLearn(s, infos, learn)
 	pro := learn.Step != nil && step.SamplesPairs()
 	if pro {

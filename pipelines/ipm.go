@@ -158,6 +158,9 @@ type Options struct {
 	iniEnv map[string]string
 	// decoderArgs is DecoderCommand split into words (checkExternal).
 	decoderArgs []string
+	// dense names the starting weights' features (Run): the dense groups
+	// of every epoch's weights trio.
+	dense []string
 }
 
 // Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
@@ -498,7 +501,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dense := init.Names
+	o.dense = init.Names
 	startPath := dir.Init()
 
 	var res Result
@@ -546,9 +549,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		return Result{}, err
 	}
-	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath, dense: dense}
+	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath}
 	if o.Mode == "batch" {
-		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
+		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath}
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
@@ -566,7 +569,6 @@ type ipmEpoch struct {
 	o         *Options
 	tune, dev *corpus.Index // dev is nil without a dev set
 	start     string        // the run's starting weights (init/weights.json)
-	dense     []string
 }
 
 func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
@@ -578,14 +580,15 @@ func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 }
 
 func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) {
-	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, e.dense)
+	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start)
 }
 
 // runEpoch launches epoch n's pipeline, which holds every replica's epoch
 // (replicaEpoch; the tuning and dev sets are read once for all of them),
-// reads back what each wrote (tune.ReadEpoch) and writes its weights trio
-// (tune.FinishEpoch). It returns the replicas' metrics, replica 0's first.
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) ([]Metrics, error) {
+// and reads back what each wrote (tune.ReadEpoch: the weights trio its
+// last step wrote, the shards' summaries, the BLEU statistics). It returns
+// the replicas' metrics, replica 0's first.
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string) ([]Metrics, error) {
 	t0 := time.Now()
 	o.startLaunch(n, "progress")
 	p, s := beam.NewPipelineWithRoot()
@@ -619,7 +622,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	var out []Metrics
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
-		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
+		m, _, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
 		if err != nil {
 			return nil, err
 		}
@@ -627,9 +630,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		if r == 0 {
 			m.Counters, m.Distributions = counters, dists
 		}
-		if m, err = tune.FinishEpoch(ctx, dir, m, ww, dense, t0); err != nil {
-			return nil, err
-		}
+		m.Seconds = time.Since(t0).Seconds()
 		out = append(out, m)
 	}
 	return out, nil
@@ -674,8 +675,8 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 		mixed, ls = transforms.LineSearchMix(s, lists, w, mixed)
 		beam.ParDo(s, &writeLineSearchFn{Path: lsPath}, ls)
 	}
-	transforms.WriteWeights(s, mixed, dir.Mixed())
-	transforms.WriteShardResults(s, results, stateDir)
+	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
+	transforms.WriteShardStates(s, results, stateDir)
 	// The 1-best decodings of the mixed weights: the dev set's, and the
 	// tuning set's only if asked for (without it the tune BLEU is the
 	// shards' own decoding's, and the epoch decodes each tuning sentence

@@ -33,47 +33,51 @@ func (f *readWeightsFn) ProcessElement(ctx context.Context, _ []byte) (weights.B
 	return weights.ReadByName(ctx, f.Path)
 }
 
-// WriteWeights writes the weights of a singleton PCollection<weights.ByName>
-// to path (weights.WriteByName: JSON, atomically) and returns a singleton
-// PCollection<string> holding path once it is written.
-func WriteWeights(s beam.Scope, ws beam.PCollection, path string) beam.PCollection {
-	s = s.Scope("transforms.WriteWeights")
-	if path == "" {
-		panic("transforms.WriteWeights: empty path")
-	}
-	return beam.ParDo(s, &writeWeightsFn{Path: path}, ws)
-}
-
-type writeWeightsFn struct {
-	Path string
-}
-
-func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
-	return f.Path, weights.WriteByName(ctx, f.Path, ww)
-}
-
-// WriteShardResults writes each result of a PCollection<tune.ShardResult>
-// into the folder dir (tune.WriteShardResult: dir/shard-NNN.json) and
-// returns a PCollection<string> of the paths written.
-func WriteShardResults(s beam.Scope, results beam.PCollection, dir string) beam.PCollection {
-	s = s.Scope("transforms.WriteShardResults")
+// WriteTrio writes the weights of a singleton PCollection<weights.ByName>
+// as the weights trio in the folder dir (weights.WriteTrioOf, the dense
+// groups those of the names dense) and returns a singleton
+// PCollection<string> holding dir once it is written: the epoch's weights,
+// written once where the epoch ends.
+func WriteTrio(s beam.Scope, ws beam.PCollection, dir string, dense []string) beam.PCollection {
+	s = s.Scope("transforms.WriteTrio")
 	if dir == "" {
-		panic("transforms.WriteShardResults: empty folder")
+		panic("transforms.WriteTrio: empty folder")
 	}
-	return beam.ParDo(s, &writeShardResultFn{Dir: dir}, results)
+	return beam.ParDo(s, &writeTrioFn{Dir: dir, Dense: dense}, ws)
 }
 
-type writeShardResultFn struct {
+type writeTrioFn struct {
+	Dir   string
+	Dense []string
+}
+
+func (f *writeTrioFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
+	return f.Dir, weights.WriteTrioOf(ctx, f.Dir, ww, f.Dense)
+}
+
+// WriteShardStates writes the state and summary of each result of a
+// PCollection<tune.ShardResult> into the folder dir (tune.WriteShardState:
+// dir/shard-NNN.json and its summary) and returns a PCollection<string> of
+// the state files written.
+func WriteShardStates(s beam.Scope, results beam.PCollection, dir string) beam.PCollection {
+	s = s.Scope("transforms.WriteShardStates")
+	if dir == "" {
+		panic("transforms.WriteShardStates: empty folder")
+	}
+	return beam.ParDo(s, &writeShardStateFn{Dir: dir}, results)
+}
+
+type writeShardStateFn struct {
 	Dir string
 }
 
-func (f *writeShardResultFn) ProcessElement(ctx context.Context, r tune.ShardResult) (string, error) {
-	return tune.WriteShardResult(ctx, f.Dir, r)
+func (f *writeShardStateFn) ProcessElement(ctx context.Context, r tune.ShardResult) (string, error) {
+	return tune.WriteShardState(ctx, f.Dir, r)
 }
 
-// ReadShardStates reads the shard results at paths (written by
-// WriteShardResults) when the pipeline runs and returns their states, a
-// PCollection<tune.ShardState> for Learn.
+// ReadShardStates reads the shard states at paths (written by
+// WriteShardStates) when the pipeline runs, a PCollection<tune.ShardState>
+// for Learn.
 func ReadShardStates(s beam.Scope, paths []string) beam.PCollection {
 	s = s.Scope("transforms.ReadShardStates")
 	return beam.ParDo(s, &readShardStatesFn{Paths: paths}, beam.Impulse(s))
@@ -85,11 +89,11 @@ type readShardStatesFn struct {
 
 func (f *readShardStatesFn) ProcessElement(ctx context.Context, _ []byte, emit func(tune.ShardState)) error {
 	for _, p := range f.Paths {
-		r, err := tune.ReadShardResult(ctx, p)
+		st, err := tune.ReadShardState(ctx, p)
 		if err != nil {
 			return err
 		}
-		emit(r.ShardState())
+		emit(st)
 	}
 	return nil
 }

@@ -117,17 +117,16 @@ func TestLearnShard(t *testing.T) {
 		if err := st2.UnmarshalBinary(data); err != nil {
 			t.Fatal(err)
 		}
-		path, err := tune.WriteShardResult(context.Background(), t.TempDir(), r0)
+		path, err := tune.WriteShardState(context.Background(), t.TempDir(), r0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := tune.ReadShardResult(context.Background(), path)
+		st3, err := tune.ReadShardState(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st3 := back.ShardState()
 		for _, s := range []*tune.ShardState{&st2, &st3} {
-			if again, _ := learn(t, e, e.sents, 2, back.Weights, s, o1); formatResult(again) != formatResult(r1) {
+			if again, _ := learn(t, e, e.sents, 2, r0.Weights, s, o1); formatResult(again) != formatResult(r1) {
 				t.Errorf("%s: epoch 1 from a saved state differs", tc.algo)
 			}
 		}
@@ -330,8 +329,8 @@ func TestEpochPipeline(t *testing.T) {
 		mixedCol, ls := transforms.LineSearchMix(s, nb, w, avgCol)
 		outDir := filepath.Join(dir, fmt.Sprint(epoch))
 		weightsPath = filepath.Join(outDir, "weights.json")
-		transforms.WriteWeights(s, mixedCol, weightsPath)
-		written := transforms.WriteShardResults(s, res, filepath.Join(outDir, "shards"))
+		transforms.WriteTrio(s, mixedCol, outDir, nil)
+		written := transforms.WriteShardStates(s, res, filepath.Join(outDir, "shards"))
 		oneBest := transforms.OneBest(s, nb, w)
 
 		var wantRes []any

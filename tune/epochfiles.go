@@ -2,39 +2,34 @@ package tune
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 )
 
 // The files an epoch's pipeline writes into its EpochLayout and the driver
-// reads back (ReadEpoch): each shard's result (state/shard-NNN.json, of
-// which the driver reads only the summary state/shard-NNN.summary.json), stale
-// mode's staleness reports (work/stale-NNNNN.json), the mixed weights and
-// BLEU statistics of work/; then FinishEpoch writes the epoch's weights
-// trio.
+// reads back (ReadEpoch): each shard's state (state/shard-NNN.json: the
+// learner's state and the names of its ids, which the next epoch's shard
+// resumes from) and summary (state/shard-NNN.summary.json, what the driver
+// reads of it), stale mode's staleness reports (work/stale-NNNNN.json), the
+// BLEU statistics of work/ and the epoch's weights trio, written once where
+// the epoch ends (weights.WriteTrioOf).
 
-// WriteShardResult writes r as JSON, atomically, to its file in the folder
-// dir, ShardStateName(r.Shard) (dir is an EpochLayout's State(), so the
-// file is its ShardState(r.Shard)), and returns the file's path.
-func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, error) {
+// WriteShardState writes what shard result r leaves in the folder dir (an
+// EpochLayout's State()): its state, r.ShardState(), as JSON in
+// ShardStateName(r.Shard), and its summary in ShardSummaryName(r.Shard),
+// each atomically. It returns the state file's path. The shard's weights
+// are not written: the epoch's mixed weights are the weights that go on.
+func WriteShardState(ctx context.Context, dir string, r ShardResult) (string, error) {
 	if err := r.Validate(); err != nil {
 		return "", err
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return "", fmt.Errorf("tune: encoding shard %d's result: %w", r.Shard, err)
-	}
 	path := storage.Join(dir, ShardStateName(r.Shard))
-	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
-		return "", fmt.Errorf("tune: %w", err)
+	if err := WriteJSON(ctx, path, r.ShardState()); err != nil {
+		return "", err
 	}
 	sum := ShardSummary{Shard: r.Shard, Epoch: r.Epoch, Updates: r.Updates, TotalUpdates: r.TotalUpdates, Sentences: r.Sentences, Stats: r.Stats}
 	if err := WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
@@ -44,9 +39,9 @@ func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, e
 }
 
 // ShardSummary is what the driver reads of a shard's result
-// (state/shard-NNN.summary.json, written by WriteShardResult beside the
-// result): the counts and BLEU statistics, without the weights and learner
-// state, whose size grows with the features the shard met.
+// (state/shard-NNN.summary.json, written by WriteShardState beside the
+// state): the counts and BLEU statistics, without the learner state,
+// whose size grows with the features the shard met.
 type ShardSummary struct {
 	Shard, Epoch                     int
 	Updates, TotalUpdates, Sentences int
@@ -56,35 +51,31 @@ type ShardSummary struct {
 // ShardSummaryName is the name of shard k's summary in a state folder.
 func ShardSummaryName(k int) string { return fmt.Sprintf("shard-%03d.summary.json", k) }
 
-// ReadShardResult reads the shard result file at path (WriteShardResult).
-func ReadShardResult(ctx context.Context, path string) (ShardResult, error) {
+// ReadShardState reads the shard state file at path (WriteShardState).
+func ReadShardState(ctx context.Context, path string) (ShardState, error) {
 	data, err := storage.ReadFile(ctx, path)
 	if err != nil {
-		return ShardResult{}, fmt.Errorf("tune: %w", err)
+		return ShardState{}, fmt.Errorf("tune: %w", err)
 	}
-	r, err := DecodeShardResult(data)
+	st, err := DecodeShardState(data)
 	if err != nil {
-		return ShardResult{}, fmt.Errorf("%w (%s)", err, path)
+		return ShardState{}, fmt.Errorf("%w (%s)", err, path)
 	}
-	return r, nil
+	return st, nil
 }
 
-// ErrShardResult is wrapped by the errors of DecodeShardResult.
-var ErrShardResult = errors.New("tune: malformed shard result")
-
-// DecodeShardResult decodes the JSON of a shard result and checks it: a
-// negative shard, epoch or count, invalid weights or statistics, unknown
-// fields, trailing data or truncated input are errors (wrapping
-// ErrShardResult).
-func DecodeShardResult(data []byte) (ShardResult, error) {
-	var r ShardResult
-	if err := UnmarshalStrict(data, &r); err != nil {
-		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+// DecodeShardState decodes the JSON of a shard state file and checks it
+// (ShardState.Validate): unknown fields, trailing data or truncated input
+// are errors too, each wrapping ErrShardState.
+func DecodeShardState(data []byte) (ShardState, error) {
+	var st ShardState
+	if err := UnmarshalStrict(data, &st); err != nil {
+		return ShardState{}, fmt.Errorf("%w: %w", ErrShardState, err)
 	}
-	if err := r.Validate(); err != nil {
-		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
+	if err := st.Validate(); err != nil {
+		return ShardState{}, err
 	}
-	return r, nil
+	return st, nil
 }
 
 // WriteStaleReport writes r as JSON, atomically, to its file in the folder
@@ -105,7 +96,7 @@ func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 }
 
 // EpochOutputs says which files of an EpochLayout an ipm or stale epoch's
-// pipeline wrote, besides work/mixed.json.
+// pipeline wrote, besides the weights trio and the shards' files.
 type EpochOutputs struct {
 	// Shards is the number of shards: state/shard-000.json … of each.
 	Shards int
@@ -118,10 +109,11 @@ type EpochOutputs struct {
 
 // ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
 // the epoch's Metrics — tune (and dev) BLEU, the line search's α, the
-// shards' updates, sentences and progressive BLEU, stale mode's staleness —
-// and its mixed weights. Without o.EvalTune the tune BLEU is the
-// progressive BLEU (TuneDecoded). NonZero and Seconds are FinishEpoch's. A
-// missing or malformed file is an error naming it.
+// shards' updates, sentences and progressive BLEU, stale mode's staleness,
+// the non-zero weights — and its weights, read from the trio's
+// weights.json that the pipeline's last step wrote. Without o.EvalTune the
+// tune BLEU is the progressive BLEU (TuneDecoded). Seconds is the
+// caller's. A missing or malformed file is an error naming it.
 func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
 	m := Metrics{Epoch: e.N}
 	if o.EvalTune {
@@ -147,10 +139,10 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 	}
 	var prog metric.Stats
 	for k := range o.Shards {
-		// The result itself is the next epoch's input: it must be there,
-		// but only its summary is read.
+		// The state itself is the next epoch's input: it must be there,
+		// but only the summary is read.
 		if ok, err := storage.Exists(ctx, e.ShardState(k)); err != nil || !ok {
-			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's result %s is missing (%v)", k, e.ShardState(k), err)
+			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's state %s is missing (%v)", k, e.ShardState(k), err)
 		}
 		var r ShardSummary
 		if err := ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
@@ -179,10 +171,11 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		}
 		m.Staleness = newStaleness(st)
 	}
-	ww, err := weights.ReadByName(ctx, e.Mixed())
+	ww, err := weights.ReadByName(ctx, e.JSON())
 	if err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
+	m.NonZero = NonZero(ww)
 	return m, ww, nil
 }
 
@@ -197,28 +190,15 @@ func newStaleness(st StaleStats) *Staleness {
 	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
 }
 
-// FinishEpoch completes epoch e's metrics m: it counts the non-zero weights
-// of ww, the epoch's new weights, writes them as e's weights trio
-// (io/weights.WriteTrio: the dense groups are those of the features dense,
-// the starting weights', every other feature is sparse) and stamps m with
-// the seconds since t0.
-func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
+// NonZero counts the non-zero weights of ww (Metrics.NonZero).
+func NonZero(ww weights.ByName) int {
+	n := 0
 	for _, v := range ww.Vals {
 		if v != 0 {
-			m.NonZero++
+			n++
 		}
 	}
-	idx := feature.NewIndexOf(dense...)
-	set := weights.NewSet(idx)
-	set.Groups = weights.GroupsOf(dense)
-	for i, name := range ww.Names {
-		set.Weights.Set(idx.ID(name), ww.Vals[i])
-	}
-	if err := weights.WriteTrio(ctx, e.Dir, set); err != nil {
-		return Metrics{}, fmt.Errorf("tune: %w", err)
-	}
-	m.Seconds = time.Since(t0).Seconds()
-	return m, nil
+	return n
 }
 
 // ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a

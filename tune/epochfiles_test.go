@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
@@ -25,71 +24,83 @@ func sampleResult() ShardResult {
 	}
 }
 
-func TestShardResultFile(t *testing.T) {
+func TestShardStateFile(t *testing.T) {
 	ctx := context.Background()
 	e := Layout{Root: t.TempDir()}.Epoch(3)
 	r := sampleResult()
-	path, err := WriteShardResult(ctx, e.State(), r)
+	path, err := WriteShardState(ctx, e.State(), r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Base(path) != "shard-001.json" || path != e.ShardState(r.Shard) {
 		t.Errorf("path %s, want %s", path, e.ShardState(r.Shard))
 	}
-	back, err := ReadShardResult(ctx, path)
-	if err != nil || !reflect.DeepEqual(back, r) {
+	back, err := ReadShardState(ctx, path)
+	if err != nil || !reflect.DeepEqual(back, r.ShardState()) {
 		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	// The file holds the state and its names, not the shard's weights.
+	data, err := os.ReadFile(path)
+	if err != nil || strings.Contains(string(data), "Vals") || strings.Contains(string(data), "Weights") {
+		t.Errorf("%s holds weights: %s (%v)", path, data, err)
+	}
+	var sum ShardSummary
+	if err := ReadJSON(ctx, filepath.Join(e.State(), ShardSummaryName(1)), &sum); err != nil ||
+		sum != (ShardSummary{Shard: 1, Epoch: 2, Updates: 3, TotalUpdates: 9, Sentences: 60, Stats: okStats()}) {
+		t.Errorf("summary %+v (%v)", sum, err)
 	}
 	bad := []struct {
 		name, json string
 	}{
 		{"empty", ""},
 		{"truncated", `{"Shard":1,`},
-		{"unknown field", `{"Shard":1,"Weights":{"Names":[],"Vals":[]},"Extra":1}`},
-		{"trailing data", `{"Weights":{"Names":[],"Vals":[]}} {}`},
-		{"negative updates", `{"Updates":-1,"TotalUpdates":-1,"Weights":{"Names":[],"Vals":[]}}`},
-		{"weights lengths", `{"Weights":{"Names":["a"],"Vals":[]}}`},
-		{"bad stats", `{"Weights":{"Names":[],"Vals":[]},"Stats":{"order":4,"matches":[5,0,0,0,0,0],"totals":[1,0,0,0,0,0],"ref_len":1}}`},
+		{"unknown field", `{"Shard":1,"Names":[],"Extra":1}`},
+		{"weights", `{"Shard":1,"Weights":{"Names":[],"Vals":[]}}`},
+		{"trailing data", `{"Names":[]} {}`},
+		{"negative shard", `{"Shard":-1}`},
+		{"empty name", `{"Names":["a",""]}`},
+		{"repeated name", `{"Names":["a","a"]}`},
+		{"bad state", `{"State":"@@"}`},
 	}
 	for _, tc := range bad {
-		if _, err := DecodeShardResult([]byte(tc.json)); !errors.Is(err, ErrShardResult) {
+		if _, err := DecodeShardState([]byte(tc.json)); !errors.Is(err, ErrShardState) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
-	if _, err := ReadShardResult(ctx, filepath.Join(e.State(), "missing.json")); err == nil {
+	if _, err := ReadShardState(ctx, filepath.Join(e.State(), "missing.json")); err == nil {
 		t.Error("reading a missing file: no error")
 	}
 }
 
-func FuzzDecodeShardResult(f *testing.F) {
-	f.Add([]byte(`{"Shard":1,"Weights":{"Names":["a"],"Vals":[1]}}`))
-	f.Add([]byte(`{"Weights":{"Names":[],"Vals":[]},"Stats":{"order":4,"matches":[1,0,0,0,0,0],"totals":[1,0,0,0,0,0],"ref_len":1}}`))
+func FuzzDecodeShardState(f *testing.F) {
+	f.Add([]byte(`{"Shard":1,"Names":["a"],"State":"AAE="}`))
+	f.Add([]byte(`{"Names":[]}`))
 	f.Add([]byte(`{"Shard":1,`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := DecodeShardResult(data)
+		st, err := DecodeShardState(data)
 		if err != nil {
 			return
 		}
-		path, err := WriteShardResult(context.Background(), t.TempDir(), r)
-		if err != nil {
-			t.Fatalf("a result that decodes does not encode: %v", err)
+		path := filepath.Join(t.TempDir(), "shard.json")
+		if err := WriteJSON(context.Background(), path, st); err != nil {
+			t.Fatalf("a state that decodes does not encode: %v", err)
 		}
-		back, err := ReadShardResult(context.Background(), path)
-		if err != nil || !reflect.DeepEqual(normal(back), normal(r)) {
-			t.Fatalf("round trip: %+v, want %+v (%v)", back, r, err)
+		back, err := ReadShardState(context.Background(), path)
+		if err != nil || !reflect.DeepEqual(normal(back), normal(st)) {
+			t.Fatalf("round trip: %+v, want %+v (%v)", back, st, err)
 		}
 	})
 }
 
 // normal makes nil and empty slices alike, as JSON does not tell them apart.
-func normal(r ShardResult) ShardResult {
-	if len(r.State) == 0 {
-		r.State = nil
+func normal(s ShardState) ShardState {
+	if len(s.State) == 0 {
+		s.State = nil
 	}
-	if len(r.Weights.Names) == 0 {
-		r.Weights = weights.ByName{}
+	if len(s.Names) == 0 {
+		s.Names = nil
 	}
-	return r
+	return s
 }
 
 // TestReadEpoch writes an epoch's files by hand, as the pipeline of each
@@ -103,7 +114,7 @@ func TestReadEpoch(t *testing.T) {
 	for _, s := range shardStats {
 		prog.Add(s)
 	}
-	mixed := weights.ByName{Names: []string{"LM0_0", "pp_a~b", "tm_0"}, Vals: []float64{0.5, 0.125, -0.25}}
+	mixed := weights.ByName{Names: []string{"LM0_0", "pp_a~b", "tm_0", "tm_1"}, Vals: []float64{0.5, 0.125, -0.25, 0}}
 	stale := []StaleStats{{Histogram: []int{2, 1}, Recomputes: 1}, {Histogram: []int{1, 0, 1}}}
 	bleu := func(s metric.Stats) *float64 { b := 100 * s.BLEU(); return &b }
 	alpha := 0.375
@@ -117,19 +128,19 @@ func TestReadEpoch(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11}},
+			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
 		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true, LineSearch: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
-				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
+				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21,
+			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3,
 				Staleness: &Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
 		{name: "one shard of two", o: EpochOutputs{Shards: 1, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10}},
+			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10, NonZero: 3}},
 		// Without --eval-tune the tune BLEU is the progressive BLEU, and
 		// work/tune-stats.json is not read.
 		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.TuneStats() },
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
+			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.ShardState(1) }, wantErr: true},
 		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string {
 			return filepath.Join(e.State(), ShardSummaryName(0))
@@ -138,7 +149,7 @@ func TestReadEpoch(t *testing.T) {
 		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
 		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e EpochLayout) string { return e.LineSearch() }, wantErr: true},
 		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
-		{name: "missing mixed weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.Mixed() }, wantErr: true},
+		{name: "missing weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.JSON() }, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,10 +163,10 @@ func TestReadEpoch(t *testing.T) {
 			must(WriteJSON(ctx, e.TuneStats(), tuneStats))
 			must(WriteJSON(ctx, e.DevStats(), devStats))
 			must(WriteJSON(ctx, e.LineSearch(), LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}))
-			must(weights.WriteByName(ctx, e.Mixed(), mixed))
+			must(weights.WriteTrioOf(ctx, e.Dir, mixed, []string{"LM0_0", "tm_0", "tm_1"}))
 			for k, s := range shardStats {
 				r := ShardResult{Shard: k, Epoch: 3, Updates: 3 + k, TotalUpdates: 10, Sentences: 10 + k, Stats: s, Weights: mixed}
-				_, err := WriteShardResult(ctx, e.State(), r)
+				_, err := WriteShardState(ctx, e.State(), r)
 				must(err)
 				_, err = WriteStaleReport(ctx, e.Work(), StaleReport{Shard: k, Epoch: 3, Stats: stale[k]})
 				must(err)
@@ -179,37 +190,8 @@ func TestReadEpoch(t *testing.T) {
 				t.Errorf("metrics %+v, want %+v", m, tc.want)
 			}
 			if !reflect.DeepEqual(ww.Map(), mixed.Map()) {
-				t.Errorf("mixed weights %v, want %v", ww.Map(), mixed.Map())
+				t.Errorf("weights %v, want %v", ww.Map(), mixed.Map())
 			}
 		})
-	}
-}
-
-func TestFinishEpoch(t *testing.T) {
-	ctx := context.Background()
-	e := Layout{Root: t.TempDir()}.Epoch(2)
-	ww := weights.ByName{Names: []string{"pp_a~b", "LM0_0", "tm_1", "tm_0", "wt_x"}, Vals: []float64{0.125, 0.5, 0, -0.25, 0}}
-	t0 := time.Now()
-	m, err := FinishEpoch(ctx, e, Metrics{Epoch: 2, Updates: 9}, ww, []string{"LM0_0", "tm_0", "tm_1"}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Epoch != 2 || m.Updates != 9 || m.NonZero != 3 || m.Seconds < 0 || m.Seconds > time.Since(t0).Seconds() {
-		t.Errorf("metrics %+v", m)
-	}
-	back, err := weights.Read(ctx, e.JSON(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := weights.NewByName(back.Index, back.Weights).Map(), map[string]float64{"LM0_0": 0.5, "tm_0": -0.25, "tm_1": 0, "pp_a~b": 0.125}; !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: %v, want %v", e.JSON(), got, want)
-	}
-	if got := back.Groups; len(got) != 2 || got[0].Label != "LM0" || got[1].Label != "tm" {
-		t.Errorf("dense groups %v, want LM0 and tm", got)
-	}
-	for _, p := range []string{e.Moses(), e.Sparse()} {
-		if _, err := os.Stat(p); err != nil {
-			t.Error(err)
-		}
 	}
 }

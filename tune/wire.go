@@ -174,6 +174,25 @@ func (r ShardResult) ShardState() ShardState {
 	return ShardState{Shard: r.Shard, Names: slices.Clone(r.Weights.Names), State: slices.Clone(r.State)}
 }
 
+// Validate checks that the shard is not negative and that the names are
+// non-empty, valid UTF-8 and distinct; a failure wraps ErrShardState.
+func (s ShardState) Validate() error {
+	if s.Shard < 0 {
+		return fmt.Errorf("%w: negative shard %d", ErrShardState, s.Shard)
+	}
+	seen := make(map[string]struct{}, len(s.Names))
+	for i, name := range s.Names {
+		if name == "" || !utf8.ValidString(name) {
+			return fmt.Errorf("%w: name %d is empty or not UTF-8", ErrShardState, i)
+		}
+		if _, dup := seen[name]; dup {
+			return fmt.Errorf("%w: name %q repeated", ErrShardState, name)
+		}
+		seen[name] = struct{}{}
+	}
+	return nil
+}
+
 const shardStateMagic, shardStateVersion = "mtune/tune.ShardState", 1
 
 // ErrShardState is wrapped by the errors of UnmarshalBinary.
@@ -264,24 +283,16 @@ func (s *ShardState) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	out := ShardState{Shard: int(shard), Names: make([]string, 0, count)}
-	seen := make(map[string]struct{}, count)
 	for i := uint64(0); i < count && err == nil; i++ {
-		b := bytes("name")
-		if err != nil {
-			break
+		if b := bytes("name"); err == nil {
+			out.Names = append(out.Names, string(b))
 		}
-		name := string(b)
-		if name == "" || !utf8.ValidString(name) {
-			return fail("name %d is empty or not UTF-8", i)
-		}
-		if _, dup := seen[name]; dup {
-			return fail("name %q repeated", name)
-		}
-		seen[name] = struct{}{}
-		out.Names = append(out.Names, name)
 	}
 	state := bytes("state")
 	if err != nil {
+		return err
+	}
+	if err := out.Validate(); err != nil {
 		return err
 	}
 	if len(p) != 0 {

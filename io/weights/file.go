@@ -177,6 +177,23 @@ const (
 	TrioJSON = "weights.json"
 )
 
+// WriteTrioOf writes ww as the weights trio in the folder dir (WriteTrio):
+// the dense groups are those of the names dense (GroupsOf; a run's starting
+// weights' names), which come first, in order, then every other name of ww
+// in its order, sparse. It is the one writer of an epoch's weights.
+func WriteTrioOf(ctx context.Context, dir string, ww ByName, dense []string) error {
+	if err := ww.Validate(); err != nil {
+		return err
+	}
+	idx := feature.NewIndexOf(dense...)
+	set := NewSet(idx)
+	set.Groups = GroupsOf(dense)
+	for i, name := range ww.Names {
+		set.Weights.Set(idx.ID(name), ww.Vals[i])
+	}
+	return WriteTrio(ctx, dir, set)
+}
+
 // WriteTrio writes s into the folder dir (local or gs://) as the weights
 // trio: dir/weights, dir/weights.sparse and dir/weights.json (see TrioMoses,
 // TrioSparse, TrioJSON). Each file is written atomically, the JSON last, so

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -465,5 +466,32 @@ func TestWriteTrio(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWriteTrioOf(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ww := ByName{Names: []string{"pp_a~b", "LM0_0", "tm_1", "tm_0", "wt_x"}, Vals: []float64{0.125, 0.5, 0, -0.25, 0}}
+	if err := WriteTrioOf(ctx, dir, ww, []string{"LM0_0", "tm_0", "tm_1"}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(ctx, filepath.Join(dir, TrioJSON), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := NewByName(back.Index, back.Weights).Map(), map[string]float64{"LM0_0": 0.5, "tm_0": -0.25, "tm_1": 0, "pp_a~b": 0.125}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: %v, want %v", TrioJSON, got, want)
+	}
+	if got := back.Groups; len(got) != 2 || got[0].Label != "LM0" || got[1].Label != "tm" {
+		t.Errorf("dense groups %v, want LM0 and tm", got)
+	}
+	for _, name := range []string{TrioMoses, TrioSparse} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := WriteTrioOf(ctx, dir, ByName{Names: []string{"a"}}, nil); err == nil {
+		t.Error("one name, no value: no error")
 	}
 }
