@@ -7,13 +7,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
 func init() {
 	register.DoFn2x2[context.Context, metric.Stats, string, error](&writeStatsFn{})
-	register.DoFn2x2[context.Context, transforms.LineSearchResult, string, error](&writeLineSearchFn{})
+	register.DoFn2x2[context.Context, tune.MixReport, string, error](&writeMixReportFn{})
 }
 
 // writeStatsFn writes a singleton PCollection<metric.Stats> to Path as JSON.
@@ -25,13 +24,13 @@ func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (str
 	return f.Path, tune.WriteJSON(ctx, f.Path, st)
 }
 
-// writeLineSearchFn writes a singleton PCollection<LineSearchResult> to
-// Path as JSON.
-type writeLineSearchFn struct {
+// writeMixReportFn writes a singleton PCollection<tune.MixReport> to Path
+// as JSON.
+type writeMixReportFn struct {
 	Path string
 }
 
-func (f *writeLineSearchFn) ProcessElement(ctx context.Context, r transforms.LineSearchResult) (string, error) {
+func (f *writeMixReportFn) ProcessElement(ctx context.Context, r tune.MixReport) (string, error) {
 	return f.Path, tune.WriteJSON(ctx, f.Path, r)
 }
 

@@ -19,7 +19,7 @@ import (
 func DevScorer(ctx context.Context, o Options) (func(ctx context.Context, path string) ([]metric.Stats, error), error) {
 	// Only the decoder's options matter here: a batch run, which takes
 	// no dev set itself, is gated on one too.
-	o.Mode = "ipm"
+	o.Mode = tune.IPM
 	o.Algo = ""
 	if err := o.defaults(); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestDevScorer: the gate's scorer gives the dev BLEU the pipeline
@@ -20,7 +21,7 @@ func TestDevScorer(t *testing.T) {
 		Epochs: 1, Seed: 1, Out: filepath.Join(t.TempDir(), "run"), Execute: execute}
 	res := mustRun(t, ctx, o)
 	want := *res.Epochs[0].DevBLEU
-	for _, mode := range []string{"ipm", "batch"} {
+	for _, mode := range []tune.Mode{tune.IPM, tune.Batch} {
 		o.Mode = mode
 		score, err := pipelines.DevScorer(ctx, o)
 		if err != nil {

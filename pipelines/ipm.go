@@ -35,12 +35,12 @@ type Options struct {
 	// optional held-out set whose BLEU chooses best/weights.
 	Src, DevSrc   string
 	Refs, DevRefs []string
-	// Mode is "ipm" (the default when empty) or "batch" (decode, pool the
+	// Mode is tune.IPM (the zero value), tune.Batch (decode, pool the
 	// n-best lists of every epoch, run the batch optimizer Algo on the
 	// pool; Shards and Mix are ignored; a dev set chooses the best epoch)
-	// or "stale" (ipm with Green et al.'s stale gradients inside each
+	// or tune.Stale (IPM with Green et al.'s stale gradients inside each
 	// shard: Threads, MaxStaleness).
-	Mode string
+	Mode tune.Mode
 	// Threads is stale mode's number of gradient goroutines per shard; 0
 	// means 2.
 	Threads int
@@ -51,13 +51,14 @@ type Options struct {
 	// MaxStaleness is stale mode's staleness bound (a staler gradient is
 	// recomputed against fresh weights); 0 means unlimited.
 	MaxStaleness int
-	// Mix is "average" (the default when empty) or "linesearch" (mtune
-	// tune's default, --mix).
-	Mix string
-	// MixWeights weights each shard in the average (and so in the line
-	// search's direction) by its updates ("updates", the default when
-	// empty) or alike ("uniform").
-	MixWeights string
+	// Mix merges an epoch's shards (transforms.ParseMixer); nil means
+	// transforms.AverageMixer (mtune tune's default is
+	// transforms.LineSearchMixer).
+	Mix transforms.Mixer
+	// MixWeights weighs each shard in the average (and so in the line
+	// search's direction): by its updates (tune.ByUpdates, the zero
+	// value) or alike (tune.Uniform).
+	MixWeights tune.MixWeights
 	// EvalTune, in ipm and stale mode, decodes the tuning set once more
 	// each epoch (1-best, with the mixed weights) for its tune BLEU, as a
 	// dev set is decoded. Without it the tune BLEU is the progressive BLEU
@@ -174,15 +175,18 @@ type (
 )
 
 func (o *Options) manifestFlags() ManifestFlags {
-	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
+	f := ManifestFlags{Mode: o.Mode.String(), Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
 		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
-		KeepScale: o.KeepScale && o.Mode == "batch", EvalTune: o.EvalTune,
+		KeepScale: o.KeepScale && o.Mode == tune.Batch, EvalTune: o.EvalTune,
 		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
-	if o.Mode == "stale" {
+	if o.Mode == tune.Stale {
 		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
 	}
-	if o.MixWeights == "uniform" {
-		f.MixWeights = o.MixWeights
+	if o.Mix != nil {
+		f.Mix = o.Mix.Name()
+	}
+	if o.MixWeights != tune.ByUpdates {
+		f.MixWeights = o.MixWeights.String()
 	}
 	if o.replicas() > 1 {
 		f.Replicas = o.Replicas
@@ -215,11 +219,15 @@ type Result struct {
 }
 
 func (o *Options) defaults() error {
-	o.Mode = cmp.Or(o.Mode, "ipm")
-	o.Mix, o.MixWeights = cmp.Or(o.Mix, "average"), cmp.Or(o.MixWeights, "updates")
+	switch {
+	case o.Mode == tune.Batch:
+		o.Mix = nil // batch mode mixes nothing
+	case o.Mix == nil:
+		o.Mix = transforms.AverageMixer{}
+	}
 	if o.Algo == "" {
 		o.Algo = "adagrad"
-		if o.Mode == "batch" {
+		if o.Mode == tune.Batch {
 			o.Algo = "mert"
 		}
 	}
@@ -231,7 +239,7 @@ func (o *Options) defaults() error {
 	if err := o.checkExternal(); err != nil {
 		return err
 	}
-	if o.Mode == "stale" && o.Threads == 0 {
+	if o.Mode == tune.Stale && o.Threads == 0 {
 		o.Threads = 2
 	}
 	if len(o.Sparse) > 0 {
@@ -247,7 +255,7 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Replicas < 0:
 		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
-	case o.Replicas > 1 && o.Mode == "batch":
+	case o.Replicas > 1 && o.Mode == tune.Batch:
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
@@ -255,14 +263,10 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: --search-algorithm sets the %q decoder's search, not %q's", DecoderName, o.Decoder)
 	case o.FilterModel && o.Decoder != DecoderName:
 		return fmt.Errorf("pipelines: --filter-model filters the %q decoder's model, not %q's", DecoderName, o.Decoder)
-	case o.Mode == "batch" && o.EvalTune:
+	case o.Mode == tune.Batch && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
-	case o.Mode != "ipm" && o.Mode != "batch" && o.Mode != "stale":
-		return fmt.Errorf("pipelines: unknown mode %q (ipm, batch, stale)", o.Mode)
-	case o.Mix != "average" && o.Mix != "linesearch":
-		return fmt.Errorf("pipelines: unknown mix %q (average, linesearch)", o.Mix)
-	case o.MixWeights != "updates" && o.MixWeights != "uniform":
-		return fmt.Errorf("pipelines: unknown mix weights %q (updates, uniform)", o.MixWeights)
+	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
+		return fmt.Errorf("pipelines: invalid mode %v or mix weights %v", o.Mode, o.MixWeights)
 	case o.Shards < 1 || o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
 		return fmt.Errorf("pipelines: shards %d, epochs %d, n-best size %d and mini-batch %d must be positive",
 			o.Shards, o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
@@ -275,7 +279,7 @@ func (o *Options) defaults() error {
 	if !ok {
 		return fmt.Errorf("pipelines: unknown learner %q (choose from %v)", o.Algo, algo.Names())
 	}
-	if !info.Online && o.Mode != "batch" {
+	if !info.Online && o.Mode != tune.Batch {
 		return fmt.Errorf("pipelines: %s is a batch learner; --mode %s needs an online one", o.Algo, o.Mode)
 	}
 	if err := o.AlgoConfig.Validate(o.Algo); err != nil {
@@ -550,7 +554,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath}
-	if o.Mode == "batch" {
+	if o.Mode == tune.Batch {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath}
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
@@ -622,7 +626,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	var out []Metrics
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
-		m, _, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
+		m, _, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale})
 		if err != nil {
 			return nil, err
 		}
@@ -654,27 +658,23 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 		}
 	}
 	work := dir.Work()
-	tunePath, devPath, lsPath := dir.TuneStats(), dir.DevStats(), dir.LineSearch()
+	tunePath, devPath := dir.TuneStats(), dir.DevStats()
 
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := tune.LearnOptions{
 		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads, Progress: o.progress}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
 	var results, lists beam.PCollection
-	if o.Mode == "stale" {
-		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch",
+	if o.Mode == tune.Stale {
+		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
 			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
 		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
 	} else {
-		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: o.Mix != "linesearch"}
+		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists()}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
-	mixed := transforms.Average(s, results, o.MixWeights == "updates")
-	if o.Mix == "linesearch" {
-		var ls beam.PCollection
-		mixed, ls = transforms.LineSearchMix(s, lists, w, mixed)
-		beam.ParDo(s, &writeLineSearchFn{Path: lsPath}, ls)
-	}
+	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights})
+	beam.ParDo(s, &writeMixReportFn{Path: dir.MixReport()}, report)
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
 	transforms.WriteShardStates(s, results, stateDir)
 	// The 1-best decodings of the mixed weights: the dev set's, and the

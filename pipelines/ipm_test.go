@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -189,7 +190,7 @@ func TestResumeOtherOptions(t *testing.T) {
 		{"sparse templates", func(o *pipelines.Options) { o.Sparse = []string{"lb"} }},
 		{"l1", func(o *pipelines.Options) { o.AlgoConfig.L1 = &l1 }},
 		{"noise", func(o *pipelines.Options) { o.AlgoConfig.Noise = 0.1 }},
-		{"mode stale", func(o *pipelines.Options) { o.Mode = "stale" }},
+		{"mode stale", func(o *pipelines.Options) { o.Mode = tune.Stale }},
 		{"eval-tune", func(o *pipelines.Options) { o.EvalTune = true }},
 	}
 	for _, tt := range tests {
@@ -284,7 +285,7 @@ func TestFilterModel(t *testing.T) {
 	for i, filter := range []bool{false, true} {
 		outs[i] = t.TempDir()
 		o := options(d, outs[i])
-		o.Epochs, o.Mix, o.FilterModel = 2, "linesearch", filter
+		o.Epochs, o.Mix, o.FilterModel = 2, transforms.LineSearchMixer{}, filter
 		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
 		runs[i] = mustRun(t, ctx, o)
 	}
@@ -377,16 +378,16 @@ func TestEpochProgress(t *testing.T) {
 	d := smallDemo(t)
 	for _, tc := range []struct {
 		name  string
-		mode  string
+		mode  tune.Mode
 		total int
 	}{
-		{"ipm", "ipm", 40 + 30 + 30},
-		{"batch", "batch", 40 + 30 + 30},
+		{"ipm", tune.IPM, 40 + 30 + 30},
+		{"batch", tune.Batch, 40 + 30 + 30},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, t.TempDir())
 			o.Epochs, o.Mode, o.DevSrc, o.DevRefs = 1, tc.mode, d.devSrc, []string{d.devRef}
-			if tc.mode == "batch" {
+			if tc.mode == tune.Batch {
 				o.Shards, o.Algo = 0, "kbmira" // kb-MIRA: the dev set in the epoch's one launch
 			}
 			var progress bytes.Buffer

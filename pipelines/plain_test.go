@@ -1,7 +1,6 @@
 package pipelines_test
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -22,14 +21,14 @@ import (
 
 // TestFirstEpochByHand compares epoch 1's averaged weights with the plain
 // functions: each shard's LearnShard with the real decoder, then
-// mix.Average weighted by updates, or uniform with MixWeights "uniform".
+// mix.Average weighted by updates, or uniform with MixWeights tune.Uniform.
 func TestFirstEpochByHand(t *testing.T) {
-	for _, mw := range []string{"", "uniform"} {
-		t.Run("mix weights "+cmp.Or(mw, "default"), func(t *testing.T) { firstEpochByHand(t, mw) })
+	for _, mw := range []tune.MixWeights{tune.ByUpdates, tune.Uniform} {
+		t.Run("mix weights "+mw.String(), func(t *testing.T) { firstEpochByHand(t, mw) })
 	}
 }
 
-func firstEpochByHand(t *testing.T, mixWeights string) {
+func firstEpochByHand(t *testing.T, mixWeights tune.MixWeights) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	o := options(d, t.TempDir())
@@ -70,8 +69,8 @@ func firstEpochByHand(t *testing.T, mixWeights string) {
 		}
 		shards = append(shards, mix.Shard{Weights: w, Updates: r.Updates})
 	}
-	want := weights.NewByName(idx, mix.Average(shards, mixWeights != "uniform")).Map()
-	if other := weights.NewByName(idx, mix.Average(shards, mixWeights == "uniform")).Map(); maps.Equal(other, want) {
+	want := weights.NewByName(idx, mix.Average(shards, mixWeights != tune.Uniform)).Map()
+	if other := weights.NewByName(idx, mix.Average(shards, mixWeights == tune.Uniform)).Map(); maps.Equal(other, want) {
 		t.Fatalf("the shards' updates (%d, %d) do not tell the weightings apart", shards[0].Updates, shards[1].Updates)
 	}
 	gotMap := got.Map()
@@ -94,7 +93,7 @@ func TestLineSearchDev(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	o := options(d, t.TempDir())
-	o.Epochs, o.Mix, o.Algo = 2, "linesearch", "mira"
+	o.Epochs, o.Mix, o.Algo = 2, transforms.LineSearchMixer{}, "mira"
 	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
 	res := mustRun(t, ctx, o)
 	bestDev, best := -1.0, 0
@@ -132,13 +131,13 @@ func TestOptionErrors(t *testing.T) {
 		edit func(*pipelines.Options)
 		want string
 	}{
-		{"negative max staleness", func(o *pipelines.Options) { o.Mode, o.MaxStaleness = "stale", -1 }, "max-staleness"},
-		{"stale with a batch learner", func(o *pipelines.Options) { o.Mode, o.Algo = "stale", "mert" }, "batch learner"},
+		{"negative max staleness", func(o *pipelines.Options) { o.Mode, o.MaxStaleness = tune.Stale, -1 }, "max-staleness"},
+		{"stale with a batch learner", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Stale, "mert" }, "batch learner"},
 		{"batch learner", func(o *pipelines.Options) { o.Algo = "pro" }, "batch learner"},
 		{"dev without refs", func(o *pipelines.Options) { o.DevSrc = d.devSrc }, "dev"},
 		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},
 		{"missing init", func(o *pipelines.Options) { o.Init = filepath.Join(o.Out, "none") }, "none"},
-		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = "batch", true }, "--eval-tune"},
+		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = tune.Batch, true }, "--eval-tune"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, filepath.Join(t.TempDir(), "out"))
@@ -257,7 +256,7 @@ func TestBatchPRO(t *testing.T) {
 func runBatch(t *testing.T, algo, out string) (pipelines.Options, pipelines.Result, *int) {
 	t.Helper()
 	o := options(smallDemo(t), out)
-	o.Mode, o.Algo, o.Epochs = "batch", algo, 2
+	o.Mode, o.Algo, o.Epochs = tune.Batch, algo, 2
 	if algo == "mert" {
 		o.AlgoConfig.Restarts = 2
 	}
@@ -329,7 +328,7 @@ func TestBatchScale(t *testing.T) {
 	ctx := context.Background()
 	for _, keep := range []bool{false, true} {
 		o := options(d, t.TempDir())
-		o.Mode, o.Algo, o.Epochs, o.KeepScale = "batch", "kbmira", 1, keep
+		o.Mode, o.Algo, o.Epochs, o.KeepScale = tune.Batch, "kbmira", 1, keep
 		mustRun(t, ctx, o)
 		w, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
@@ -360,7 +359,7 @@ func TestBatchDev(t *testing.T) {
 	dec, dev := openDecoder(t, d.ini), loadSet(t, d.devSrc, d.devRef)
 	for _, algo := range []string{"kbmira", "mert"} {
 		o := options(d, t.TempDir())
-		o.Mode, o.Algo, o.Epochs = "batch", algo, 3
+		o.Mode, o.Algo, o.Epochs = tune.Batch, algo, 3
 		if algo == "mert" {
 			o.Epochs, o.AlgoConfig.Restarts = 2, 2
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -25,7 +26,7 @@ func TestReplicas(t *testing.T) {
 	dir := t.TempDir()
 	const replicas, epochs = 3, 2
 	o := options(d, filepath.Join(dir, "replicas"))
-	o.DevSrc, o.DevRefs, o.Mix = d.devSrc, []string{d.devRef}, "linesearch"
+	o.DevSrc, o.DevRefs, o.Mix = d.devSrc, []string{d.devRef}, transforms.LineSearchMixer{}
 	o.Replicas, o.Epochs = replicas, 1
 	launches := countLaunches(&o)
 	var progress bytes.Buffer
@@ -47,7 +48,7 @@ func TestReplicas(t *testing.T) {
 	}
 	for r := range replicas {
 		single := options(d, filepath.Join(dir, "single", string(rune('0'+r))))
-		single.DevSrc, single.DevRefs, single.Mix = d.devSrc, []string{d.devRef}, "linesearch"
+		single.DevSrc, single.DevRefs, single.Mix = d.devSrc, []string{d.devRef}, transforms.LineSearchMixer{}
 		single.Epochs, single.Seed = epochs, tune.ReplicaSeed(o.Seed, r)
 		want := mustRun(t, ctx, single)
 		got := tune.OfReplica(ms, r)
@@ -111,7 +112,7 @@ func TestReplicasStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o := options(d, filepath.Join(dir, "stale"))
-	o.Mode, o.Threads, o.Algo, o.Epochs, o.Replicas = "stale", 1, "oro", 1, 2
+	o.Mode, o.Threads, o.Algo, o.Epochs, o.Replicas = tune.Stale, 1, "oro", 1, 2
 	launches := countLaunches(&o)
 	mustRun(t, ctx, o)
 	if *launches != 1+1 {
@@ -140,7 +141,7 @@ func TestReplicasRefused(t *testing.T) {
 		want string
 	}{
 		{"negative", func(o *pipelines.Options) { o.Replicas = -1 }, "invalid --replicas -1"},
-		{"batch mode", func(o *pipelines.Options) { o.Mode, o.Replicas = "batch", 2 }, "--replicas applies to --mode ipm and stale"},
+		{"batch mode", func(o *pipelines.Options) { o.Mode, o.Replicas = tune.Batch, 2 }, "--replicas applies to --mode ipm and stale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, filepath.Join(t.TempDir(), "out"))

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -147,15 +148,15 @@ func TestSparseModesReproducible(t *testing.T) {
 		// every epoch's weights.json.
 		files func(root string) []string
 	}{
-		{"ipm, 3 shards, line search", func(o *pipelines.Options) { o.Shards, o.Mix = 3, "linesearch" },
+		{"ipm, 3 shards, line search", func(o *pipelines.Options) { o.Shards, o.Mix = 3, transforms.LineSearchMixer{} },
 			[]func(*pipelines.Options){threads(1), threads(4), direct}, false, nil},
-		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Threads = "stale", 1 },
+		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Threads = tune.Stale, 1 },
 			[]func(*pipelines.Options){threads(1), threads(4)}, false, nil},
-		{"batch, pro", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "pro" },
+		{"batch, pro", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Batch, "pro" },
 			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
-		{"batch, kbmira", func(o *pipelines.Options) { o.Mode, o.Algo = "batch", "kbmira" },
+		{"batch, kbmira", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Batch, "kbmira" },
 			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
-		{"replicas", func(o *pipelines.Options) { o.Replicas, o.Mix = 2, "linesearch" },
+		{"replicas", func(o *pipelines.Options) { o.Replicas, o.Mix = 2, transforms.LineSearchMixer{} },
 			[]func(*pipelines.Options){threads(1), threads(4)}, false, replicaFiles},
 		{"resume", func(o *pipelines.Options) { o.Shards, o.DecodeThreads = 3, 4 },
 			[]func(*pipelines.Options){nil, nil}, true, nil},

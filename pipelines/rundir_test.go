@@ -62,7 +62,7 @@ func TestResumeOtherInputs(t *testing.T) {
 		{"edited moses.ini", func(o *pipelines.Options) { o.Config = editedIni }, []string{"input config", editedIni}},
 		{"changed model file", func(o *pipelines.Options) { o.Config = otherLM }, []string{"input model LM0"}},
 		{"seed", func(o *pipelines.Options) { o.Seed = 8 }, []string{"--seed: 7 in the run, 8 now"}},
-		{"mix", func(o *pipelines.Options) { o.Mix = "linesearch" }, []string{"--mix: average in the run, linesearch now"}},
+		{"mix", func(o *pipelines.Options) { o.Mix = transforms.LineSearchMixer{} }, []string{"--mix: average in the run, linesearch now"}},
 		{"the same moses.ini elsewhere", func(o *pipelines.Options) { o.Config = sameIni }, nil},
 	}
 	for _, tt := range tests {

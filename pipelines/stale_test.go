@@ -31,7 +31,7 @@ func TestStaleMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
 			o := options(d, out)
-			o.Mode, o.Epochs, o.Threads, o.MaxStaleness = "stale", 2, tc.threads, tc.maxS
+			o.Mode, o.Epochs, o.Threads, o.MaxStaleness = tune.Stale, 2, tc.threads, tc.maxS
 			o.AlgoConfig = algo.Config{MiniBatch: 4}
 			launches := countLaunches(&o)
 			res := mustRun(t, ctx, o)
@@ -92,8 +92,8 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	weightsOf := func(mode string) []byte {
-		o := options(d, filepath.Join(dir, mode))
+	weightsOf := func(mode tune.Mode) []byte {
+		o := options(d, filepath.Join(dir, mode.String()))
 		o.Mode, o.Epochs, o.Threads, o.Algo = mode, 2, 1, "oro"
 		o.AlgoConfig = algo.Config{MiniBatch: 4}
 		mustRun(t, ctx, o)
@@ -103,7 +103,7 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 		}
 		return b
 	}
-	if a, b := weightsOf("ipm"), weightsOf("stale"); !bytes.Equal(a, b) {
+	if a, b := weightsOf(tune.IPM), weightsOf(tune.Stale); !bytes.Equal(a, b) {
 		t.Errorf("ipm and one-thread stale differ:\n%s\n%s", a, b)
 	}
 }

@@ -2,14 +2,93 @@ package transforms
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/tune"
 )
+
+// A Mixer merges the shards of an ipm or stale epoch into the epoch's
+// weights (--mix). A mixer is its file, with its Beam-free domain in tune/
+// or learner/mix, and one RegisterMixer line; ParseMixer is where a --mix
+// value becomes one.
+type Mixer interface {
+	// Name is the mixer's --mix value.
+	Name() string
+	// UsesLists reports whether Mix reads the epoch's n-best lists; the
+	// shards drop them for a mixer that does not.
+	UsesLists() bool
+	// Mix adds the mixing to s. It returns the mixed weights, a
+	// singleton PCollection<weights.ByName>, and how it mixed, a singleton
+	// PCollection<tune.MixReport>.
+	Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection)
+}
+
+// MixInput is what a Mixer mixes.
+type MixInput struct {
+	// Results are the shards' PCollection<tune.ShardResult>; Lists the
+	// epoch's PCollection<tune.NBest> (empty unless UsesLists); Prev the
+	// singleton PCollection<weights.ByName> every shard started from.
+	Results, Lists, Prev beam.PCollection
+	// Weights is how the shards' average weighs them.
+	Weights tune.MixWeights
+}
+
+var mixers []Mixer
+
+// RegisterMixer makes m a value of --mix; a name registered twice panics.
+func RegisterMixer(m Mixer) {
+	if _, err := ParseMixer(m.Name()); err == nil {
+		panic("transforms: mixer " + m.Name() + " registered twice")
+	}
+	mixers = append(mixers, m)
+}
+
+// ParseMixer returns the mixer named name (a --mix value).
+func ParseMixer(name string) (Mixer, error) {
+	for _, m := range mixers {
+		if m.Name() == name {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("transforms: unknown mix %q (%s)", name, strings.Join(MixerNames(), ", "))
+}
+
+// MixerNames returns the registered mixers' names, in order.
+func MixerNames() []string {
+	var out []string
+	for _, m := range mixers {
+		out = append(out, m.Name())
+	}
+	return out
+}
+
+func init() { RegisterMixer(AverageMixer{}) }
+
+// AverageMixer mixes by the shards' mean (Average), the zero Options'
+// mixer.
+type AverageMixer struct{}
+
+// Name returns "average".
+func (AverageMixer) Name() string { return "average" }
+
+// UsesLists returns false.
+func (AverageMixer) UsesLists() bool { return false }
+
+// Mix returns the shards' Average and a report naming the mixer.
+func (m AverageMixer) Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection) {
+	mixed = Average(s, in.Results, in.Weights == tune.ByUpdates)
+	return mixed, beam.ParDo(s, &mixReportFn{Mixer: m.Name()}, mixed)
+}
+
+// mixReportFn reports a mixer that has nothing to report but its name.
+type mixReportFn struct{ Mixer string }
+
+func (f *mixReportFn) ProcessElement(_ weights.ByName) tune.MixReport {
+	return tune.MixReport{Mixer: f.Mixer}
+}
 
 // Average mixes the shards' weights by their mean (iterative parameter
 // mixing, McDonald et al. 2010; tune.AverageSums, mix.Average): uniform,
@@ -54,100 +133,4 @@ func (f *AverageFn) MergeAccumulators(a, b tune.AverageSums) (tune.AverageSums, 
 func (f *AverageFn) ExtractOutput(a tune.AverageSums) (weights.ByName, error) {
 	names, vals, err := a.Mean(f.Weighted)
 	return weights.ByName{Names: names, Vals: vals}, err
-}
-
-// LineSearchResult is the outcome of line-search mixing.
-type LineSearchResult = tune.LineSearchResult
-
-// LineSearchMix mixes by line search (Watanabe 2012, §4.2; tune.LineSearch,
-// mix.LineSearch): w = (1 − α)·prev + α·avg with the α that maximises
-// corpus BLEU of the epoch's n-best lists re-ranked with w. lists is the
-// PCollection<tune.NBest> of the epoch's n-best lists; prev (the weights every
-// shard started the epoch from) and avg (their average, see Average) are
-// singleton PCollection<weights.ByName>. It returns the mixed weights, a
-// singleton PCollection<weights.ByName>, and the search's outcome, a singleton
-// PCollection<LineSearchResult>. Each list's share (mix.Lines) is computed
-// on the workers by ListLinesFn and merged by LineSearchFn.
-func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, result beam.PCollection) {
-	s = s.Scope("transforms.LineSearchMix")
-	shares := beam.ParDo(s, &ListLinesFn{}, lists, beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
-	result = beam.Combine(s, &LineSearchFn{}, shares)
-	mixed = beam.ParDo(s, mixFn, beam.Impulse(s), beam.SideInput{Input: result},
-		beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
-	return mixed, result
-}
-
-// ListLinesFn computes each list's share of line-search mixing
-// (tune.LineSearchList) along the line from prev to avg (the side inputs,
-// singleton weights.ByName): PCollection<tune.NBest> to PCollection<mix.Lines>.
-type ListLinesFn struct {
-	// Per bundle: the side inputs over idx, and avg − prev.
-	idx            *feature.Index
-	prev, avg, dir feature.Weights
-}
-
-// StartBundle maps the bundle's side inputs to an index.
-func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) error {
-	idx := feature.NewIndexOf(prev.Names...)
-	p, err := prev.Over(idx)
-	if err != nil {
-		return fmt.Errorf("transforms: previous weights: %w", err)
-	}
-	q, err := avg.Over(idx)
-	if err != nil {
-		return fmt.Errorf("transforms: averaged weights: %w", err)
-	}
-	f.idx, f.prev, f.avg, f.dir = idx, p, q, mix.Direction(p, q)
-	return nil
-}
-
-// ProcessElement computes one list's share.
-func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lines, error) {
-	l, err := n.List(f.idx)
-	if err != nil {
-		return mix.Lines{}, err
-	}
-	return tune.LineSearchList(l, f.prev, f.avg, f.dir)
-}
-
-// LineSearchFn is the CombineFn of line-search mixing: it merges the
-// lists' shares, PCollection<mix.Lines>, and chooses α (tune.LineSearch),
-// a LineSearchResult.
-type LineSearchFn struct{}
-
-// CreateAccumulator returns an empty share.
-func (f *LineSearchFn) CreateAccumulator() mix.Lines { return mix.Lines{} }
-
-// AddInput merges a list's share.
-func (f *LineSearchFn) AddInput(a, b mix.Lines) (mix.Lines, error) { return f.MergeAccumulators(a, b) }
-
-// MergeAccumulators merges b into a.
-func (f *LineSearchFn) MergeAccumulators(a, b mix.Lines) (mix.Lines, error) {
-	err := a.Merge(b)
-	return a, err
-}
-
-// ExtractOutput chooses α.
-func (f *LineSearchFn) ExtractOutput(a mix.Lines) (LineSearchResult, error) {
-	return tune.LineSearch(a)
-}
-
-// MixWeights returns (1−α)·prev + α·avg (mix.Interpolate) over the union
-// of their names (prev's first, in order).
-func MixWeights(prev, avg weights.ByName, alpha float64) (weights.ByName, error) {
-	if err := prev.Validate(); err != nil {
-		return weights.ByName{}, err
-	}
-	if err := avg.Validate(); err != nil {
-		return weights.ByName{}, err
-	}
-	idx := feature.NewIndexOf(prev.Names...)
-	p, _ := prev.Over(idx)
-	q, _ := avg.Over(idx)
-	return weights.NewByName(idx, mix.Interpolate(p, q, alpha)), nil
-}
-
-// mixFn applies a line search's α.
-func mixFn(_ []byte, r LineSearchResult, prev, avg weights.ByName) (weights.ByName, error) {
-	return MixWeights(prev, avg, r.Alpha)
 }

@@ -22,7 +22,7 @@ import (
 func init() {
 	for _, t := range []any{
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
-		LineSearchResult{}, mix.Lines{}, tune.AverageSums{},
+		LineSearchResult{}, mix.Lines{}, tune.AverageSums{}, tune.MixReport{},
 		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
 		linesearch.Packed{}, linesearch.Result{}, roundItem{}, tune.MERTRound{},
 	} {
@@ -40,6 +40,8 @@ func init() {
 	register.DoFn3x2[tune.NBest, weights.ByName, weights.ByName, mix.Lines, error](&ListLinesFn{})
 	register.Combiner3[mix.Lines, mix.Lines, LineSearchResult](&LineSearchFn{})
 	register.Function4x2(mixFn)
+	register.DoFn1x1[weights.ByName, tune.MixReport](&mixReportFn{})
+	register.Function1x1(lineSearchReport)
 	register.Combiner1[metric.Stats](&SumStatsFn{})
 	register.DoFn2x2[tune.NBest, weights.ByName, metric.Stats, error](&OneBestFn{})
 	register.DoFn2x2[context.Context, []byte, weights.ByName, error](&readWeightsFn{})

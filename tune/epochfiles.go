@@ -101,14 +101,14 @@ type EpochOutputs struct {
 	// Shards is the number of shards: state/shard-000.json … of each.
 	Shards int
 	// EvalTune: work/tune-stats.json (the tuning set decoded again);
-	// Dev: work/dev-stats.json (a dev set); LineSearch:
-	// work/linesearch.json (mix linesearch); Stale: each shard's
+	// Dev: work/dev-stats.json (a dev set); Stale: each shard's
 	// work/stale-NNNNN.json (stale mode).
-	EvalTune, Dev, LineSearch, Stale bool
+	EvalTune, Dev, Stale bool
 }
 
 // ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
-// the epoch's Metrics — tune (and dev) BLEU, the line search's α, the
+// the epoch's Metrics — tune (and dev) BLEU, the line search's α (the
+// mixer's report, work/mix.json), the
 // shards' updates, sentences and progressive BLEU, stale mode's staleness,
 // the non-zero weights — and its weights, read from the trio's
 // weights.json that the pipeline's last step wrote. Without o.EvalTune the
@@ -130,13 +130,11 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		}
 		m.DevBLEU = &b
 	}
-	if o.LineSearch {
-		var ls LineSearchResult
-		if err := ReadJSON(ctx, e.LineSearch(), &ls); err != nil {
-			return Metrics{}, weights.ByName{}, err
-		}
-		m.Alpha = &ls.Alpha
+	var mr MixReport
+	if err := ReadJSON(ctx, e.MixReport(), &mr); err != nil {
+		return Metrics{}, weights.ByName{}, err
 	}
+	m.Alpha = mr.Alpha()
 	var prog metric.Stats
 	for k := range o.Shards {
 		// The state itself is the next epoch's input: it must be there,

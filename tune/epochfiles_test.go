@@ -122,6 +122,8 @@ func TestReadEpoch(t *testing.T) {
 	tests := []struct {
 		name string
 		o    EpochOutputs
+		// lineSearch writes a line search's mix report, not averaging's.
+		lineSearch bool
 		// remove names a file to delete after writing the folder.
 		remove  func(e EpochLayout) string
 		want    Metrics
@@ -129,7 +131,7 @@ func TestReadEpoch(t *testing.T) {
 	}{
 		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
-		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true, LineSearch: true},
+		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true}, lineSearch: true,
 			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
 				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
@@ -147,7 +149,7 @@ func TestReadEpoch(t *testing.T) {
 		}, wantErr: true},
 		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
 		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
-		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e EpochLayout) string { return e.LineSearch() }, wantErr: true},
+		{name: "missing mix report", o: EpochOutputs{Shards: 2}, lineSearch: true, remove: func(e EpochLayout) string { return e.MixReport() }, wantErr: true},
 		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
 		{name: "missing weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.JSON() }, wantErr: true},
 	}
@@ -162,7 +164,11 @@ func TestReadEpoch(t *testing.T) {
 			}
 			must(WriteJSON(ctx, e.TuneStats(), tuneStats))
 			must(WriteJSON(ctx, e.DevStats(), devStats))
-			must(WriteJSON(ctx, e.LineSearch(), LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}))
+			mr := MixReport{Mixer: "average"}
+			if tc.lineSearch {
+				mr = MixReport{Mixer: "linesearch", LineSearch: &LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}}
+			}
+			must(WriteJSON(ctx, e.MixReport(), mr))
 			must(weights.WriteTrioOf(ctx, e.Dir, mixed, []string{"LM0_0", "tm_0", "tm_1"}))
 			for k, s := range shardStats {
 				r := ShardResult{Shard: k, Epoch: 3, Updates: 3 + k, TotalUpdates: 10, Sentences: 10 + k, Stats: s, Weights: mixed}

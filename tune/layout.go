@@ -192,9 +192,9 @@ func (e EpochLayout) TuneStats() string { return storage.Join(e.Work(), "tune-st
 // DevStats is work/dev-stats.json: the same on the dev set.
 func (e EpochLayout) DevStats() string { return storage.Join(e.Work(), "dev-stats.json") }
 
-// LineSearch is work/linesearch.json: the line search's result (mix
-// linesearch).
-func (e EpochLayout) LineSearch() string { return storage.Join(e.Work(), "linesearch.json") }
+// MixReport is work/mix.json: how the shards were mixed (the mixer's
+// tune.MixReport: for line search, its α).
+func (e EpochLayout) MixReport() string { return storage.Join(e.Work(), "mix.json") }
 
 // DecodedStats is batch mode's work/decoded-stats.json: the summed BLEU
 // statistics of the epoch's decoded 1-best (progressive BLEU).

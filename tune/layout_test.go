@@ -38,7 +38,7 @@ func TestLayout(t *testing.T) {
 			{"mixed", e.Mixed(), "/epochs/007/work/mixed.json"},
 			{"tune stats", e.TuneStats(), "/epochs/007/work/tune-stats.json"},
 			{"dev stats", e.DevStats(), "/epochs/007/work/dev-stats.json"},
-			{"line search", e.LineSearch(), "/epochs/007/work/linesearch.json"},
+			{"mix report", e.MixReport(), "/epochs/007/work/mix.json"},
 			{"stale report", e.StaleReport(3), "/epochs/007/work/stale-00003.json"},
 		}
 		for _, c := range cases {

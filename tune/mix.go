@@ -118,6 +118,21 @@ func (a AverageSums) Mean(weighted bool) (names []string, vals []float64, err er
 	return idx.Names(), w, nil
 }
 
+// MixReport says how an epoch's shards were mixed (work/mix.json): the
+// mixer's name and, for line search, its outcome.
+type MixReport struct {
+	Mixer      string
+	LineSearch *LineSearchResult `json:",omitempty"`
+}
+
+// Alpha returns the line search's α, nil for a mixer without one.
+func (r MixReport) Alpha() *float64 {
+	if r.LineSearch == nil {
+		return nil
+	}
+	return &r.LineSearch.Alpha
+}
+
 // LineSearchResult is the outcome of line-search mixing.
 type LineSearchResult struct {
 	// Alpha is the chosen α: the mixed weights are (1−α)·prev + α·avg.

@@ -159,7 +159,7 @@ func TestTuneDataflowDryRun(t *testing.T) {
 		"transforms.Learn/transforms.LearnFn",
 		"transforms.LineSearchMix/transforms.ListLinesFn",
 		"transforms.LineSearchMix/CombinePerKey/transforms.LineSearchFn",
-		"transforms.WriteWeights/transforms.writeWeightsFn",
+		"transforms.WriteTrio/transforms.writeTrioFn",
 		"transforms.Decode/transforms.DecodeFn",   // tune set, 1-best with the mixed weights
 		"transforms.Decode'1/transforms.DecodeFn", // dev set
 		"transforms.OneBest/transforms.SumStats/CombinePerKey/transforms.SumStatsFn",

@@ -20,6 +20,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -183,7 +184,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.Var(&t.refs, "r", "the same as --ref")
 	fs.StringVar(&t.o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks; see --eval-tune)")
 	fs.Var(&t.devRefs, "dev-ref", "references of the dev set")
-	fs.StringVar(&t.o.Mode, "mode", "ipm", "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; with a dev set, each epoch's new weights are scored on it, as Moses' --return-best-dev) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
+	fs.TextVar(&t.o.Mode, "mode", tune.IPM, "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; with a dev set, each epoch's new weights are scored on it, as Moses' --return-best-dev) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
 	fs.IntVar(&t.o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
 	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores / --shards)")
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
@@ -191,8 +192,9 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: normal (or 0: Moses' stack search) or cube (or 1: cube pruning; on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch or decoding batch (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
-	fs.StringVar(&t.o.MixWeights, "mix-weights", "updates", "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
-	fs.StringVar(&t.o.Mix, "mix", "linesearch", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average")
+	fs.TextVar(&t.o.MixWeights, "mix-weights", tune.ByUpdates, "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
+	t.o.Mix = transforms.LineSearchMixer{}
+	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+strings.Join(transforms.MixerNames(), ", "))
 	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
 	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
 	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
@@ -244,11 +246,11 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	if set["decoder"] && o.DecoderCommand == "" {
 		return false, usagef("--decoder: an empty command (leave the flag out for mtune's own decoder)")
 	}
-	if o.Mode == "batch" && !set["algo"] {
+	if o.Mode == tune.Batch && !set["algo"] {
 		o.Algo = "mert"
 	}
-	if o.Mode == "batch" {
-		o.Mix = "" // batch mode mixes nothing (--mix is refused there)
+	if o.Mode == tune.Batch {
+		o.Mix = nil // batch mode mixes nothing (--mix is refused there)
 	}
 	if o.Config != "" {
 		if o.Src == "" || len(o.Refs) == 0 {
@@ -273,26 +275,51 @@ var tuneFlagGroups = []flagGroup{
 }
 
 // modeFlags names the flags only some modes use.
-var modeFlags = map[string][]string{
-	"mix": {"ipm", "stale"}, "mix-weights": {"ipm", "stale"}, "shards": {"ipm", "stale"}, "decode-threads": {"ipm", "stale"}, "eval-tune": {"ipm", "stale"},
-	"threads": {"stale"}, "max-staleness": {"stale"}, "keep-scale": {"batch"}, "replicas": {"ipm", "stale"},
+var modeFlags = map[string][]tune.Mode{
+	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale}, "shards": {tune.IPM, tune.Stale}, "decode-threads": {tune.IPM, tune.Stale},
+	"eval-tune": {tune.IPM, tune.Stale}, "threads": {tune.Stale}, "max-staleness": {tune.Stale}, "keep-scale": {tune.Batch}, "replicas": {tune.IPM, tune.Stale},
+}
+
+// mixFlag is the flag.Value of --mix: a registered mixer
+// (transforms.ParseMixer).
+type mixFlag struct{ m *transforms.Mixer }
+
+func (f mixFlag) String() string {
+	if f.m == nil || *f.m == nil {
+		return ""
+	}
+	return (*f.m).Name()
+}
+
+func (f mixFlag) Set(s string) (err error) {
+	*f.m, err = transforms.ParseMixer(s)
+	return err
 }
 
 // checkTuneFlags refuses typed-in values that mean nothing: a zero or
 // negative count, a flag the mode does not use, --resume with --overwrite.
-func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode string) error {
+func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode tune.Mode) error {
 	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate", "noise-unlabeled", "replicas"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {
 		if set[name] && !slices.Contains(modeFlags[name], mode) {
-			return usagef("--%s applies to --mode %s, not %s", name, strings.Join(modeFlags[name], " and "), mode)
+			return usagef("--%s applies to --mode %s, not %s", name, joinModes(modeFlags[name]), mode)
 		}
 	}
 	if set["resume"] && set["overwrite"] {
 		return usagef("--resume continues the run in --out and --overwrite removes it: give one")
 	}
 	return nil
+}
+
+// joinModes returns the modes' names joined by "and".
+func joinModes(ms []tune.Mode) string {
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.String())
+	}
+	return strings.Join(names, " and ")
 }
 
 func onlineAlgos() []string {

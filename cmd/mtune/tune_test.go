@@ -378,7 +378,7 @@ func TestMixDefault(t *testing.T) {
 		{"config", sys, "linesearch"},
 		{"config, stale mode", withArgs(sys, "--mode", "stale"), "linesearch"},
 		{"config, average asked for", withArgs(sys, "--mix", "average"), "average"},
-		{"config, batch mode", withArgs(sys, "--mode", "batch"), "average"},
+		{"config, batch mode", withArgs(sys, "--mode", "batch"), ""}, // batch mode mixes nothing
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("tune", flag.ContinueOnError)
@@ -394,8 +394,8 @@ func TestMixDefault(t *testing.T) {
 			if err := args.o.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if args.o.Mix != tc.want {
-				t.Errorf("mix %q, want %q", args.o.Mix, tc.want)
+			if got := (mixFlag{&args.o.Mix}).String(); got != tc.want {
+				t.Errorf("mix %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,132 @@
+package transforms
+
+import (
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/tune"
+)
+
+func init() { RegisterMixer(LineSearchMixer{}) }
+
+// LineSearchMixer mixes by line search along the shards' Average
+// (LineSearchMix), mtune tune's default.
+type LineSearchMixer struct{}
+
+// Name returns "linesearch".
+func (LineSearchMixer) Name() string { return "linesearch" }
+
+// UsesLists returns true: the search re-ranks the epoch's lists.
+func (LineSearchMixer) UsesLists() bool { return true }
+
+// Mix returns the line search's mix and its outcome.
+func (m LineSearchMixer) Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection) {
+	avg := Average(s, in.Results, in.Weights == tune.ByUpdates)
+	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg)
+	return mixed, beam.ParDo(s, lineSearchReport, result)
+}
+
+// lineSearchReport is a line search's tune.MixReport.
+func lineSearchReport(r LineSearchResult) tune.MixReport {
+	return tune.MixReport{Mixer: LineSearchMixer{}.Name(), LineSearch: &r}
+}
+
+// LineSearchResult is the outcome of line-search mixing.
+type LineSearchResult = tune.LineSearchResult
+
+// LineSearchMix mixes by line search (Watanabe 2012, §4.2; tune.LineSearch,
+// mix.LineSearch): w = (1 − α)·prev + α·avg with the α that maximises
+// corpus BLEU of the epoch's n-best lists re-ranked with w. lists is the
+// PCollection<tune.NBest> of the epoch's n-best lists; prev (the weights every
+// shard started the epoch from) and avg (their average, see Average) are
+// singleton PCollection<weights.ByName>. It returns the mixed weights, a
+// singleton PCollection<weights.ByName>, and the search's outcome, a singleton
+// PCollection<LineSearchResult>. Each list's share (mix.Lines) is computed
+// on the workers by ListLinesFn and merged by LineSearchFn.
+func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, result beam.PCollection) {
+	s = s.Scope("transforms.LineSearchMix")
+	shares := beam.ParDo(s, &ListLinesFn{}, lists, beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
+	result = beam.Combine(s, &LineSearchFn{}, shares)
+	mixed = beam.ParDo(s, mixFn, beam.Impulse(s), beam.SideInput{Input: result},
+		beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
+	return mixed, result
+}
+
+// ListLinesFn computes each list's share of line-search mixing
+// (tune.LineSearchList) along the line from prev to avg (the side inputs,
+// singleton weights.ByName): PCollection<tune.NBest> to PCollection<mix.Lines>.
+type ListLinesFn struct {
+	// Per bundle: the side inputs over idx, and avg − prev.
+	idx            *feature.Index
+	prev, avg, dir feature.Weights
+}
+
+// StartBundle maps the bundle's side inputs to an index.
+func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) error {
+	idx := feature.NewIndexOf(prev.Names...)
+	p, err := prev.Over(idx)
+	if err != nil {
+		return fmt.Errorf("transforms: previous weights: %w", err)
+	}
+	q, err := avg.Over(idx)
+	if err != nil {
+		return fmt.Errorf("transforms: averaged weights: %w", err)
+	}
+	f.idx, f.prev, f.avg, f.dir = idx, p, q, mix.Direction(p, q)
+	return nil
+}
+
+// ProcessElement computes one list's share.
+func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lines, error) {
+	l, err := n.List(f.idx)
+	if err != nil {
+		return mix.Lines{}, err
+	}
+	return tune.LineSearchList(l, f.prev, f.avg, f.dir)
+}
+
+// LineSearchFn is the CombineFn of line-search mixing: it merges the
+// lists' shares, PCollection<mix.Lines>, and chooses α (tune.LineSearch),
+// a LineSearchResult.
+type LineSearchFn struct{}
+
+// CreateAccumulator returns an empty share.
+func (f *LineSearchFn) CreateAccumulator() mix.Lines { return mix.Lines{} }
+
+// AddInput merges a list's share.
+func (f *LineSearchFn) AddInput(a, b mix.Lines) (mix.Lines, error) { return f.MergeAccumulators(a, b) }
+
+// MergeAccumulators merges b into a.
+func (f *LineSearchFn) MergeAccumulators(a, b mix.Lines) (mix.Lines, error) {
+	err := a.Merge(b)
+	return a, err
+}
+
+// ExtractOutput chooses α.
+func (f *LineSearchFn) ExtractOutput(a mix.Lines) (LineSearchResult, error) {
+	return tune.LineSearch(a)
+}
+
+// MixWeights returns (1−α)·prev + α·avg (mix.Interpolate) over the union
+// of their names (prev's first, in order).
+func MixWeights(prev, avg weights.ByName, alpha float64) (weights.ByName, error) {
+	if err := prev.Validate(); err != nil {
+		return weights.ByName{}, err
+	}
+	if err := avg.Validate(); err != nil {
+		return weights.ByName{}, err
+	}
+	idx := feature.NewIndexOf(prev.Names...)
+	p, _ := prev.Over(idx)
+	q, _ := avg.Over(idx)
+	return weights.NewByName(idx, mix.Interpolate(p, q, alpha)), nil
+}
+
+// mixFn applies a line search's α.
+func mixFn(_ []byte, r LineSearchResult, prev, avg weights.ByName) (weights.ByName, error) {
+	return MixWeights(prev, avg, r.Alpha)
+}
