@@ -26,7 +26,7 @@
 # same build as the launcher's (the DoFns are looked up by name). The
 # pipeline options are not passed to the worker (mtune's DoFns read none).
 #
-# usage (see scripts/prism-process.sh and README.md, "### tune"):
+# usage (see scripts/prism-process.sh and docs/scale.md, "A local multi-process job"):
 #   mtune tune --runner prism --environment_type PROCESS \
 #     --environment_config '{"command": "/abs/path/scripts/prism-process-worker.sh",
 #                            "env": {"MTUNE_WORKER_BINARY": "/abs/path/mtune"}}' \
