@@ -113,9 +113,6 @@ func (f *AverageFn) CreateAccumulator() tune.AverageSums { return tune.AverageSu
 
 // AddInput adds a shard's weights.
 func (f *AverageFn) AddInput(a tune.AverageSums, r tune.ShardResult) (tune.AverageSums, error) {
-	if err := r.Weights.Validate(); err != nil {
-		return a, fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
-	}
 	if err := a.Add(r.Shard, r.Weights.Names, r.Weights.Vals, r.Updates); err != nil {
 		return a, fmt.Errorf("transforms: shard %d: %w", r.Shard, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -41,19 +42,17 @@ type AverageSums struct {
 	Shards []ShardWeights
 }
 
-// ShardWeights are a shard's weights, Vals[i] for Names[i], made by
-// Updates updates.
+// ShardWeights are a shard's weights, made by Updates updates.
 type ShardWeights struct {
 	Shard   int
-	Names   []string
-	Vals    []float64
+	Weights weights.ByName
 	Updates int
 }
 
 // Add adds shard's weights, vals[i] for names[i], made by updates updates.
 // A feature the shard lacks counts as zero there.
 func (a *AverageSums) Add(shard int, names []string, vals []float64, updates int) error {
-	sw := ShardWeights{Shard: shard, Names: names, Vals: vals, Updates: updates}
+	sw := ShardWeights{Shard: shard, Weights: weights.ByName{Names: names, Vals: vals}, Updates: updates}
 	if err := sw.validate(); err != nil {
 		return err
 	}
@@ -61,17 +60,14 @@ func (a *AverageSums) Add(shard int, names []string, vals []float64, updates int
 }
 
 func (s ShardWeights) validate() error {
-	if len(s.Names) != len(s.Vals) {
-		return fmt.Errorf("tune: shard %d: %d weights for %d names", s.Shard, len(s.Vals), len(s.Names))
+	if err := s.Weights.Validate(); err != nil {
+		return fmt.Errorf("tune: shard %d: %w", s.Shard, err)
 	}
 	if s.Shard < 0 {
 		return fmt.Errorf("tune: negative shard %d", s.Shard)
 	}
 	if s.Updates < 0 {
 		return fmt.Errorf("tune: shard %d: %d updates", s.Shard, s.Updates)
-	}
-	if !feature.Weights(s.Vals).Finite() {
-		return fmt.Errorf("tune: shard %d: non-finite weights", s.Shard)
 	}
 	return nil
 }
@@ -105,10 +101,10 @@ func (a AverageSums) Mean(weighted bool) (names []string, vals []float64, err er
 	var sums mix.Sums
 	for _, s := range shards {
 		var w feature.Weights
-		for i, n := range s.Names {
+		for i, n := range s.Weights.Names {
 			id := idx.ID(n)
-			if s.Vals[i] != 0 {
-				w.Set(id, s.Vals[i])
+			if v := s.Weights.Vals[i]; v != 0 {
+				w.Set(id, v)
 			}
 		}
 		sums.Add(w, s.Updates)

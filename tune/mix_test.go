@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/testsupport/randpool"
 )
@@ -94,7 +95,7 @@ func TestAverageSumsErrors(t *testing.T) {
 	if err := a.Add(-1, []string{"a"}, []float64{1}, 1); err == nil {
 		t.Error("negative shard: no error")
 	}
-	if err := a.Merge(AverageSums{Shards: []ShardWeights{{Names: []string{"a"}}}}); err == nil {
+	if err := a.Merge(AverageSums{Shards: []ShardWeights{{Weights: weights.ByName{Names: []string{"a"}}}}}); err == nil {
 		t.Error("malformed sums: no error")
 	}
 	if err := a.Add(3, []string{"a"}, []float64{1}, 1); err != nil {
