@@ -9,8 +9,6 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/learner/mert"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -96,28 +94,28 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	decodedPath := dir.DecodedStats()
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
 	parts := tune.PoolParts(ranges.Lines)
-	learn := &transforms.BatchLearnFn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}
+	learn := &transforms.BatchLearnFn{Learn: tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}}
 	if o.Algo == "mert" {
-		learn.Step = nil
+		learn.Learn.Step = nil
 	}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
-	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
+	transforms.WriteStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})
 	learned := transforms.BatchLearn(s, infos, learn)
-	pro := learn.Step != nil && step.SamplesPairs()
+	pro := learn.Learn.Step != nil && step.SamplesPairs()
 	if pro {
-		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
+		transforms.WriteStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
 	total := ranges.Lines
 	var devSents beam.PCollection
-	if dev != nil && (learn.Step != nil || n == 1) {
+	if dev != nil && (learn.Learn.Step != nil || n == 1) {
 		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
 	}
-	if dev != nil && learn.Step != nil {
+	if dev != nil && learn.Learn.Step != nil {
 		o.oneBest(s, "dev", devSents, dev.Lines, learned, dir.DevStats())
 		total += dev.Lines
 	}
@@ -131,13 +129,13 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	if dev != nil && n == 1 {
 		o.printStartDev(ctx)
 	}
-	var decoded metric.Stats
-	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
+	decoded, err := tune.ReadBLEU(ctx, decodedPath)
+	if err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
-	if learn.Step == nil {
+	if learn.Learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
@@ -154,8 +152,8 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			}
 		}
 	}
-	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
-	if dev != nil && learn.Step != nil {
+	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
+	if dev != nil && learn.Learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
@@ -194,11 +192,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		if _, _, err := execute(ctx, o, p); err != nil {
 			return weights.ByName{}, tune.BatchResult{}, &PipelineError{Epoch: n, Err: err}
 		}
-		var res mert.PassResult
-		if err := tune.ReadJSON(ctx, path, &res); err != nil {
-			return weights.ByName{}, tune.BatchResult{}, err
-		}
-		if err := run.Update(res); err != nil {
+		if err := run.Update(ctx, path); err != nil {
 			return weights.ByName{}, tune.BatchResult{}, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -50,6 +51,36 @@ type writeWeightsFn struct {
 
 func (f *writeWeightsFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
 	return f.Path, weights.WriteByName(ctx, f.Path, ww)
+}
+
+// WriteStats writes the statistics of a singleton PCollection<metric.Stats>
+// to path as JSON and returns a singleton PCollection<string> holding path
+// once it is written.
+func WriteStats(s beam.Scope, stats beam.PCollection, path string) beam.PCollection {
+	return beam.ParDo(s.Scope("transforms.WriteStats"), &writeStatsFn{Path: path}, stats)
+}
+
+type writeStatsFn struct {
+	Path string
+}
+
+func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (string, error) {
+	return f.Path, tune.WriteJSON(ctx, f.Path, st)
+}
+
+// WriteLineSearch writes the singleton PCollection<LineSearchResult> of
+// LineSearchMix to path as JSON and returns a singleton PCollection<string>
+// holding path once it is written.
+func WriteLineSearch(s beam.Scope, r beam.PCollection, path string) beam.PCollection {
+	return beam.ParDo(s.Scope("transforms.WriteLineSearch"), &writeLineSearchFn{Path: path}, r)
+}
+
+type writeLineSearchFn struct {
+	Path string
+}
+
+func (f *writeLineSearchFn) ProcessElement(ctx context.Context, r LineSearchResult) (string, error) {
+	return f.Path, tune.WriteJSON(ctx, f.Path, r)
 }
 
 // WriteShardResults writes each result of a PCollection<tune.ShardResult>
