@@ -94,9 +94,9 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	decodedPath := dir.DecodedStats()
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
 	parts := tune.PoolParts(ranges.Lines)
-	learn := &transforms.BatchLearnFn{Learn: tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}}
+	learn := tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}
 	if o.Algo == "mert" {
-		learn.Learn.Step = nil
+		learn.Step = nil
 	}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
@@ -105,17 +105,17 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	lists := transforms.Decode(s, dec, sents, w)
 	transforms.WriteStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: dense, Step: &step, Epoch: n})
-	learned := transforms.BatchLearn(s, infos, learn)
-	pro := learn.Learn.Step != nil && step.SamplesPairs()
+	learned := transforms.BatchLearn(s, infos, &transforms.BatchLearnFn{Learn: learn})
+	pro := learn.Step != nil && step.SamplesPairs()
 	if pro {
 		transforms.WriteStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
 	total := ranges.Lines
 	var devSents beam.PCollection
-	if dev != nil && (learn.Learn.Step != nil || n == 1) {
+	if dev != nil && (learn.Step != nil || n == 1) {
 		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
 	}
-	if dev != nil && learn.Learn.Step != nil {
+	if dev != nil && learn.Step != nil {
 		o.oneBest(s, "dev", devSents, dev.Lines, learned, dir.DevStats())
 		total += dev.Lines
 	}
@@ -135,7 +135,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
-	if learn.Learn.Step == nil {
+	if learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
@@ -153,7 +153,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 		}
 	}
 	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
-	if dev != nil && learn.Learn.Step != nil {
+	if dev != nil && learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
