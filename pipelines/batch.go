@@ -9,8 +9,6 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/learner/mert"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -29,10 +27,6 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
 	t0 := time.Now()
 	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start)
 	if err != nil {
-		return Metrics{}, err
-	}
-	dir := e.o.layout().Epoch(n)
-	if err := weights.WriteTrioOf(ctx, dir.Dir, ww, e.o.dense); err != nil {
 		return Metrics{}, err
 	}
 	m.NonZero = tune.NonZero(ww)
@@ -99,21 +93,21 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	decodedPath := dir.DecodedStats()
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
 	parts := tune.PoolParts(ranges.Lines)
-	learn := &transforms.BatchLearnFn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts}
+	learn := tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts, Dense: o.dense}
 	if o.Algo == "mert" {
 		learn.Step = nil
 	}
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
+	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: tune.DecodeOptions{NBest: o.NBest, Progress: o.progress}, Sentences: ranges.Lines}
 	lists := transforms.Decode(s, dec, sents, w)
-	writeStats(s, transforms.DecodedStats(s, lists), decodedPath)
+	transforms.WriteStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: o.dense, Step: &step, Epoch: n})
-	learned := transforms.BatchLearn(s, infos, learn)
+	learned := transforms.BatchLearn(s, infos, &transforms.BatchLearnFn{Learn: learn})
 	pro := learn.Step != nil && step.SamplesPairs()
 	if pro {
-		writeStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
+		transforms.WriteStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
 	total := ranges.Lines
 	var devSents beam.PCollection
@@ -134,8 +128,8 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	if dev != nil && n == 1 {
 		o.printStartDev(ctx)
 	}
-	var decoded metric.Stats
-	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
+	decoded, err := tune.ReadBLEU(ctx, decodedPath)
+	if err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
@@ -144,11 +138,14 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
+		if err := weights.WriteTrioOf(ctx, dir.Dir, ww, o.dense); err != nil {
+			return Metrics{}, weights.ByName{}, err
+		}
 	} else {
 		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
-		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
+		if ww, err = weights.ReadByName(ctx, dir.JSON()); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
 		if pro {
@@ -157,7 +154,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			}
 		}
 	}
-	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
+	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
 	if dev != nil && learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
 			return Metrics{}, weights.ByName{}, err
@@ -197,11 +194,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		if _, _, err := execute(ctx, o, p); err != nil {
 			return weights.ByName{}, tune.BatchResult{}, &PipelineError{Epoch: n, Err: err}
 		}
-		var res mert.PassResult
-		if err := tune.ReadJSON(ctx, path, &res); err != nil {
-			return weights.ByName{}, tune.BatchResult{}, err
-		}
-		if err := run.Update(res); err != nil {
+		if err := run.Update(ctx, path); err != nil {
 			return weights.ByName{}, tune.BatchResult{}, err
 		}
 	}

@@ -60,7 +60,7 @@ func europarlTune(b testing.TB, dir string, n int) (ini, src, ref string) {
 func BenchmarkEpochEuroparl8k(b *testing.B) {
 	ctx := context.Background()
 	ini, src, ref := europarlTune(b, b.TempDir(), 1000)
-	dec, err := transforms.OpenDecoder(ctx, pipelines.DecoderName, ini)
+	dec, err := transforms.OpenDecoder(ctx, tune.MosesDecoderName, ini)
 	if err != nil {
 		b.Fatal(err)
 	}

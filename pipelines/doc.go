@@ -51,17 +51,19 @@
 //
 // # Decoder
 //
-// The package registers the real decoder (package decoder) with
-// transforms.RegisterDecoder as "moses" (DecoderName); its configuration
+// Package transforms registers the real decoder (package decoder) as
+// "moses" (tune.MosesDecoderName, tune.OpenMoses); its configuration
 // string is the moses.ini path, or with Options.Sparse the JSON of a
-// MosesConfig that also names the sparse templates to switch on. transforms.OpenDecoder loads it once per
+// tune.MosesConfig that also names the sparse templates to switch on
+// (tune.DecoderSetup checks the options and makes the string).
+// transforms.OpenDecoder loads it once per
 // worker process and configuration; Run loads it before the first epoch,
 // so a missing or truncated model file stops the run early (and a worker in
 // the launching process, as on prism's loopback, reuses that model).
 //
-// It also registers, as "external" (ExternalDecoderName), a
+// It also registers, as "external" (tune.ExternalDecoderName), a
 // Moses-compatible decoder that the workers run as a subprocess (package
-// decoder/external), configured by the JSON of an ExternalConfig; a run
+// decoder/external), configured by the JSON of a tune.ExternalConfig; a run
 // uses it when Options.DecoderCommand is set: one run of the command for
 // each mini-batch and each decoding batch (tune.BatchDecoder).
 //

@@ -3,20 +3,16 @@ package pipelines
 import (
 	"context"
 	"errors"
-	"runtime"
 
-	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
-// DevScorer returns a function that decodes the dev set of o (DevSrc,
-// DevRefs) on this machine with the weights file at path ("" for the
-// moses.ini's own weights) and returns each sentence's BLEU statistics, as
-// the pipeline's dev decoding computes them: the retraining gate's input.
-// The decoder is loaded once.
-func DevScorer(ctx context.Context, o Options) (func(ctx context.Context, path string) ([]metric.Stats, error), error) {
+// DevScorer returns the retraining gate's input (tune.DevScorer): the dev
+// set of o (DevSrc, DevRefs) decoded on this machine, as the pipeline's dev
+// decoding decodes it, with the weights file it is given ("" for the
+// moses.ini's own weights). The decoder is loaded once.
+func DevScorer(ctx context.Context, o Options) (tune.DevScore, error) {
 	// Only the decoder's options matter here: a batch run, which takes
 	// no dev set itself, is gated on one too.
 	o.Mode = tune.IPM
@@ -27,22 +23,13 @@ func DevScorer(ctx context.Context, o Options) (func(ctx context.Context, path s
 	if o.DevSrc == "" {
 		return nil, errors.New("pipelines: no dev set to score")
 	}
-	dev, _, err := sentences(ctx, o.DevSrc, o.DevRefs)
+	dev, err := tune.LoadSentences(ctx, o.DevSrc, o.DevRefs)
 	if err != nil {
 		return nil, err
 	}
-	dec, err := transforms.OpenDecoder(ctx, o.Decoder, o.decoderConfig())
+	dec, err := transforms.OpenDecoder(ctx, o.Decoder, o.dec.Config())
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, path string) ([]metric.Stats, error) {
-		if path == "" {
-			path = o.Config
-		}
-		ww, err := weights.ReadByName(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		return tune.ScoreSet(ctx, dec, dev, ww, tune.DecodeOptions{Threads: runtime.NumCPU()})
-	}, nil
+	return tune.DevScorer(dec, dev, o.Config), nil
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,12 +13,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"github.com/mtune/mtune/decoder"
-	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -71,7 +66,7 @@ type Options struct {
 	Algo string
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).
-	AlgoConfig algo.Config
+	AlgoConfig tune.AlgoConfig
 	// KeepScale, in batch mode, keeps the optimizer's weights as they
 	// are; by default they are scaled to an L1 norm of 1 (as Moses' mert
 	// does), since the decoder's pruning depends on their scale.
@@ -108,9 +103,9 @@ type Options struct {
 	Sparse []string
 	// CommandLine is recorded in the manifest.
 	CommandLine []string
-	// Decoder is the registered decoder name; "" means DecoderName (the
-	// real decoder, configured by Config), or ExternalDecoderName when
-	// DecoderCommand is set.
+	// Decoder is the registered decoder name; "" means
+	// tune.MosesDecoderName (the real decoder, configured by Config), or
+	// tune.ExternalDecoderName when DecoderCommand is set.
 	Decoder string
 	// DecoderCommand is the command line of a Moses-compatible decoder
 	// that the workers run as a subprocess, one run a mini-batch or a
@@ -154,11 +149,9 @@ type Options struct {
 	// (startLaunch): its decodings' DecodeOptions.Progress.
 	progress string
 
-	// iniEnv holds the variables the moses.ini uses, as this machine's
-	// environment gives them (MosesConfig.Env); inputs sets it.
-	iniEnv map[string]string
-	// decoderArgs is DecoderCommand split into words (checkExternal).
-	decoderArgs []string
+	// dec is the decoder's options, checked (defaults), with the
+	// variables the moses.ini uses once inputs has read it.
+	dec tune.DecoderSetup
 	// dense names the starting weights' features (Run): the dense groups
 	// of every epoch's weights trio.
 	dense []string
@@ -232,25 +225,13 @@ func (o *Options) defaults() error {
 		}
 	}
 	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
-	if o.DecoderCommand != "" && o.Decoder == "" {
-		o.Decoder = ExternalDecoderName
-	}
-	o.Decoder = cmp.Or(o.Decoder, DecoderName)
-	if err := o.checkExternal(); err != nil {
+	o.dec = tune.DecoderSetup{Name: o.Decoder, Command: o.DecoderCommand, Ini: o.Config, Sparse: o.Sparse, Search: o.SearchAlgorithm, Filter: o.FilterModel}
+	if err := o.dec.Check(); err != nil {
 		return err
 	}
+	o.Decoder, o.Sparse, o.SearchAlgorithm = o.dec.Name, o.dec.Sparse, o.dec.Search
 	if o.Mode == tune.Stale && o.Threads == 0 {
 		o.Threads = 2
-	}
-	if len(o.Sparse) > 0 {
-		if o.Decoder != DecoderName {
-			return fmt.Errorf("pipelines: sparse templates need the %q decoder, not %q", DecoderName, o.Decoder)
-		}
-		t, err := decoder.ParseTemplates(o.Sparse...)
-		if err != nil {
-			return fmt.Errorf("pipelines: %w", err)
-		}
-		o.Sparse = t.Names()
 	}
 	switch {
 	case o.Replicas < 0:
@@ -259,10 +240,6 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
-	case o.SearchAlgorithm != "" && o.Decoder != DecoderName:
-		return fmt.Errorf("pipelines: --search-algorithm sets the %q decoder's search, not %q's", DecoderName, o.Decoder)
-	case o.FilterModel && o.Decoder != DecoderName:
-		return fmt.Errorf("pipelines: --filter-model filters the %q decoder's model, not %q's", DecoderName, o.Decoder)
 	case o.Mode == tune.Batch && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
@@ -275,22 +252,8 @@ func (o *Options) defaults() error {
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
 		return errors.New("pipelines: give both the dev source and its references, or neither")
 	}
-	info, ok := algo.Lookup(o.Algo)
-	if !ok {
-		return fmt.Errorf("pipelines: unknown learner %q (choose from %v)", o.Algo, algo.Names())
-	}
-	if !info.Online && o.Mode != tune.Batch {
-		return fmt.Errorf("pipelines: %s is a batch learner; --mode %s needs an online one", o.Algo, o.Mode)
-	}
-	if err := o.AlgoConfig.Validate(o.Algo); err != nil {
-		return fmt.Errorf("pipelines: %w", err)
-	}
-	if o.SearchAlgorithm != "" {
-		a, err := decoder.ParseAlgorithm(o.SearchAlgorithm)
-		if err != nil {
-			return fmt.Errorf("pipelines: --search-algorithm: %w", err)
-		}
-		o.SearchAlgorithm = a.String()
+	if err := tune.CheckLearner(o.Mode, o.Algo, o.AlgoConfig); err != nil {
+		return err
 	}
 	if o.Resume && o.Overwrite {
 		return errors.New("pipelines: --resume continues the run in the output folder, --overwrite removes it: give one")
@@ -312,72 +275,19 @@ func (o *Options) replicaLayout(r int) tune.Layout { return o.layout().Replica(r
 // is read or written.
 func (o *Options) Validate() error { return o.defaults() }
 
-// sentences loads a source and its references as tune.Sentences, on this
-// machine: for the retraining gate's local dev decoding and batch mode's
-// optimizer step, the two places that still hold a set in memory.
-func sentences(ctx context.Context, src string, refs []string) ([]tune.Sentence, []string, error) {
-	c, err := corpus.Load(ctx, src, refs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pipelines: %w", err)
-	}
-	if empty := c.EmptySource(); len(empty) > 0 {
-		return nil, nil, fmt.Errorf("pipelines: %s: line %d is empty", src, empty[0]+1)
-	}
-	return tune.SentencesOf(c, 0), c.RefPaths, nil
-}
-
 // ReadRangeLines is the number of lines of a range of the tuning and dev
 // sets that a worker reads on its own (transforms.ReadSentences).
 const ReadRangeLines = 256
 
-// scan checks a source and its references as a stream (corpus.Scan: no
-// blank source line, none longer than the decoder takes) and returns their
-// index: the driver holds their size, checksums and range offsets, never
-// the sentences.
-func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error) {
-	ix, err := corpus.Scan(ctx, src, refs, ReadRangeLines, decoder.MaxSentenceLength)
-	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
-	}
-	return ix, nil
-}
-
 // inputs checksums every input of the run: the moses.ini and the model
-// files it names, the tuning and dev sets (whose checksums their scans
-// computed), the starting weights. dev may be nil. It records the
-// environment variables the moses.ini uses in o.iniEnv, for the workers.
+// files it names (tune.DecoderSetup.Inputs), the tuning and dev sets
+// (whose checksums their scans computed), the starting weights. dev may be
+// nil. It records the environment variables the moses.ini uses in o.dec,
+// for the workers.
 func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
-	in := [][2]string{{"config", o.Config}}
-	if o.Decoder == ExternalDecoderName {
-		files, err := o.externalInputs(ctx)
-		if err != nil {
-			return nil, err
-		}
-		in = append(in, files...)
-	}
-	if o.Decoder == DecoderName {
-		getenv := func(name string) (string, bool) {
-			v, ok := os.LookupEnv(name)
-			if ok {
-				if o.iniEnv == nil {
-					o.iniEnv = map[string]string{}
-				}
-				o.iniEnv[name] = v
-			}
-			return v, ok
-		}
-		c, err := model.LoadConfig(ctx, o.Config, model.ConfigOptions{Logger: slog.New(slog.DiscardHandler), Getenv: getenv})
-		if err != nil {
-			return nil, fmt.Errorf("pipelines: %w", err)
-		}
-		for _, f := range c.Features {
-			if p := f.Path(); p != "" {
-				in = append(in, [2]string{"model " + f.Name, p})
-			}
-		}
-		if c.WeightFile != "" {
-			in = append(in, [2]string{"model weight-file", c.WeightFile})
-		}
+	in, err := o.dec.Inputs(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var out []InputFile
 	for _, x := range in {
@@ -475,13 +385,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// The driver streams the sets once, to check and count them; the
 	// pipelines read them on workers (transforms.ReadSentences), from the
 	// reference files found now.
-	tuneSet, err := scan(ctx, o.Src, o.Refs)
+	tuneSet, err := tune.ScanSet(ctx, o.Src, o.Refs, ReadRangeLines)
 	if err != nil {
 		return Result{}, err
 	}
 	var dev *corpus.Index
 	if o.DevSrc != "" {
-		if dev, err = scan(ctx, o.DevSrc, o.DevRefs); err != nil {
+		if dev, err = tune.ScanSet(ctx, o.DevSrc, o.DevRefs, ReadRangeLines); err != nil {
 			return Result{}, err
 		}
 		o.DevRefs = dev.RefPaths
@@ -666,15 +576,15 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads, Progress: o.progress}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
 	var results, lists beam.PCollection
 	if o.Mode == tune.Stale {
-		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
+		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
 			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
 		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
 	} else {
-		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists()}
+		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists()}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
 	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights})
-	beam.ParDo(s, &writeMixReportFn{Path: dir.MixReport()}, report)
+	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
 	transforms.WriteShardStates(s, results, stateDir)
 	// The 1-best decodings of the mixed weights: the dev set's, and the
@@ -715,9 +625,9 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
-	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Options: tune.DecodeOptions{NBest: 1, Progress: o.progress},
+	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: tune.DecodeOptions{NBest: 1, Progress: o.progress},
 		Sentences: count, Name: name}
-	writeStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
+	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }
 
 // checkModel runs a pipeline in which a worker loads the model
@@ -725,7 +635,7 @@ func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, cou
 // o.Progress.
 func checkModel(ctx context.Context, o *Options, path string) error {
 	p, s := beam.NewPipelineWithRoot()
-	transforms.CheckModel(s, &transforms.CheckModelFn{Decoder: o.Decoder, DecoderConfig: o.decoderConfig(), Path: path})
+	transforms.CheckModel(s, &transforms.CheckModelFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Path: path})
 	if _, _, err := execute(ctx, o, p); err != nil {
 		return &PipelineError{Err: err}
 	}

@@ -407,7 +407,7 @@ func TestBatchDev(t *testing.T) {
 // openDecoder loads the real decoder of the moses.ini ini.
 func openDecoder(t *testing.T, ini string) tune.Decoder {
 	t.Helper()
-	dec, err := transforms.OpenDecoder(context.Background(), pipelines.DecoderName, ini)
+	dec, err := transforms.OpenDecoder(context.Background(), tune.MosesDecoderName, ini)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,7 +219,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return failing{pipelines.NewMoses(m)}, nil
+		return failing{tune.NewMoses(m)}, nil
 	})
 }
 
@@ -304,7 +304,7 @@ func TestModelCheck(t *testing.T) {
 	if err := tune.ReadJSON(ctx, filepath.Join(out, "init", "model.json"), &mc); err != nil {
 		t.Fatal(err)
 	}
-	if mc.Decoder != pipelines.DecoderName || mc.Features < 10 || mc.Host == "" {
+	if mc.Decoder != tune.MosesDecoderName || mc.Features < 10 || mc.Host == "" {
 		t.Errorf("init/model.json holds %+v", mc)
 	}
 

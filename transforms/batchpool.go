@@ -2,8 +2,6 @@ package transforms
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
@@ -69,14 +67,13 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 	return res, nil
 }
 
-// BatchLearn is the optimizer step of a batch epoch on one worker: it
-// waits for every part of the pool (the PCollection<tune.PartResult> of
-// WritePool), writes their summary (tune.PoolSummary) and, unless fn.Step
-// is nil, runs the optimizer — PRO on the parts' pairs
-// (tune.BatchStep.FitPRO), the others over the parts read back
-// (tune.BatchStep.RunParts) — and writes its weights and result. It
-// returns the new weights, a singleton PCollection<weights.ByName> (empty
-// when fn.Step is nil), so that the same launch can score them.
+// BatchLearn is the optimizer step of a batch epoch on one worker
+// (tune.BatchLearn.Run): it waits for every part of the pool (the
+// PCollection<tune.PartResult> of WritePool), writes their summary and,
+// unless fn.Learn.Step is nil, runs the optimizer and writes its weights
+// and result. It returns the new weights, a singleton
+// PCollection<weights.ByName> (empty when fn.Learn.Step is nil), so that
+// the same launch can score them.
 func BatchLearn(s beam.Scope, infos beam.PCollection, fn *BatchLearnFn) beam.PCollection {
 	s = s.Scope("transforms.BatchLearn")
 	return beam.ParDo(s, fn, beam.GroupByKey(s, beam.AddFixedKey(s, infos)))
@@ -84,74 +81,21 @@ func BatchLearn(s beam.Scope, infos beam.PCollection, fn *BatchLearnFn) beam.PCo
 
 // BatchLearnFn is BatchLearn's DoFn.
 type BatchLearnFn struct {
-	// Step is the optimizer; nil only writes the summary (MERT runs its
-	// passes in later launches).
-	Step *tune.BatchStep
-	// Epoch is the 1-based epoch, Dir its folder.
-	Epoch int
-	Dir   tune.EpochLayout
-	// Prev is the previous weights' JSON file.
-	Prev string
-	// Parts is the number of parts the tuning set has.
-	Parts int
+	Learn tune.BatchLearn
 }
 
 func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.PartResult) bool, emit func(weights.ByName)) error {
-	var sum tune.PoolSummary
-	seen := make([]bool, f.Parts)
-	var results []tune.PartResult
-	var r tune.PartResult
-	for iter(&r) {
-		info := r.Info
-		if info.Part < 0 || info.Part >= f.Parts || seen[info.Part] {
-			return fmt.Errorf("transforms: pool part %d of %d twice or out of range", info.Part, f.Parts)
+	results := func(yield func(tune.PartResult) bool) {
+		var r tune.PartResult
+		for iter(&r) && yield(r) {
+			r = tune.PartResult{}
 		}
-		seen[info.Part] = true
-		sum.Add(info)
-		if len(r.Pairs) > 0 {
-			results = append(results, r)
-		}
-		r = tune.PartResult{}
 	}
-	if i := slices.Index(seen, false); i >= 0 {
-		return fmt.Errorf("transforms: pool part %d of %d was not written", i, f.Parts)
+	ww, err := f.Learn.Run(ctx, results, log.Infof)
+	if err == nil && f.Learn.Step != nil {
+		emit(ww)
 	}
-	if err := tune.WriteJSON(ctx, f.Dir.PoolSummary(), sum); err != nil {
-		return err
-	}
-	log.Infof(ctx, "mtune: epoch %d: pool of %d sentences, %d hypotheses, %d features", f.Epoch, sum.Sentences, sum.Hyps, len(sum.Names))
-	if f.Step == nil {
-		return nil
-	}
-	prev, err := weights.ReadByName(ctx, f.Prev)
-	if err != nil {
-		return err
-	}
-	var ww weights.ByName
-	var res tune.BatchResult
-	if f.Step.SamplesPairs() {
-		slices.SortFunc(results, func(a, b tune.PartResult) int { return a.Info.Part - b.Info.Part })
-		ww, res, err = f.Step.FitPRO(ctx, f.Epoch, results, sum, prev, f.Dir.LearnerState())
-	} else {
-		parts := make([]tune.PoolPart, f.Parts)
-		for p := range parts {
-			parts[p] = f.Dir.PoolPart(p)
-		}
-		var m tune.Metrics
-		ww, m, err = f.Step.RunParts(ctx, f.Epoch, parts, prev, f.Dir.LearnerState())
-		res = tune.BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
-	}
-	if err != nil {
-		return err
-	}
-	if err := weights.WriteByName(ctx, f.Dir.Mixed(), ww); err != nil {
-		return err
-	}
-	if err := tune.WriteJSON(ctx, f.Dir.BatchResult(), res); err != nil {
-		return err
-	}
-	emit(ww)
-	return nil
+	return err
 }
 
 // PoolBLEU sums the statistics of the pool's 1-bests under the weights w

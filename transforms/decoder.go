@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+
 	"github.com/mtune/mtune/tune"
 )
 
@@ -24,6 +26,16 @@ var (
 )
 
 type decoderKey struct{ name, config string }
+
+// The real decoders, in every program that links this package, workers
+// included: the in-process one, which logs what a filtered model kept to
+// the worker's log, and the external one.
+func init() {
+	RegisterDecoder(tune.MosesDecoderName, func(ctx context.Context, config string) (tune.Decoder, error) {
+		return tune.OpenMoses(ctx, config, log.Infof)
+	})
+	RegisterDecoder(tune.ExternalDecoderName, tune.OpenExternal)
+}
 
 // RegisterDecoder makes a decoder factory available under name to the
 // DoFns' Decoder field. Call it from an init function of a package that

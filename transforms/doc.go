@@ -55,8 +55,9 @@
 //	ReadSentences(s, src, refs, n)                             → PCollection<tune.Sentence>
 //	ReadWeights(s, path) / WriteWeights(s, weights, path)
 //	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
+//	WriteStats(s, stats, path) / WriteLineSearch(s, result, path): a singleton as JSON
 //	WritePool(s, PCollection<tune.NBest>, *WritePoolFn)        → PCollection<tune.PartResult>: the pool's parts, written (PRO: sampled)
-//	BatchLearn(s, PCollection<tune.PartResult>, *BatchLearnFn): the pool's summary; the optimizer on one worker
+//	BatchLearn(s, PCollection<tune.PartResult>, *BatchLearnFn): the pool's summary; the optimizer on one worker (tune.BatchLearn)
 //	MERTRound(s, PCollection<int>, *MERTShareFn, path): one round of MERT's passes over the parts
 //	PoolBLEU(s, PCollection<int>, dir, weights)                → PCollection<metric.Stats> (one): the pool's 1-bests
 //
@@ -74,7 +75,10 @@
 //
 // The transforms reach the decoder through the tune.Decoder interface. A
 // program registers factories by name (RegisterDecoder) in an init
-// function; the DoFns name one in their tune.Decoder field with a configuration
+// function; this package registers the real decoders in its own, so that
+// every program that links it, workers included, has them:
+// tune.MosesDecoderName (tune.OpenMoses) and tune.ExternalDecoderName
+// (tune.OpenExternal); the DoFns name one in their tune.Decoder field with a configuration
 // string, and load it once per worker process in Setup (OpenDecoder).
 // Package testsupport/decodertest registers "nbest-pool", a fake that
 // re-ranks fixed n-best lists.

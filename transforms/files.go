@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -53,6 +54,36 @@ type writeTrioFn struct {
 
 func (f *writeTrioFn) ProcessElement(ctx context.Context, ww weights.ByName) (string, error) {
 	return f.Dir, weights.WriteTrioOf(ctx, f.Dir, ww, f.Dense)
+}
+
+// WriteStats writes the statistics of a singleton PCollection<metric.Stats>
+// to path as JSON and returns a singleton PCollection<string> holding path
+// once it is written.
+func WriteStats(s beam.Scope, stats beam.PCollection, path string) beam.PCollection {
+	return beam.ParDo(s.Scope("transforms.WriteStats"), &writeStatsFn{Path: path}, stats)
+}
+
+type writeStatsFn struct {
+	Path string
+}
+
+func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (string, error) {
+	return f.Path, tune.WriteJSON(ctx, f.Path, st)
+}
+
+// WriteMixReport writes the singleton PCollection<tune.MixReport> of a
+// Mixer to path as JSON and returns a singleton PCollection<string>
+// holding path once it is written.
+func WriteMixReport(s beam.Scope, r beam.PCollection, path string) beam.PCollection {
+	return beam.ParDo(s.Scope("transforms.WriteMixReport"), &writeMixReportFn{Path: path}, r)
+}
+
+type writeMixReportFn struct {
+	Path string
+}
+
+func (f *writeMixReportFn) ProcessElement(ctx context.Context, r tune.MixReport) (string, error) {
+	return f.Path, tune.WriteJSON(ctx, f.Path, r)
 }
 
 // WriteShardStates writes the state and summary of each result of a

@@ -29,22 +29,9 @@ func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path strin
 	beam.ParDo0(s, &writeRoundFn{Path: path, Round: fn.Round.Pass}, beam.GroupByKey(s, beam.AddFixedKey(s, items)))
 }
 
-// lineKey numbers line d of the round's i-th run; stride is the most
-// lines a run of the round searches (lineStride).
-func lineKey(i, d, stride int) int { return i*stride + d }
-
-// lineStride is the most lines a run of round p searches (at least 1).
-func lineStride(p mert.Pass) int {
-	n := 1
-	for _, r := range p.Runs {
-		n = max(n, r.Directions(len(p.Dims)))
-	}
-	return n
-}
-
 // MERTShareFn computes a part's share of a round: PCollection<int> (part
 // numbers) to PCollection<KV<int, linesearch.Packed>> (envelopes by
-// lineKey, packed: they go through the shuffle) and
+// tune.LineKey, packed: they go through the shuffle) and
 // PCollection<KV<int, metric.Stats>> (by run index).
 type MERTShareFn struct {
 	Round tune.MERTRound
@@ -57,7 +44,7 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 	if err != nil {
 		return err
 	}
-	stride := lineStride(f.Round.Pass)
+	stride := tune.LineStride(f.Round.Pass)
 	for i := range sh.Stats {
 		stats(i, sh.Stats[i])
 		for d, e := range sh.Envelopes[i] {
@@ -65,7 +52,7 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 			if err != nil {
 				return fmt.Errorf("transforms: MERT round %d part %d: %w", f.Round.Pass.N, part, err)
 			}
-			envs(lineKey(i, d, stride), p)
+			envs(tune.LineKey(i, d, stride), p)
 		}
 	}
 	return nil
@@ -104,64 +91,22 @@ func (f *MERTLineFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, erro
 	return r, nil
 }
 
-// roundItem is one line's search or one run's statistics, on their way to
-// the round's file.
-type roundItem struct {
-	Key    int
-	Line   bool
-	Search linesearch.Result
-	Stats  metric.Stats
+func searchItem(key int, r linesearch.Result) tune.RoundItem {
+	return tune.RoundItem{Key: key, Line: true, Search: r}
 }
 
-func searchItem(key int, r linesearch.Result) roundItem {
-	return roundItem{Key: key, Line: true, Search: r}
-}
+func statsItem(key int, st metric.Stats) tune.RoundItem { return tune.RoundItem{Key: key, Stats: st} }
 
-func statsItem(key int, st metric.Stats) roundItem { return roundItem{Key: key, Stats: st} }
-
-// writeRoundFn gathers a round's items into a mert.PassResult and writes
-// it to Path.
+// writeRoundFn writes a round's items (tune.WriteRound) to Path.
 type writeRoundFn struct {
 	Path  string
 	Round mert.Pass
 }
 
-func (f *writeRoundFn) ProcessElement(ctx context.Context, _ int, iter func(*roundItem) bool) error {
-	runs := len(f.Round.Runs)
-	res := mert.PassResult{Stats: make([]metric.Stats, runs), Searches: make([][]linesearch.Result, runs)}
-	seen := make([]bool, runs)
-	for i, r := range f.Round.Runs {
-		res.Searches[i] = make([]linesearch.Result, r.Directions(len(f.Round.Dims)))
+func (f *writeRoundFn) ProcessElement(ctx context.Context, _ int, iter func(*tune.RoundItem) bool) error {
+	var items []tune.RoundItem
+	for it := (tune.RoundItem{}); iter(&it); it = (tune.RoundItem{}) {
+		items = append(items, it)
 	}
-	lines, stride := 0, lineStride(f.Round)
-	var it roundItem
-	for iter(&it) {
-		i, d := it.Key, 0
-		if it.Line {
-			i, d = it.Key/stride, it.Key%stride
-		}
-		switch {
-		case i < 0 || i >= runs || (it.Line && d >= len(res.Searches[i])):
-			return fmt.Errorf("transforms: MERT round %d: key %d out of range", f.Round.N, it.Key)
-		case it.Line:
-			// What mert.Coordinator.Update reads: the bounds of the
-			// interval (often infinite, which JSON cannot hold) stay out.
-			res.Searches[i][d] = linesearch.Result{Gamma: it.Search.Gamma, Stats: it.Search.Stats, Breakpoints: it.Search.Breakpoints}
-			lines++
-		default:
-			res.Stats[i], seen[i] = it.Stats, true
-		}
-		it = roundItem{}
-	}
-	want := 0
-	for i := range res.Searches {
-		want += len(res.Searches[i])
-		if !seen[i] {
-			return fmt.Errorf("transforms: MERT round %d: no statistics for run %d (is the pool empty?)", f.Round.N, f.Round.Runs[i].Run)
-		}
-	}
-	if lines != want {
-		return fmt.Errorf("transforms: MERT round %d: %d of %d lines searched (is the pool empty?)", f.Round.N, lines, want)
-	}
-	return tune.WriteJSON(ctx, f.Path, res)
+	return tune.WriteRound(ctx, f.Round, items, f.Path)
 }

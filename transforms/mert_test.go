@@ -81,11 +81,7 @@ func TestMERTRoundsEqualLearn(t *testing.T) {
 		if err := ptest.Run(p); err != nil {
 			t.Fatal(err)
 		}
-		var res mert.PassResult
-		if err := tune.ReadJSON(ctx, path, &res); err != nil {
-			t.Fatal(err)
-		}
-		if err := run.Update(res); err != nil {
+		if err := run.Update(ctx, path); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -24,7 +24,7 @@ func init() {
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{}, tune.MixReport{},
 		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
-		linesearch.Packed{}, linesearch.Result{}, roundItem{}, tune.MERTRound{},
+		linesearch.Packed{}, linesearch.Result{}, tune.RoundItem{}, tune.MERTRound{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
@@ -46,6 +46,8 @@ func init() {
 	register.DoFn2x2[tune.NBest, weights.ByName, metric.Stats, error](&OneBestFn{})
 	register.DoFn2x2[context.Context, []byte, weights.ByName, error](&readWeightsFn{})
 	register.DoFn2x2[context.Context, weights.ByName, string, error](&writeTrioFn{})
+	register.DoFn2x2[context.Context, metric.Stats, string, error](&writeStatsFn{})
+	register.DoFn2x2[context.Context, tune.MixReport, string, error](&writeMixReportFn{})
 	register.DoFn2x2[context.Context, tune.ShardResult, string, error](&writeShardStateFn{})
 	register.DoFn3x1[context.Context, []byte, func(tune.ShardState), error](&readShardStatesFn{})
 	register.Function3x1(readRange)
@@ -55,10 +57,10 @@ func init() {
 	register.Combiner3[linesearch.Packed, linesearch.Packed, linesearch.Result](&MERTLineFn{})
 	register.Function2x1(searchItem)
 	register.Function2x1(statsItem)
-	register.DoFn3x1[context.Context, int, func(*roundItem) bool, error](&writeRoundFn{})
+	register.DoFn3x1[context.Context, int, func(*tune.RoundItem) bool, error](&writeRoundFn{})
 	register.Emitter2[int, linesearch.Packed]()
 	register.Emitter2[int, metric.Stats]()
-	register.Iter1[roundItem]()
+	register.Iter1[tune.RoundItem]()
 	register.DoFn3x2[context.Context, int, func(*tune.NBest) bool, tune.PartResult, error](&WritePoolFn{})
 	register.DoFn4x1[context.Context, int, func(*tune.PartResult) bool, func(weights.ByName), error](&BatchLearnFn{})
 	register.DoFn3x2[context.Context, int, weights.ByName, metric.Stats, error](&partOneBestFn{})

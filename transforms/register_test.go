@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,6 +138,18 @@ func TestRegistration(t *testing.T) {
 	t.Logf("%d functions, DoFns and CombineFns of the package checked", fns)
 	if fns < 15 {
 		t.Errorf("only %d of the package's functions and DoFns in the graph", fns)
+	}
+}
+
+// TestRealDecodersRegistered: the package registers the real decoders
+// itself, so that every program linking it (a worker process too: see
+// pipelines' TestProcessEnvironment) can open them.
+func TestRealDecodersRegistered(t *testing.T) {
+	got := transforms.Decoders()
+	for _, name := range []string{tune.MosesDecoderName, tune.ExternalDecoderName} {
+		if !slices.Contains(got, name) {
+			t.Errorf("decoder %q is not registered (registered: %q)", name, got)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/mtune/mtune/feature"
@@ -97,6 +98,90 @@ func (b BatchStep) finish(n int, nw feature.Weights) (feature.Weights, error) {
 		nw.NormalizeL1()
 	}
 	return nw, nil
+}
+
+// BatchLearn is the optimizer step of batch epoch Epoch on one worker,
+// once every part of the pool is written (MergePoolPart, SamplePart;
+// transforms.BatchLearn runs it).
+type BatchLearn struct {
+	// Step is the optimizer; nil only writes the pool's summary (MERT
+	// runs its passes in later launches: MERTRun).
+	Step *BatchStep
+	// Epoch is the 1-based epoch, Dir its folder.
+	Epoch int
+	Dir   EpochLayout
+	// Prev is the previous weights' JSON file.
+	Prev string
+	// Parts is the number of parts the tuning set has.
+	Parts int
+	// Dense names the run's dense features: the groups of the epoch's
+	// weights trio.
+	Dense []string
+}
+
+// Run takes the result of every part, each once (held only while they
+// are summed, but for PRO's pairs), and writes their summary
+// (EpochLayout.PoolSummary), which it reports to logf (nil: nowhere). With
+// a Step it then runs the optimizer from the weights in Prev — PRO on the
+// parts' pairs (FitPRO), the others over the parts read back (RunParts) —
+// and writes its weights, the epoch's trio (weights.WriteTrioOf: written
+// once, where the epoch ends), and result (EpochLayout.BatchResult). It returns the new weights (none without a
+// Step).
+func (b BatchLearn) Run(ctx context.Context, results iter.Seq[PartResult], logf func(ctx context.Context, format string, args ...any)) (weights.ByName, error) {
+	var sum PoolSummary
+	seen := make([]bool, b.Parts)
+	var pairs []PartResult
+	for r := range results {
+		info := r.Info
+		if info.Part < 0 || info.Part >= b.Parts || seen[info.Part] {
+			return weights.ByName{}, fmt.Errorf("tune: pool part %d of %d twice or out of range", info.Part, b.Parts)
+		}
+		seen[info.Part] = true
+		sum.Add(info)
+		if len(r.Pairs) > 0 {
+			pairs = append(pairs, r)
+		}
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return weights.ByName{}, fmt.Errorf("tune: pool part %d of %d was not written", i, b.Parts)
+	}
+	if err := WriteJSON(ctx, b.Dir.PoolSummary(), sum); err != nil {
+		return weights.ByName{}, err
+	}
+	if logf != nil {
+		logf(ctx, "mtune: epoch %d: pool of %d sentences, %d hypotheses, %d features", b.Epoch, sum.Sentences, sum.Hyps, len(sum.Names))
+	}
+	if b.Step == nil {
+		return weights.ByName{}, nil
+	}
+	prev, err := weights.ReadByName(ctx, b.Prev)
+	if err != nil {
+		return weights.ByName{}, err
+	}
+	var ww weights.ByName
+	var res BatchResult
+	if b.Step.SamplesPairs() {
+		slices.SortFunc(pairs, func(a, b PartResult) int { return a.Info.Part - b.Info.Part })
+		ww, res, err = b.Step.FitPRO(ctx, b.Epoch, pairs, sum, prev, b.Dir.LearnerState())
+	} else {
+		parts := make([]PoolPart, b.Parts)
+		for p := range parts {
+			parts[p] = b.Dir.PoolPart(p)
+		}
+		var m Metrics
+		ww, m, err = b.Step.RunParts(ctx, b.Epoch, parts, prev, b.Dir.LearnerState())
+		res = BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
+	}
+	if err != nil {
+		return weights.ByName{}, err
+	}
+	if err := weights.WriteTrioOf(ctx, b.Dir.Dir, ww, b.Dense); err != nil {
+		return weights.ByName{}, err
+	}
+	if err := WriteJSON(ctx, b.Dir.BatchResult(), res); err != nil {
+		return weights.ByName{}, err
+	}
+	return ww, nil
 }
 
 // PoolSummary sums the PoolPartInfo of an epoch's parts.

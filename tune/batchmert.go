@@ -8,7 +8,9 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/learner/mert"
+	"github.com/mtune/mtune/metric"
 )
 
 // MERTRound is one round of batch MERT over the pool's parts (a
@@ -33,6 +35,70 @@ func MERTShare(ctx context.Context, part PoolPart, r MERTRound) (mert.Share, err
 		return mert.Share{}, fmt.Errorf("tune: %s: %w", part.NBest, err)
 	}
 	return sh, nil
+}
+
+// LineKey numbers line d of a round's i-th run; stride is the most lines
+// a run of the round searches (LineStride).
+func LineKey(i, d, stride int) int { return i*stride + d }
+
+// LineStride is the most lines a run of round p searches (at least 1).
+func LineStride(p mert.Pass) int {
+	n := 1
+	for _, r := range p.Runs {
+		n = max(n, r.Directions(len(p.Dims)))
+	}
+	return n
+}
+
+// RoundItem is one line's search (Line, keyed by LineKey) or one run's
+// statistics (keyed by the run's index) of a round of MERT, on their way
+// to the round's file (WriteRound).
+type RoundItem struct {
+	Key    int
+	Line   bool
+	Search linesearch.Result
+	Stats  metric.Stats
+}
+
+// WriteRound gathers the items of round p, every line's search and every
+// run's statistics, into a mert.PassResult and writes it to path (which
+// MERTRun.Update reads).
+func WriteRound(ctx context.Context, p mert.Pass, items []RoundItem, path string) error {
+	runs := len(p.Runs)
+	res := mert.PassResult{Stats: make([]metric.Stats, runs), Searches: make([][]linesearch.Result, runs)}
+	seen := make([]bool, runs)
+	for i, r := range p.Runs {
+		res.Searches[i] = make([]linesearch.Result, r.Directions(len(p.Dims)))
+	}
+	lines, stride := 0, LineStride(p)
+	for _, it := range items {
+		i, d := it.Key, 0
+		if it.Line {
+			i, d = it.Key/stride, it.Key%stride
+		}
+		switch {
+		case i < 0 || i >= runs || (it.Line && d >= len(res.Searches[i])):
+			return fmt.Errorf("tune: MERT round %d: key %d out of range", p.N, it.Key)
+		case it.Line:
+			// What mert.Coordinator.Update reads: the bounds of the
+			// interval (often infinite, which JSON cannot hold) stay out.
+			res.Searches[i][d] = linesearch.Result{Gamma: it.Search.Gamma, Stats: it.Search.Stats, Breakpoints: it.Search.Breakpoints}
+			lines++
+		default:
+			res.Stats[i], seen[i] = it.Stats, true
+		}
+	}
+	want := 0
+	for i := range res.Searches {
+		want += len(res.Searches[i])
+		if !seen[i] {
+			return fmt.Errorf("tune: MERT round %d: no statistics for run %d (is the pool empty?)", p.N, p.Runs[i].Run)
+		}
+	}
+	if lines != want {
+		return fmt.Errorf("tune: MERT round %d: %d of %d lines searched (is the pool empty?)", p.N, lines, want)
+	}
+	return WriteJSON(ctx, path, res)
 }
 
 // MERTRun is epoch n's batch MERT on the driver: a mert.Coordinator over
@@ -86,8 +152,13 @@ func (m *MERTRun) Next() (MERTRound, bool) {
 	return MERTRound{Names: m.names, Pass: p}, true
 }
 
-// Update takes the result of the round Next returned.
-func (m *MERTRun) Update(res mert.PassResult) error {
+// Update takes the result of the round Next returned, from the file at
+// path that WriteRound wrote.
+func (m *MERTRun) Update(ctx context.Context, path string) error {
+	var res mert.PassResult
+	if err := ReadJSON(ctx, path, &res); err != nil {
+		return err
+	}
 	if err := m.c.Update(res); err != nil {
 		return fmt.Errorf("tune: epoch %d: %w", m.n, err)
 	}

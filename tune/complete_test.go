@@ -28,7 +28,7 @@ func TestCompleteDigests(t *testing.T) {
 				write(e.JSON(), `{"names":["LM0"],"values":[0.5]}`)
 				write(e.ShardState(0), `{"state":1}`)
 				write(e.PoolPart(0).NBest, "0 ||| a ||| LM0= 1 ||| 1\n")
-				write(e.Mixed(), `{}`)
+				write(e.MixReport(), `{}`)
 				if err := WriteComplete(ctx, e, Metrics{Epoch: n}); err != nil {
 					t.Fatal(err)
 				}
@@ -43,7 +43,7 @@ func TestCompleteDigests(t *testing.T) {
 			if ms, err := CompleteEpochs(ctx, l); err != nil || len(ms) != 2 {
 				t.Fatalf("untouched: %d epochs, %v", len(ms), err)
 			}
-			write(l.Epoch(2).Mixed(), `{"x":1}`)
+			write(l.Epoch(2).MixReport(), `{"x":1}`)
 			write(l.Epoch(1).JSON(), `{"names":["LM0"],"values":[0.7]}`)
 			if _, err := CompleteEpochs(ctx, l); err != nil {
 				t.Fatalf("work/ or an earlier epoch changed: %v", err)

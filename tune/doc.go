@@ -6,4 +6,9 @@
 // the best epoch (BestEpoch, Best), and the lease that keeps two processes
 // from writing one folder at once (Lease, RunDir). It imports no Beam: the
 // pipelines and the commands call it.
+//
+// It also holds the real decoders' side of a run: the choice of decoder
+// as the launching machine checks it (DecoderSetup), the adapters the
+// workers open (OpenMoses, OpenExternal: transforms registers them) and
+// the retraining gate's dev scoring (DevScorer).
 package tune

@@ -181,10 +181,6 @@ func (e EpochLayout) Complete() string { return storage.Join(e.Dir, "complete") 
 // Work is work/: the files the epoch's pipeline writes for the driver.
 func (e EpochLayout) Work() string { return storage.Join(e.Dir, "work") }
 
-// Mixed is work/mixed.json: the mixed weights as the pipeline wrote them,
-// before the driver writes them as the epoch's trio.
-func (e EpochLayout) Mixed() string { return storage.Join(e.Work(), "mixed.json") }
-
 // TuneStats is work/tune-stats.json: BLEU statistics of the tuning set
 // decoded with the mixed weights.
 func (e EpochLayout) TuneStats() string { return storage.Join(e.Work(), "tune-stats.json") }

@@ -35,7 +35,6 @@ func TestLayout(t *testing.T) {
 			{"MERT round", e.MERTRound(12), "/epochs/007/work/mert-round-012.json"},
 			{"complete", e.Complete(), "/epochs/007/complete"},
 			{"work", e.Work(), "/epochs/007/work"},
-			{"mixed", e.Mixed(), "/epochs/007/work/mixed.json"},
 			{"tune stats", e.TuneStats(), "/epochs/007/work/tune-stats.json"},
 			{"dev stats", e.DevStats(), "/epochs/007/work/dev-stats.json"},
 			{"mix report", e.MixReport(), "/epochs/007/work/mix.json"},

@@ -3,7 +3,9 @@ package tune
 import (
 	"context"
 	"fmt"
+	"runtime"
 
+	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 )
@@ -28,4 +30,37 @@ func ScoreSet(ctx context.Context, dec Decoder, sents []Sentence, ww weights.ByN
 		out[i] = nb.Hyps[0].Stats
 	}
 	return out, nil
+}
+
+// LoadSentences loads a source and its references as Sentences, on this
+// machine (the retraining gate's dev set): no source line may be empty.
+func LoadSentences(ctx context.Context, src string, refs []string) ([]Sentence, error) {
+	c, err := corpus.Load(ctx, src, refs)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	if empty := c.EmptySource(); len(empty) > 0 {
+		return nil, fmt.Errorf("tune: %s: line %d is empty", src, empty[0]+1)
+	}
+	return SentencesOf(c, 0), nil
+}
+
+// DevScore returns each sentence's BLEU statistics of a dev set decoded
+// with the weights file at path: the retraining gate's input.
+type DevScore func(ctx context.Context, path string) ([]metric.Stats, error)
+
+// DevScorer returns the DevScore of the sentences dev decoded by dec on
+// this machine, with every core (ScoreSet); the weights file "" means
+// ini, the moses.ini's own weights.
+func DevScorer(dec Decoder, dev []Sentence, ini string) DevScore {
+	return func(ctx context.Context, path string) ([]metric.Stats, error) {
+		if path == "" {
+			path = ini
+		}
+		ww, err := weights.ReadByName(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return ScoreSet(ctx, dec, dev, ww, DecodeOptions{Threads: runtime.NumCPU()})
+	}
 }

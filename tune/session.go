@@ -62,6 +62,27 @@ func (o LearnOptions) Validate() error {
 	return o.Decode.Validate()
 }
 
+// AlgoConfig is a learner's settings (learner/algo.Config), as a run's
+// options hold them.
+type AlgoConfig = algo.Config
+
+// CheckLearner checks a run's learner: name is a learner of learner/algo,
+// an online one unless mode is "batch" (whose optimizer runs on a pool),
+// with settings c it takes (algo.Config.Validate).
+func CheckLearner(mode Mode, name string, c AlgoConfig) error {
+	info, ok := algo.Lookup(name)
+	if !ok {
+		return fmt.Errorf("tune: unknown learner %q (choose from %v)", name, algo.Names())
+	}
+	if !info.Online && mode.Online() {
+		return fmt.Errorf("tune: %s is a batch learner; --mode %s needs an online one", name, mode)
+	}
+	if err := c.Validate(name); err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	return nil
+}
+
 // MiniBatch returns the mini-batch size: Config.MiniBatch, or the
 // learner's default.
 func (o LearnOptions) MiniBatch() int {

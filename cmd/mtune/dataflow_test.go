@@ -163,8 +163,8 @@ func TestTuneDataflowDryRun(t *testing.T) {
 		"transforms.Decode/transforms.DecodeFn",   // tune set, 1-best with the mixed weights
 		"transforms.Decode'1/transforms.DecodeFn", // dev set
 		"transforms.OneBest/transforms.SumStats/CombinePerKey/transforms.SumStatsFn",
-		"pipelines.WriteStats/pipelines.writeStatsFn",
-		"pipelines.WriteStats'1/pipelines.writeStatsFn",
+		"transforms.WriteStats/transforms.writeStatsFn",
+		"transforms.WriteStats'1/transforms.writeStatsFn",
 	} {
 		if !names[want] {
 			t.Errorf("model has no transform %q", want)

@@ -52,8 +52,8 @@ func TestTuneExternalDecoder(t *testing.T) {
 	if err := tune.ReadJSON(context.Background(), filepath.Join(tmp, "external", "init", "model.json"), &mc); err != nil {
 		t.Fatal(err)
 	}
-	if mc.Decoder != pipelines.ExternalDecoderName {
-		t.Errorf("the workers loaded the %q decoder, want %q", mc.Decoder, pipelines.ExternalDecoderName)
+	if mc.Decoder != tune.ExternalDecoderName {
+		t.Errorf("the workers loaded the %q decoder, want %q", mc.Decoder, tune.ExternalDecoderName)
 	}
 	if len(in) != epochs || len(ext) != epochs {
 		t.Fatalf("%d and %d epochs, want %d", len(in), len(ext), epochs)

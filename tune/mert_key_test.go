@@ -1,4 +1,4 @@
-package transforms
+package tune
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ func TestLineKey(t *testing.T) {
 		dims[j] = feature.ID(j)
 	}
 	p := mert.Pass{Dims: dims, Runs: []mert.RunPass{{Search: true}, {Search: true, Random: make([]feature.Weights, 2)}, {}}}
-	stride := lineStride(p)
+	stride := LineStride(p)
 	if stride != len(dims)+2 {
 		t.Fatalf("stride %d, want %d", stride, len(dims)+2)
 	}
@@ -26,7 +26,7 @@ func TestLineKey(t *testing.T) {
 			if d < 0 {
 				continue
 			}
-			k := lineKey(i, d, stride)
+			k := LineKey(i, d, stride)
 			if seen[k] || k/stride != i || k%stride != d {
 				t.Errorf("run %d line %d: key %d decodes to %d, %d (or repeats)", i, d, k, k/stride, k%stride)
 			}

@@ -1,4 +1,4 @@
-package pipelines
+package tune
 
 import (
 	"context"
@@ -31,40 +31,40 @@ func TestExternalConfig(t *testing.T) {
 	}
 }
 
-// TestExternalOptions: DecoderCommand selects the external decoder, its
-// words are split and its program looked up when the options are
-// validated, and what only the in-process decoder does is refused.
+// TestExternalOptions: Command selects the external decoder, its words
+// are split and its program looked up when the choice is checked, and what
+// only the in-process decoder does is refused.
 func TestExternalOptions(t *testing.T) {
-	base := Options{Config: "/m/moses.ini", Src: "tune.src", Refs: []string{"tune.ref"}, Out: "out"}
+	base := DecoderSetup{Ini: "/m/moses.ini"}
 	o := base
-	o.DecoderCommand = `sh -c 'exit 0' "a b"`
-	if err := o.Validate(); err != nil {
+	o.Command = `sh -c 'exit 0' "a b"`
+	if err := o.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if o.Decoder != ExternalDecoderName || !reflect.DeepEqual(o.decoderArgs, []string{"sh", "-c", "exit 0", "a b"}) {
-		t.Errorf("decoder %q, words %q", o.Decoder, o.decoderArgs)
+	if o.Name != ExternalDecoderName || !reflect.DeepEqual(o.args, []string{"sh", "-c", "exit 0", "a b"}) {
+		t.Errorf("decoder %q, words %q", o.Name, o.args)
 	}
-	c, err := ParseExternalConfig(o.decoderConfig())
-	if err != nil || c.Ini != "/m/moses.ini" || !reflect.DeepEqual(c.Command, o.decoderArgs) {
+	c, err := ParseExternalConfig(o.Config())
+	if err != nil || c.Ini != "/m/moses.ini" || !reflect.DeepEqual(c.Command, o.args) {
 		t.Errorf("configuration %+v, %v", c, err)
 	}
 	for _, tc := range []struct {
-		edit func(*Options)
+		edit func(*DecoderSetup)
 		want string
 		is   error
 	}{
-		{func(o *Options) { o.DecoderCommand = "'sh" }, "unterminated", external.ErrCommand},
-		{func(o *Options) { o.Decoder = ExternalDecoderName }, "holds no command", external.ErrCommand},
-		{func(o *Options) { o.DecoderCommand = "no-such-decoder-mtune" }, "executable file not found", nil},
-		{func(o *Options) { o.DecoderCommand, o.Decoder = "sh", DecoderName }, `a decoder command runs the "external" decoder, not "moses"`, nil},
-		{func(o *Options) { o.DecoderCommand, o.Config = "sh", "gs://b/moses.ini" }, "must be a local path", nil},
-		{func(o *Options) { o.DecoderCommand, o.FilterModel = "sh", true }, "--filter-model", nil},
-		{func(o *Options) { o.DecoderCommand, o.SearchAlgorithm = "sh", "cube" }, "--search-algorithm", nil},
-		{func(o *Options) { o.DecoderCommand, o.Sparse = "sh", []string{"pt"} }, "--sparse", nil},
+		{func(o *DecoderSetup) { o.Command = "'sh" }, "unterminated", external.ErrCommand},
+		{func(o *DecoderSetup) { o.Name = ExternalDecoderName }, "holds no command", external.ErrCommand},
+		{func(o *DecoderSetup) { o.Command = "no-such-decoder-mtune" }, "executable file not found", nil},
+		{func(o *DecoderSetup) { o.Command, o.Name = "sh", MosesDecoderName }, `a decoder command runs the "external" decoder, not "moses"`, nil},
+		{func(o *DecoderSetup) { o.Command, o.Ini = "sh", "gs://b/moses.ini" }, "must be a local path", nil},
+		{func(o *DecoderSetup) { o.Command, o.Filter = "sh", true }, "--filter-model", nil},
+		{func(o *DecoderSetup) { o.Command, o.Search = "sh", "cube" }, "--search-algorithm", nil},
+		{func(o *DecoderSetup) { o.Command, o.Sparse = "sh", []string{"pt"} }, "--sparse", nil},
 	} {
 		o := base
 		tc.edit(&o)
-		err := o.Validate()
+		err := o.Check()
 		if err == nil || !strings.Contains(err.Error(), tc.want) || tc.is != nil && !errors.Is(err, tc.is) {
 			t.Errorf("%+v: %v, want an error saying %q", o, err, tc.want)
 		}
@@ -87,26 +87,26 @@ func TestExternalInputs(t *testing.T) {
 	ini := testfile.Write(t, dir, "moses.ini", "[feature]\nKENLM name=LM0 path=${MTUNE_TEST_LM}/lm.arpa ${MTUNE_TEST_UNSET}\n"+
 		"PhraseDictionaryCompact path=pt/phrase-table\n[weight]\nLM0= 1\nPhraseDictionaryCompact0= 1\n")
 	t.Setenv("MTUNE_TEST_LM", lmDir)
-	o := Options{Config: ini, DecoderCommand: "sh", Src: "s", Refs: []string{"r"}, Out: "out"}
-	if err := o.Validate(); err != nil {
+	o := DecoderSetup{Ini: ini, Command: "sh"}
+	if err := o.Check(); err != nil {
 		t.Fatal(err)
 	}
-	in, err := o.externalInputs(context.Background())
+	in, err := o.Inputs(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]string{{"model LM0", filepath.Join(lmDir, "lm.arpa")},
+	want := [][2]string{{"config", ini}, {"model LM0", filepath.Join(lmDir, "lm.arpa")},
 		{"model PhraseDictionaryCompact0", filepath.Join(dir, "pt/phrase-table.gz")},
 		{"model PhraseDictionaryCompact0", filepath.Join(dir, "pt/phrase-table.minphr")}}
 	if !reflect.DeepEqual(in, want) {
 		t.Errorf("inputs %q, want %q", in, want)
 	}
-	c, err := ParseExternalConfig(o.decoderConfig())
+	c, err := ParseExternalConfig(o.Config())
 	if err != nil || !reflect.DeepEqual(c.Env, map[string]string{"MTUNE_TEST_LM": lmDir}) {
 		t.Errorf("configuration %+v, %v", c, err)
 	}
 	t.Setenv("MTUNE_TEST_LM", filepath.Join(dir, "nowhere"))
-	if _, err := o.externalInputs(context.Background()); !errors.Is(err, external.ErrModelFile) || !strings.Contains(err.Error(), "line 2: LM0") {
+	if _, err := o.Inputs(context.Background()); !errors.Is(err, external.ErrModelFile) || !strings.Contains(err.Error(), "line 2: LM0") {
 		t.Errorf("a moses.ini naming no LM file: %v", err)
 	}
 }

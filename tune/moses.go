@@ -1,4 +1,4 @@
-package pipelines
+package tune
 
 import (
 	"context"
@@ -8,20 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
-
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/transforms"
-	"github.com/mtune/mtune/tune"
 )
-
-// DecoderName is the name the real decoder is registered under
-// (transforms.RegisterDecoder). Its configuration string is the path of a
-// moses.ini (local or gs://) or, with sparse templates on, the JSON of a
-// MosesConfig (MosesConfig.String).
-const DecoderName = "moses"
 
 // MosesConfig is the real decoder's configuration.
 type MosesConfig struct {
@@ -64,44 +54,28 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 		return MosesConfig{Ini: s}, nil
 	}
 	var c MosesConfig
-	if err := tune.UnmarshalStrict([]byte(s), &c); err != nil {
-		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: %w", s, err)
+	if err := UnmarshalStrict([]byte(s), &c); err != nil {
+		return MosesConfig{}, fmt.Errorf("tune: decoder configuration %q: %w", s, err)
 	}
 	if c.Ini == "" {
-		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q names no moses.ini", s)
+		return MosesConfig{}, fmt.Errorf("tune: decoder configuration %q names no moses.ini", s)
 	}
 	return c, nil
 }
 
-func (o *Options) decoderConfig() string {
-	if o.Decoder == ExternalDecoderName {
-		return ExternalConfig{Command: o.decoderArgs, Ini: o.Config, Env: o.iniEnv}.String()
-	}
-	if o.Decoder != DecoderName {
-		return o.Config
-	}
-	return MosesConfig{Ini: o.Config, Sparse: o.Sparse, Env: o.iniEnv, Filter: o.FilterModel, Search: o.SearchAlgorithm}.String()
-}
-
-// The package's decoders: the in-process one and the external one
-// (external.go).
-func init() {
-	transforms.RegisterDecoder(DecoderName, openMoses)
-	transforms.RegisterDecoder(ExternalDecoderName, openExternal)
-}
-
-// openMoses loads the model of the configuration string config
-// (ParseMosesConfig). transforms.OpenDecoder calls it once per worker
-// process and configuration. With c.Filter it loads nothing yet and
-// returns a tune.FilteringDecoder.
-func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
+// OpenMoses loads the model of the configuration string config
+// (ParseMosesConfig): the factory of MosesDecoderName, which
+// transforms.OpenDecoder calls once per worker process and configuration.
+// With c.Filter it loads nothing yet and returns a FilteringDecoder, whose
+// For reports what the filter kept to logf (nil: nowhere).
+func OpenMoses(ctx context.Context, config string, logf func(ctx context.Context, format string, args ...any)) (Decoder, error) {
 	c, err := ParseMosesConfig(config)
 	if err != nil {
 		return nil, err
 	}
 	t, err := decoder.ParseTemplates(c.Sparse...)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
+		return nil, fmt.Errorf("tune: %w", err)
 	}
 	opts := decoder.LoadOptions{Sparse: t, Getenv: func(name string) (string, bool) {
 		if v, ok := c.Env[name]; ok {
@@ -111,29 +85,30 @@ func openMoses(ctx context.Context, config string) (tune.Decoder, error) {
 	}}
 	if c.Search != "" {
 		if opts.Search.Algorithm, err = decoder.ParseAlgorithm(c.Search); err != nil {
-			return nil, fmt.Errorf("pipelines: %w", err)
+			return nil, fmt.Errorf("tune: %w", err)
 		}
 	}
 	if c.Filter {
 		opts.LoadLM = sharedLM
-		return &filteringMoses{ini: c.Ini, opts: opts, index: feature.NewIndex()}, nil
+		return &filteringMoses{ini: c.Ini, opts: opts, index: feature.NewIndex(), logf: logf}, nil
 	}
 	m, err := decoder.Load(ctx, c.Ini, opts)
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
+		return nil, fmt.Errorf("tune: %w", err)
 	}
 	return &Moses{m: m}, nil
 }
 
-// filteringMoses is the tune.FilteringDecoder of a MosesConfig with
-// Filter: For loads the model filtered to the sentences it is given.
+// filteringMoses is the FilteringDecoder of a MosesConfig with Filter:
+// For loads the model filtered to the sentences it is given.
 type filteringMoses struct {
 	ini   string
 	opts  decoder.LoadOptions
 	index *feature.Index
+	logf  func(ctx context.Context, format string, args ...any) // nil: no log
 }
 
-var _ tune.FilteringDecoder = (*filteringMoses)(nil)
+var _ FilteringDecoder = (*filteringMoses)(nil)
 
 // Features returns an index of no feature: the features are those of the
 // decoders For returns.
@@ -141,18 +116,20 @@ func (d *filteringMoses) Features() *feature.Index { return d.index }
 
 // NBest fails: decoding takes the decoder For returns.
 func (d *filteringMoses) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
-	return nil, fmt.Errorf("pipelines: sentence %d: a filtered model decodes only with the decoder its For returns", sentID)
+	return nil, fmt.Errorf("tune: sentence %d: a filtered model decodes only with the decoder its For returns", sentID)
 }
 
 // For loads the model filtered to sources (decoder.LoadFiltered, with the
 // filtered tables cached in the user's cache folder) and logs what the
 // filter kept.
-func (d *filteringMoses) For(ctx context.Context, sources []string) (tune.Decoder, error) {
+func (d *filteringMoses) For(ctx context.Context, sources []string) (Decoder, error) {
 	m, st, err := decoder.LoadFiltered(ctx, d.ini, sources, d.opts, decoder.FilterCache{})
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: %w", err)
+		return nil, fmt.Errorf("tune: %w", err)
 	}
-	log.Infof(ctx, "mtune: model filtered to %d sentences: %s", len(sources), st)
+	if d.logf != nil {
+		d.logf(ctx, "mtune: model filtered to %d sentences: %s", len(sources), st)
+	}
 	return &Moses{m: m}, nil
 }
 
@@ -191,13 +168,13 @@ func sharedLM(ctx context.Context, path string) (*lm.Model, error) {
 	return e.model, nil
 }
 
-// Moses is a tune.Decoder backed by package decoder. It is safe for
+// Moses is a Decoder backed by package decoder. It is safe for
 // concurrent use.
 type Moses struct {
 	m *decoder.Model
 }
 
-var _ tune.Decoder = (*Moses)(nil)
+var _ Decoder = (*Moses)(nil)
 
 // NewMoses wraps a loaded model.
 func NewMoses(m *decoder.Model) *Moses { return &Moses{m: m} }
@@ -213,7 +190,7 @@ func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Wei
 	}
 	res, err := decoder.Decode(ctx, d.m, src, decoder.DecodeOptions{NBest: n, Weights: w})
 	if err != nil {
-		return nil, fmt.Errorf("pipelines: sentence %d: %w", sentID, err)
+		return nil, fmt.Errorf("tune: sentence %d: %w", sentID, err)
 	}
 	return res.NBest, nil
 }
