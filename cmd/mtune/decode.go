@@ -118,7 +118,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			slog.Info("decode: the weights have sparse features: switched on their templates", "sparse", strings.Join(t.Names(), ","))
 		}
 		if none := m.SparseWithoutTemplate(); len(none) > 0 {
-			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
+			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", feature.ShortList(none))
 		}
 		slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
 		start = time.Now()

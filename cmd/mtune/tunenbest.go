@@ -125,7 +125,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	var set *weights.Set
 	if o.init != "" {
 		var err error
-		if set, err = readWeights(ctx, o.init, "", idx); err != nil {
+		if set, err = weights.ReadWithSparse(ctx, o.init, "", idx); err != nil {
 			return err
 		}
 	}
@@ -140,36 +140,9 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if len(lists) == 0 {
 		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
 	}
-	if set != nil {
-		lf := listFeatures{groups: groups}
-		for _, l := range lists {
-			for _, h := range l.Hyps {
-				lf.add(h.Features)
-			}
-		}
-		if err := checkWeightsMatch(o.init, set, &lf, o.nbests); err != nil {
-			return err
-		}
-	} else {
-		set = weights.NewSet(idx)
-		n := len(feature.GroupNames(groups))
-		for _, name := range feature.GroupNames(groups) {
-			set.SetValue(name, 1/float64(n))
-		}
-	}
-	if len(groups) == 0 {
-		// A cdec or Joshua list ("name=value" tokens only) has no dense
-		// groups: its weights are written as "name value" lines, the
-		// format those systems read, whatever layout --init had.
-		set.Groups = nil
-	} else {
-		set.Groups = poolfile.MergeGroups(set.Groups, groups)
-	}
-	w := set.Weights.Clone()
-	w.Grow(idx.Len())
-	if i, k, bad := pool.NonFinite(lists, w); bad {
-		return nonFiniteScore(poolfile.Locate(ctx, o.nbests, idx, sc.Len(), lists[i].Sent, lists[i].Hyps[k].Features),
-			lists[i].Hyps[k].Features.Dot(w), o.init)
+	set, w, err := poolfile.StartWeights(ctx, o.nbests, idx, sc.Len(), lists, groups, set, o.init)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
 		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
