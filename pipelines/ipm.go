@@ -215,9 +215,9 @@ func (o *Options) defaults() error {
 	o.Mode = cmp.Or(o.Mode, "ipm")
 	o.Mix, o.MixWeights = cmp.Or(o.Mix, "average"), cmp.Or(o.MixWeights, "updates")
 	if o.Algo == "" {
-		o.Algo = "adagrad"
+		o.Algo = algo.DefaultOnline
 		if o.Mode == "batch" {
-			o.Algo = "mert"
+			o.Algo = algo.DefaultBatch
 		}
 	}
 	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)

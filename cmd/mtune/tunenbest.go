@@ -24,16 +24,9 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	var in nbestFlags
 	in.add(fs, "n-best lists (several files are several decoding iterations, pooled per sentence)",
 		"references of the tuning set (file, folder or prefix; repeat for several)")
-	algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
-	lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+	algoName := fs.String("algo", algo.DefaultBatch, "learner: "+strings.Join(algo.Names(), ", "))
 	var cfg algo.Config
-	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
-	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr, svm; Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&cfg.L2))
-	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
-	fs.StringVar(&cfg.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
-	fs.IntVar(&cfg.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
-	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
-	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+	learnerFlags(fs, &cfg)
 	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
 	fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60); the SVM's most alternations (default 10)")
 	batchSearchFlags(fs, &cfg)
@@ -54,7 +47,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if *epochs < 1 {
 			return usagef("--epochs %d: must be at least 1", *epochs)
 		}
-		cfg.Loss, cfg.Seed = *lossName, *seed
+		cfg.Seed = *seed
 		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate", "noise-unlabeled"); err != nil {
 			return err
 		}
@@ -186,6 +179,33 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
+}
+
+// learnerFlags registers on fs the flags of the online learners' settings
+// that tune-nbest and tune share (--loss, --l1, --l2, --noise,
+// --noise-type, --noise-unlabeled, --rate, --minibatch), with the learners
+// and defaults their help names taken from algo's descriptions.
+func learnerFlags(fs *flag.FlagSet, cfg *algo.Config) {
+	var losses, rates, batches []string
+	for _, in := range algo.All() {
+		if len(in.Losses) > 0 {
+			losses = append(losses, fmt.Sprintf("%s (%s)", strings.Join(in.Losses, " or "), in.Name))
+		}
+		if in.Rate > 0 {
+			rates = append(rates, fmt.Sprintf("%s %g", in.Name, in.Rate))
+		}
+		if in.MiniBatch > 0 {
+			batches = append(batches, fmt.Sprintf("%s %d", in.Name, in.MiniBatch))
+		}
+	}
+	fs.StringVar(&cfg.Loss, "loss", "", "loss of an online learner, the default first: "+strings.Join(losses, ", "))
+	fs.Func("l1", "L1 strength of "+algo.Readers("l1")+"'s FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
+	fs.Func("l2", "L2 strength of "+algo.Readers("l2")+" (Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&cfg.L2))
+	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising level for the logistic loss of "+algo.Readers("noise")+" (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
+	fs.StringVar(&cfg.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
+	fs.IntVar(&cfg.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of "+algo.Readers("rate")+" (default: the learner's own: "+strings.Join(rates, ", ")+")")
+	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own: "+strings.Join(batches, ", ")+")")
 }
 
 // batchSearchFlags registers the flags of MERT's search and of kb-MIRA
