@@ -182,4 +182,6 @@
 // A loaded Model is read-only: Decode and DecodeAll may run from any
 // number of goroutines. Each decode takes a reusable search state from a
 // pool.
+// Translate decodes a whole input in chunks, writing the 1-best as each
+// chunk is done and the n-best lists to a file, as `mtune decode` does.
 package decoder

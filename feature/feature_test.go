@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -269,5 +270,18 @@ func TestNormalizeL1(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestShortList(t *testing.T) {
+	var names []string
+	for i := range 23 {
+		names = append(names, DenseName("f", i))
+	}
+	if got := ShortList(names[:2]); got != "f_0 f_1" {
+		t.Errorf("ShortList of 2: %q", got)
+	}
+	if got := ShortList(names); !strings.HasSuffix(got, "f_19 … (3 more)") {
+		t.Errorf("ShortList of 23: %q", got)
 	}
 }

@@ -108,3 +108,15 @@ func SplitDenseName(name string) (label string, i int, ok bool) {
 	}
 	return name[:k], n, true
 }
+
+// maxShortList bounds how many names ShortList gives.
+const maxShortList = 20
+
+// ShortList joins feature names with spaces for a message, at most 20 of
+// them, then "… (N more)".
+func ShortList(names []string) string {
+	if len(names) <= maxShortList {
+		return strings.Join(names, " ")
+	}
+	return strings.Join(names[:maxShortList], " ") + " … (" + strconv.Itoa(len(names)-maxShortList) + " more)"
+}

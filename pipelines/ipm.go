@@ -219,10 +219,7 @@ func (o *Options) defaults() error {
 		o.Mix = transforms.AverageMixer{}
 	}
 	if o.Algo == "" {
-		o.Algo = "adagrad"
-		if o.Mode == tune.Batch {
-			o.Algo = "mert"
-		}
+		o.Algo = tune.DefaultLearner(o.Mode)
 	}
 	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
 	o.dec = tune.DecoderSetup{Name: o.Decoder, Command: o.DecoderCommand, Ini: o.Config, Sparse: o.Sparse, Search: o.SearchAlgorithm, Filter: o.FilterModel}

@@ -15,7 +15,6 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/algo"
-	"github.com/mtune/mtune/learner/online"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -23,7 +22,8 @@ import (
 // LearnOptions configure a shard's online learning. The zero value runs
 // AdaGrad + FOBOS with its defaults on 100-best lists, seed 0, epoch 0.
 type LearnOptions struct {
-	// Algo names an online learner of learner/algo; "" means "adagrad".
+	// Algo names an online learner of learner/algo; "" means
+	// algo.DefaultOnline.
 	Algo string
 	// Config holds the learner's settings (zero fields: its defaults).
 	// Config.Seed is ignored: a shard's learner is seeded from Seed and
@@ -42,7 +42,7 @@ type LearnOptions struct {
 
 func (o LearnOptions) algo() string {
 	if o.Algo == "" {
-		return "adagrad"
+		return algo.DefaultOnline
 	}
 	return o.Algo
 }
@@ -66,6 +66,16 @@ func (o LearnOptions) Validate() error {
 // options hold them.
 type AlgoConfig = algo.Config
 
+// DefaultLearner is the learner of mode when none is named: the default
+// online learner for IPM and Stale, the default batch one for Batch
+// (learner/algo declares both).
+func DefaultLearner(mode Mode) string {
+	if mode.Online() {
+		return algo.DefaultOnline
+	}
+	return algo.DefaultBatch
+}
+
 // CheckLearner checks a run's learner: name is a learner of learner/algo,
 // an online one unless mode is "batch" (whose optimizer runs on a pool),
 // with settings c it takes (algo.Config.Validate).
@@ -84,19 +94,8 @@ func CheckLearner(mode Mode, name string, c AlgoConfig) error {
 }
 
 // MiniBatch returns the mini-batch size: Config.MiniBatch, or the
-// learner's default.
-func (o LearnOptions) MiniBatch() int {
-	if o.Config.MiniBatch > 0 {
-		return o.Config.MiniBatch
-	}
-	switch o.algo() {
-	case "mira":
-		return 1
-	case "oro":
-		return online.DefaultWatanabeBatch
-	}
-	return online.DefaultAdaGradBatch
-}
+// learner's default (algo.Info.MiniBatch).
+func (o LearnOptions) MiniBatch() int { return o.Config.MiniBatchOf(o.algo()) }
 
 // Session is one shard's epoch of online learning with the decoder in the
 // loop (DESIGN.md §8): the learner restored from its state, the shard's

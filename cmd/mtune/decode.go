@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,11 +13,8 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/decoder"
-	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
-	"github.com/mtune/mtune/io/nbest"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 )
 
@@ -101,7 +96,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			opts.WeightsFile = path
 		}
 		if *showWeights {
-			return printWeights(ctx, a.stdout, *ini, opts)
+			return decoder.ShowWeights(ctx, a.stdout, *ini, opts)
 		}
 		var input []string
 		var err error
@@ -123,10 +118,18 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			slog.Info("decode: the weights have sparse features: switched on their templates", "sparse", strings.Join(t.Names(), ","))
 		}
 		if none := m.SparseWithoutTemplate(); len(none) > 0 {
-			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", namesForMessage(none))
+			slog.Warn("decode: weights for sparse features no template fires (they have no effect)", "count", len(none), "names", feature.ShortList(none))
 		}
 		slog.Info("decode: loaded the model", "seconds", fmt.Sprintf("%.1f", loaded.Seconds()), "sentences", len(input), "threads", *threads)
-		return decodeAll(ctx, a, m, input, decoder.DecodeOptions{NBest: *nb, AllDerivations: *allDerivations}, *nbOut, *threads, loaded)
+		start = time.Now()
+		if err := decoder.Translate(ctx, m, input, a.stdout, decoder.StreamOptions{Threads: *threads, NBestPath: *nbOut, Progress: a.stderr,
+			Decode: decoder.DecodeOptions{NBest: *nb, AllDerivations: *allDerivations}}); err != nil {
+			return err
+		}
+		secs := time.Since(start).Seconds()
+		slog.Info("decode", "sentences", len(input), "load_s", fmt.Sprintf("%.2f", loaded.Seconds()),
+			"decode_s", fmt.Sprintf("%.2f", secs), "sent_per_s", fmt.Sprintf("%.1f", float64(len(input))/max(secs, 1e-9)))
+		return nil
 	}
 }
 
@@ -212,141 +215,4 @@ func overwriteWeights(ctx context.Context, path, spec string) (string, func(), e
 		return "", nil, err
 	}
 	return file, remove, nil
-}
-
-// printWeights prints the features of the moses.ini at ini, in its order,
-// with the weights opts gives them, as Moses' -show-weights does: "Name= v
-// …" for a tuneable feature, "Name UNTUNEABLE" for another; then the
-// non-zero sparse weights, "name= v".
-func printWeights(ctx context.Context, w io.Writer, ini string, opts decoder.LoadOptions) error {
-	idx := feature.NewIndex()
-	cfg, err := model.LoadConfig(ctx, ini, model.ConfigOptions{Index: idx})
-	if err != nil {
-		return err
-	}
-	set := cfg.Weights.Clone()
-	for _, f := range []struct {
-		path   string
-		format weights.Format
-	}{{opts.WeightsFile, weights.Auto}, {cfg.WeightFile, weights.Sparse}, {opts.SparseWeightsFile, weights.Sparse}} {
-		if f.path == "" {
-			continue
-		}
-		o, err := weights.ReadFormat(ctx, f.path, f.format, idx)
-		if err != nil {
-			return err
-		}
-		if err := set.Merge(o); err != nil {
-			return err
-		}
-	}
-	out := bufio.NewWriter(w)
-	for _, f := range cfg.Features {
-		if !f.Tuneable() {
-			fmt.Fprintf(out, "%s UNTUNEABLE\n", f.Name)
-			continue
-		}
-		fmt.Fprintf(out, "%s=", f.Name)
-		for j := range f.NumFeatures {
-			fmt.Fprintf(out, " %s", strconv.FormatFloat(set.Value(feature.DenseName(f.Name, j)), 'g', -1, 64))
-		}
-		fmt.Fprintln(out)
-	}
-	for _, e := range set.Sparse() {
-		fmt.Fprintf(out, "%s= %s\n", e.Name, strconv.FormatFloat(e.Value, 'g', -1, 64))
-	}
-	return out.Flush()
-}
-
-// decodeAll translates input in chunks (so that output flows while a long
-// input is decoded), writing the 1-best to stdout and the n-best lists to
-// nbOut, which appears atomically when all is written.
-func decodeAll(ctx context.Context, a *app, m *decoder.Model, input []string, do decoder.DecodeOptions, nbOut string, threads int, loaded time.Duration) error {
-	out := bufio.NewWriter(a.stdout)
-	var nbw *storage.Writer
-	var lists *nbest.Writer
-	if nbOut != "" {
-		var err error
-		if nbw, err = storage.Create(ctx, nbOut); err != nil {
-			return err
-		}
-		defer nbw.Abort()
-		lists = m.NewNBestWriter(nbw)
-	}
-	start := time.Now()
-	prog := newProgress(a.stderr, len(input), time.Now)
-	const chunk = 256
-	for lo := 0; lo < len(input); lo += chunk {
-		hi := min(lo+chunk, len(input))
-		res, err := decoder.DecodeAll(ctx, m, input[lo:hi], do, threads)
-		if err != nil {
-			return err
-		}
-		for k := range res {
-			if _, err := fmt.Fprintln(out, res[k].Best.Target); err != nil {
-				return err
-			}
-			if lists != nil {
-				for i := range res[k].NBest {
-					if err := lists.Write(m.NBestEntry(lo+k, &res[k].NBest[i])); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		if lists != nil {
-			if lists.Flush(); lists.Error() != nil {
-				return lists.Error()
-			}
-		}
-		prog.update(hi)
-	}
-	if err := out.Flush(); err != nil {
-		return err
-	}
-	if nbw != nil {
-		if err := nbw.Close(); err != nil {
-			return err
-		}
-	}
-	secs := time.Since(start).Seconds()
-	slog.Info("decode", "sentences", len(input), "load_s", fmt.Sprintf("%.2f", loaded.Seconds()),
-		"decode_s", fmt.Sprintf("%.2f", secs), "sent_per_s", fmt.Sprintf("%.1f", float64(len(input))/max(secs, 1e-9)))
-	return nil
-}
-
-// progressInterval is how long a run lasts before progress shows, and the
-// time between two progress lines.
-const progressInterval = 5 * time.Second
-
-// progress prints how far a long run is: sentences done, sentences a
-// second and the time left, one line at most every progressInterval, and
-// nothing for a run shorter than that.
-type progress struct {
-	w     io.Writer
-	now   func() time.Time
-	total int
-	start time.Time
-	last  time.Time
-}
-
-func newProgress(w io.Writer, total int, now func() time.Time) *progress {
-	t := now()
-	return &progress{w: w, now: now, total: total, start: t, last: t}
-}
-
-// update reports that done sentences are translated.
-func (p *progress) update(done int) {
-	t := p.now()
-	if t.Sub(p.last) < progressInterval || done >= p.total {
-		return
-	}
-	p.last = t
-	secs := t.Sub(p.start).Seconds()
-	rate := float64(done) / secs
-	eta := "unknown"
-	if rate > 0 {
-		eta = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
-	}
-	fmt.Fprintf(p.w, "decode: %d/%d sentences, %.1f sentences/s, %s left\n", done, p.total, rate, eta)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/learner/algo"
 )
 
 // command is one sub-command of mtune.
@@ -113,7 +114,7 @@ var commands = []command{
 	{
 		name:    "tune-nbest",
 		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
-		usage:   "--algo mert|pro|kbmira|mr|svm|adagrad|sgd|mira|oro [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
+		usage:   "--algo " + strings.Join(algo.Names(), "|") + " [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… -r REF… --out DIR [--epochs N] [--seed N] [--threads N]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   tuneNbestFlags,
@@ -135,7 +136,7 @@ var commands = []command{
 	{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix linesearch|average] [--algo adagrad|sgd|mira|oro|mert|pro|kbmira|mr|svm] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--eval-tune] [--search-algorithm normal|cube] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale [--threads T] [--max-staleness K]] [--mix linesearch|average] [--algo " + strings.Join(append(algo.OnlineNames(), algo.BatchNames()...), "|") + "] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--eval-tune] [--search-algorithm normal|cube] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  tuneFlagGroups,

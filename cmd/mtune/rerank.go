@@ -7,10 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"math"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
@@ -30,7 +29,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		}
 		warnSparseBeside(ctx, "rerank", *weightsPath, *sparsePath)
 		idx := feature.NewIndex()
-		set, err := readWeights(ctx, *weightsPath, *sparsePath, idx)
+		set, err := weights.ReadWithSparse(ctx, *weightsPath, *sparsePath, idx)
 		if err != nil {
 			return err
 		}
@@ -55,32 +54,18 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 			_, err := fmt.Fprintln(out, target)
 			return err
 		}
-		var lf listFeatures
 		sentences := 0 // without references, ids must run 0, 1, 2, …
 		if sc != nil {
 			sentences = sc.Len()
 		}
-		lf.groups, err = poolfile.Walk(ctx, in.nbests, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
-			for _, h := range hyps {
-				lf.add(h.Features)
-			}
+		lf, err := poolfile.Rerank(ctx, in.nbests, idx, sentences, set.Weights, *weightsPath, func(sent int, target string) error {
 			for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
 				missing++
 				if err := emit(""); err != nil {
 					return err
 				}
 			}
-			best, bestScore := 0, 0.0
-			for k, h := range hyps {
-				s := h.Features.Dot(set.Weights)
-				if math.IsNaN(s) || math.IsInf(s, 0) {
-					return nonFiniteScore(h.Pos(), s, *weightsPath)
-				}
-				if k == 0 || s > bestScore {
-					best, bestScore = k, s
-				}
-			}
-			return emit(hyps[best].Target)
+			return emit(target)
 		})
 		if errors.Is(err, poolfile.ErrSentenceID) && sc == nil {
 			return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
@@ -88,7 +73,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := checkWeightsMatch(*weightsPath, set, &lf, in.nbests); err != nil {
+		if err := poolfile.CheckWeights(*weightsPath, set, lf, in.nbests); err != nil {
 			return err
 		}
 		if sc != nil {

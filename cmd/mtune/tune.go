@@ -195,15 +195,8 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.TextVar(&t.o.MixWeights, "mix-weights", tune.ByUpdates, "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
 	t.o.Mix = transforms.LineSearchMixer{}
 	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+strings.Join(transforms.MixerNames(), ", "))
-	fs.StringVar(&t.o.Algo, "algo", "adagrad", "learner: in ipm and stale mode an online one ("+strings.Join(onlineAlgos(), ", ")+"), in batch mode any (default there: mert)")
-	fs.StringVar(&t.o.AlgoConfig.Loss, "loss", "", "loss of the learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
-	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&t.o.AlgoConfig.L1))
-	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr, svm; Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&t.o.AlgoConfig.L2))
-	fs.Float64Var(&t.o.AlgoConfig.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
-	fs.StringVar(&t.o.AlgoConfig.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
-	fs.IntVar(&t.o.AlgoConfig.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
-	fs.Float64Var(&t.o.AlgoConfig.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own, 0.02 for adagrad)")
-	fs.IntVar(&t.o.AlgoConfig.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
+	learnerFlags(fs, &t.o.AlgoConfig)
 	fs.Func("restarts", "batch mode, mert: random restarts (default 20)", func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -247,7 +240,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 		return false, usagef("--decoder: an empty command (leave the flag out for mtune's own decoder)")
 	}
 	if o.Mode == tune.Batch && !set["algo"] {
-		o.Algo = "mert"
+		o.Algo = algo.DefaultBatch
 	}
 	if o.Mode == tune.Batch {
 		o.Mix = nil // batch mode mixes nothing (--mix is refused there)
@@ -320,16 +313,6 @@ func joinModes(ms []tune.Mode) string {
 		names = append(names, m.String())
 	}
 	return strings.Join(names, " and ")
-}
-
-func onlineAlgos() []string {
-	var out []string
-	for _, name := range algo.Names() {
-		if info, ok := algo.Lookup(name); ok && info.Online {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // demoPaths points o at the embedded demo system in OUT/demo-model (built

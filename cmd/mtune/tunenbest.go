@@ -24,16 +24,9 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	var in nbestFlags
 	in.add(fs, "n-best lists (several files are several decoding iterations, pooled per sentence)",
 		"references of the tuning set (file, folder or prefix; repeat for several)")
-	algoName := fs.String("algo", "mert", "learner: "+strings.Join(algo.Names(), ", "))
-	lossName := fs.String("loss", "", "loss of an online learner: logistic or hinge (adagrad, sgd), hinge or softmax (oro)")
+	algoName := fs.String("algo", algo.DefaultBatch, "learner: "+strings.Join(algo.Names(), ", "))
 	var cfg algo.Config
-	fs.Func("l1", "L1 strength of adagrad's FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
-	fs.Func("l2", "L2 strength (adagrad, sgd, pro, mr, svm; Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&cfg.L2))
-	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising level for the logistic loss of adagrad and sgd (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
-	fs.StringVar(&cfg.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
-	fs.IntVar(&cfg.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
-	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of adagrad, sgd or oro (default: the learner's own)")
-	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own, 20 for adagrad and sgd)")
+	learnerFlags(fs, &cfg)
 	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
 	fs.IntVar(&cfg.Passes, "passes", 0, "kb-MIRA's passes over the pool (default 60); the SVM's most alternations (default 10)")
 	batchSearchFlags(fs, &cfg)
@@ -54,7 +47,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if *epochs < 1 {
 			return usagef("--epochs %d: must be at least 1", *epochs)
 		}
-		cfg.Loss, cfg.Seed = *lossName, *seed
+		cfg.Seed = *seed
 		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate", "noise-unlabeled"); err != nil {
 			return err
 		}
@@ -125,7 +118,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	var set *weights.Set
 	if o.init != "" {
 		var err error
-		if set, err = readWeights(ctx, o.init, "", idx); err != nil {
+		if set, err = weights.ReadWithSparse(ctx, o.init, "", idx); err != nil {
 			return err
 		}
 	}
@@ -140,36 +133,9 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if len(lists) == 0 {
 		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
 	}
-	if set != nil {
-		lf := listFeatures{groups: groups}
-		for _, l := range lists {
-			for _, h := range l.Hyps {
-				lf.add(h.Features)
-			}
-		}
-		if err := checkWeightsMatch(o.init, set, &lf, o.nbests); err != nil {
-			return err
-		}
-	} else {
-		set = weights.NewSet(idx)
-		n := len(feature.GroupNames(groups))
-		for _, name := range feature.GroupNames(groups) {
-			set.SetValue(name, 1/float64(n))
-		}
-	}
-	if len(groups) == 0 {
-		// A cdec or Joshua list ("name=value" tokens only) has no dense
-		// groups: its weights are written as "name value" lines, the
-		// format those systems read, whatever layout --init had.
-		set.Groups = nil
-	} else {
-		set.Groups = poolfile.MergeGroups(set.Groups, groups)
-	}
-	w := set.Weights.Clone()
-	w.Grow(idx.Len())
-	if i, k, bad := pool.NonFinite(lists, w); bad {
-		return nonFiniteScore(poolfile.Locate(ctx, o.nbests, idx, sc.Len(), lists[i].Sent, lists[i].Hyps[k].Features),
-			lists[i].Hyps[k].Features.Dot(w), o.init)
+	set, w, err := poolfile.StartWeights(ctx, o.nbests, idx, sc.Len(), lists, groups, set, o.init)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
 		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
@@ -213,6 +179,33 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
+}
+
+// learnerFlags registers on fs the flags of the online learners' settings
+// that tune-nbest and tune share (--loss, --l1, --l2, --noise,
+// --noise-type, --noise-unlabeled, --rate, --minibatch), with the learners
+// and defaults their help names taken from algo's descriptions.
+func learnerFlags(fs *flag.FlagSet, cfg *algo.Config) {
+	var losses, rates, batches []string
+	for _, in := range algo.All() {
+		if len(in.Losses) > 0 {
+			losses = append(losses, fmt.Sprintf("%s (%s)", strings.Join(in.Losses, " or "), in.Name))
+		}
+		if in.Rate > 0 {
+			rates = append(rates, fmt.Sprintf("%s %g", in.Name, in.Rate))
+		}
+		if in.MiniBatch > 0 {
+			batches = append(batches, fmt.Sprintf("%s %d", in.Name, in.MiniBatch))
+		}
+	}
+	fs.StringVar(&cfg.Loss, "loss", "", "loss of an online learner, the default first: "+strings.Join(losses, ", "))
+	fs.Func("l1", "L1 strength of "+algo.Readers("l1")+"'s FOBOS step (default 0.1; 0 = off)", floatPtr(&cfg.L1))
+	fs.Func("l2", "L2 strength of "+algo.Readers("l2")+" (Watanabe's λ for oro; 0 = off, not for svm)", floatPtr(&cfg.L2))
+	fs.Float64Var(&cfg.Noise, "noise", 0, "feature-noising level for the logistic loss of "+algo.Readers("noise")+" (Wang et al. 2013): the dropout rate δ, or σ with --noise-type gaussian; 0 = off")
+	fs.StringVar(&cfg.NoiseType, "noise-type", "", "the noise of --noise: dropout (the default) or gaussian (additive N(0, σ²) on every feature of a pair's difference vector)")
+	fs.IntVar(&cfg.NoiseUnlabeled, "noise-unlabeled", 0, "random pairs a list, their order unknown, that enter only the noising regulariser (Wang et al.'s eq. 11); needs --noise")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "learning rate of "+algo.Readers("rate")+" (default: the learner's own: "+strings.Join(rates, ", ")+")")
+	fs.IntVar(&cfg.MiniBatch, "minibatch", 0, "sentences per online update (default: the learner's own: "+strings.Join(batches, ", ")+")")
 }
 
 // batchSearchFlags registers the flags of MERT's search and of kb-MIRA

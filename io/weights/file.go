@@ -117,6 +117,29 @@ func ReadFormat(ctx context.Context, path string, f Format, idx *feature.Index) 
 	return s, nil
 }
 
+// ReadWithSparse reads the weights file at path (any format Read detects)
+// and, unless sparsePath is "", the Moses sparse-weights file at
+// sparsePath merged into them; every weight must be a finite number.
+func ReadWithSparse(ctx context.Context, path, sparsePath string, idx *feature.Index) (*Set, error) {
+	set, err := Read(ctx, path, idx)
+	if err != nil {
+		return nil, err
+	}
+	if sparsePath != "" {
+		sp, err := ReadFormat(ctx, sparsePath, Sparse, idx)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.Merge(sp); err != nil {
+			return nil, fmt.Errorf("weights: merge %s into %s: %w", sparsePath, path, err)
+		}
+	}
+	if !set.Weights.Finite() {
+		return nil, fmt.Errorf("weights: %s: weights must be finite numbers", path)
+	}
+	return set, nil
+}
+
 // ReadListFile reads the plain list of values at path, naming them by names
 // (see ReadList).
 func ReadListFile(ctx context.Context, path string, names []string, idx *feature.Index) (*Set, error) {
@@ -218,4 +241,22 @@ func WriteTrio(ctx context.Context, dir string, s *Set) error {
 		}
 	}
 	return Write(ctx, join(TrioJSON), s, JSON)
+}
+
+// SparseBeside returns the path of the file beside the weights file path
+// that holds its sparse weights when path is a trio's TrioMoses
+// (PATH.sparse), and the number of its non-empty lines: 0 when there is
+// no such file, or it is empty.
+func SparseBeside(ctx context.Context, path string) (side string, n int) {
+	side = path + ".sparse"
+	data, err := storage.ReadFile(ctx, side)
+	if err != nil {
+		return side, 0
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return side, n
 }

@@ -1,18 +1,3 @@
-// Package algo makes any of mtune's learners by name, for the --algo flag
-// of `mtune tune-nbest` and of the tuning pipeline:
-//
-//	mert     MERT (Och 2003) as Moses' mert                      batch
-//	pro      PRO (Hopkins & May 2011) as Moses' pro               batch
-//	kbmira   batch k-best MIRA (Cherry & Foster 2012) as kbmira   batch
-//	mr       expected BLEU / minimum risk (Cherry & Foster §2.4)  batch
-//	svm      structured SVM (Cherry & Foster §3.2)                batch
-//	adagrad  AdaGrad + FOBOS L1 (Green et al. 2013)               online
-//	sgd      plain SGD on the same pairwise loss                  online
-//	mira     online MIRA with hope/fear (Chiang et al. 2008)      online
-//	oro      optimized online rank learning (Watanabe 2012)       online
-//
-// Config carries the settings the command-line flags give; a zero field
-// leaves the learner's own default (the paper's or Moses').
 package algo
 
 import (
@@ -23,9 +8,6 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
-	"github.com/mtune/mtune/learner/batch"
-	"github.com/mtune/mtune/learner/mert"
-	"github.com/mtune/mtune/learner/online"
 )
 
 // Config holds the settings shared by the --algo flags. The zero value
@@ -87,7 +69,17 @@ type Config struct {
 	Threads int
 }
 
-// Info describes one learner.
+// The default learners, where a choice of learner is left out: the online
+// one of the modes that learn with the decoder in the loop, and the batch
+// one of batch tuning and tune-nbest.
+const (
+	DefaultOnline = "adagrad"
+	DefaultBatch  = "mert"
+)
+
+// Info describes one learner: what it is, its defaults, the settings of
+// Config it reads and how to make it. Each learner's Info is in a file
+// named after it; registry lists them.
 type Info struct {
 	Name    string
 	Summary string
@@ -95,22 +87,48 @@ type Info struct {
 	// Losses are the values Config.Loss accepts, the default first; none
 	// for learners with a fixed loss.
 	Losses []string
+	// MiniBatch is an online learner's default mini-batch size, the
+	// sentences of one update (0 for a batch learner).
+	MiniBatch int
+	// Rate is the default learning rate (0: the learner takes none).
+	Rate float64
+	// Options are the flags of the Config settings the learner reads
+	// besides --loss, --seed and --threads: "rate", "l1", "l2", "noise"
+	// (with "noise-type" and "noise-unlabeled"), "minibatch", "restarts",
+	// "passes", "random-directions", "restart-range", "mira-c",
+	// "mira-decay". Validate refuses a setting of a flag not listed.
+	Options []string
+	// Check, if not nil, checks c further (a setting the learner reads
+	// that it cannot take).
+	Check func(c Config) error
+	// New makes the learner, starting from weights w, from a valid c.
+	New func(w feature.Weights, c Config) (learner.Learner, error)
 }
 
+// reads reports whether the learner reads the setting of flag.
+func (in Info) reads(flag string) bool { return slices.Contains(in.Options, flag) }
+
+// notFor is the error for a setting of flag, which the learner does not
+// read.
+func (in Info) notFor(flag string) error {
+	return fmt.Errorf("algo: --%s applies to %s, not %s", flag, Readers(flag), in.Name)
+}
+
+// registry lists the learners, in the order Names gives them: a new
+// learner is its file and one line here.
 var registry = []Info{
-	{"mert", "MERT (Och 2003): exact line search, 20 random restarts, as Moses' mert", false, nil},
-	{"pro", "PRO (Hopkins & May 2011): sampled pairs, L2 logistic regression by L-BFGS", false, nil},
-	{"kbmira", "batch k-best MIRA (Cherry & Foster 2012) as Moses' kbmira: 60 passes, C=0.01", false, nil},
-	{"mr", "minimum risk: expected sentence BLEU by SGD (Cherry & Foster 2012)", false, nil},
-	{"svm", "structured SVM (Cherry & Foster 2012 §3.2): latent hinge loss, L2 λ=1000, cutting plane", false, nil},
-	{"adagrad", "AdaGrad + FOBOS L1 on the pairwise loss (Green et al. 2013)", true, []string{"logistic", "hinge"}},
-	{"sgd", "plain SGD on the pairwise loss", true, []string{"logistic", "hinge"}},
-	{"mira", "online MIRA with hope/fear and background BLEU (Chiang et al. 2008)", true, nil},
-	{"oro", "optimized online rank learning (Watanabe 2012)", true, []string{"hinge", "softmax"}},
+	mertInfo,
+	proInfo,
+	kbmiraInfo,
+	mrInfo,
+	svmInfo,
+	adagradInfo,
+	sgdInfo,
+	miraInfo,
+	oroInfo,
 }
 
-// All returns every learner's description, in the order of the package
-// documentation.
+// All returns every learner's description, in registry order.
 func All() []Info { return slices.Clone(registry) }
 
 // Names returns the learners' names.
@@ -118,6 +136,22 @@ func Names() []string {
 	var out []string
 	for _, in := range registry {
 		out = append(out, in.Name)
+	}
+	return out
+}
+
+// OnlineNames returns the online learners' names.
+func OnlineNames() []string { return namesOf(true) }
+
+// BatchNames returns the batch learners' names.
+func BatchNames() []string { return namesOf(false) }
+
+func namesOf(online bool) []string {
+	var out []string
+	for _, in := range registry {
+		if in.Online == online {
+			out = append(out, in.Name)
+		}
 	}
 	return out
 }
@@ -130,6 +164,21 @@ func Lookup(name string) (Info, bool) {
 		}
 	}
 	return Info{}, false
+}
+
+// Readers returns the names of the learners that read the setting of
+// flag (see Info.Options), as "a, b and c".
+func Readers(flag string) string {
+	var names []string
+	for _, in := range registry {
+		if in.reads(flag) {
+			names = append(names, in.Name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Validate checks c for the named learner: every value in range and every
@@ -148,84 +197,70 @@ func (c Config) Validate(name string) error {
 		return fmt.Errorf("algo: %s takes the loss %s, not %q", name, strings.Join(info.Losses, " or "), c.Loss)
 	}
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v < 0 }
-	uses := func(names ...string) bool { return slices.Contains(names, name) }
 	switch {
 	case bad(c.Rate):
 		return fmt.Errorf("algo: learning rate %v must be a positive number", c.Rate)
-	case c.Rate != 0 && !uses("adagrad", "sgd", "oro"):
-		return fmt.Errorf("algo: --rate applies to adagrad, sgd and oro, not %s", name)
+	case c.Rate != 0 && !info.reads("rate"):
+		return info.notFor("rate")
 	case c.L1 != nil && bad(*c.L1):
 		return fmt.Errorf("algo: L1 strength %v must be a number ≥ 0", *c.L1)
-	case c.L1 != nil && name != "adagrad":
-		return fmt.Errorf("algo: --l1 applies to adagrad, not %s", name)
+	case c.L1 != nil && !info.reads("l1"):
+		return info.notFor("l1")
 	case c.L2 != nil && bad(*c.L2):
 		return fmt.Errorf("algo: L2 strength %v must be a number ≥ 0", *c.L2)
-	case c.L2 != nil && !uses("adagrad", "sgd", "pro", "mr", "oro", "svm"):
-		return fmt.Errorf("algo: --l2 applies to adagrad, sgd, pro, mr, oro and svm, not %s", name)
-	case c.L2 != nil && *c.L2 == 0 && name == "svm":
-		return fmt.Errorf("algo: svm needs an L2 strength > 0 (its dual bounds the multipliers by 1/λ)")
+	case c.L2 != nil && !info.reads("l2"):
+		return info.notFor("l2")
 	case c.MiniBatch < 0:
 		return fmt.Errorf("algo: mini-batch size %d must be positive", c.MiniBatch)
-	case c.MiniBatch != 0 && !info.Online:
+	case c.MiniBatch != 0 && !info.reads("minibatch"):
 		return fmt.Errorf("algo: --minibatch applies to the online learners, not %s", name)
 	case c.Restarts < 0:
 		return fmt.Errorf("algo: %d restarts: must be positive", c.Restarts)
-	case c.Restarts != 0 && name != "mert":
-		return fmt.Errorf("algo: --restarts applies to mert, not %s", name)
+	case c.Restarts != 0 && !info.reads("restarts"):
+		return info.notFor("restarts")
 	case c.Passes < 0:
 		return fmt.Errorf("algo: %d passes: must be positive", c.Passes)
-	case c.Passes != 0 && !uses("kbmira", "svm"):
-		return fmt.Errorf("algo: --passes applies to kbmira and svm, not %s", name)
+	case c.Passes != 0 && !info.reads("passes"):
+		return info.notFor("passes")
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	if err := c.validateNoise(name); err != nil {
+	if err := c.validateNoise(info); err != nil {
 		return err
 	}
-	return c.validateBatch(name)
+	if err := c.validateBatch(info); err != nil {
+		return err
+	}
+	if info.Check != nil {
+		return info.Check(c)
+	}
+	return nil
 }
 
 // validateBatch checks the settings of MERT's search and of kb-MIRA.
-func (c Config) validateBatch(name string) error {
+func (c Config) validateBatch(info Info) error {
 	switch {
 	case c.RandomDirections < 0:
 		return fmt.Errorf("algo: %d random directions: must be positive", c.RandomDirections)
-	case c.RandomDirections != 0 && name != "mert":
-		return fmt.Errorf("algo: --random-directions applies to mert, not %s", name)
+	case c.RandomDirections != 0 && !info.reads("random-directions"):
+		return info.notFor("random-directions")
 	case c.RestartRange != nil && !(finite(c.RestartRange[0]) && finite(c.RestartRange[1]) && c.RestartRange[0] < c.RestartRange[1]):
 		return fmt.Errorf("algo: restart range [%v, %v]: want finite MIN < MAX", c.RestartRange[0], c.RestartRange[1])
-	case c.RestartRange != nil && name != "mert":
-		return fmt.Errorf("algo: --restart-range applies to mert, not %s", name)
+	case c.RestartRange != nil && !info.reads("restart-range"):
+		return info.notFor("restart-range")
 	case math.IsNaN(c.MIRAC) || math.IsInf(c.MIRAC, 0) || c.MIRAC < 0:
 		return fmt.Errorf("algo: MIRA C %v must be a positive number", c.MIRAC)
-	case c.MIRAC != 0 && name != "kbmira":
-		return fmt.Errorf("algo: --mira-c applies to kbmira, not %s", name)
+	case c.MIRAC != 0 && !info.reads("mira-c"):
+		return info.notFor("mira-c")
 	case math.IsNaN(c.MIRADecay) || c.MIRADecay < 0 || c.MIRADecay > 1:
 		return fmt.Errorf("algo: MIRA decay %v must be in (0, 1]", c.MIRADecay)
-	case c.MIRADecay != 0 && name != "kbmira":
-		return fmt.Errorf("algo: --mira-decay applies to kbmira, not %s", name)
+	case c.MIRADecay != 0 && !info.reads("mira-decay"):
+		return info.notFor("mira-decay")
 	}
 	return nil
 }
 
 func finite(x float64) bool { return x-x == 0 }
-
-// MERTOptions returns the options of the "mert" learner New makes from c
-// (for mert.NewCoordinator, which runs it over a pool held by parts).
-func MERTOptions(c Config) mert.Options {
-	mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
-		Features: c.Features, Threads: c.Threads, Seed: c.Seed}
-	if r := c.RestartRange; r != nil {
-		mo.Min, mo.Max = r[0], r[1]
-	}
-	return mo
-}
-
-// PROOptions returns the options of the "pro" learner New makes from c
-// (for batch.SamplePRO, which samples a part of a pool held by parts).
-func PROOptions(c Config) batch.PROOptions {
-	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed}
-}
 
 // l2 returns the L2 strength c asks for, def when it asks for none.
 func (c Config) l2(def float64) float64 {
@@ -238,53 +273,26 @@ func (c Config) l2(def float64) float64 {
 	return *c.L2
 }
 
+// l2Plain returns the L2 strength c asks for, 0 (off, the online
+// learners' default) when it asks for none.
+func (c Config) l2Plain() float64 {
+	if c.L2 == nil {
+		return 0
+	}
+	return *c.L2
+}
+
+// seed2 is the second PCG word of the online learners, derived from the
+// seed.
+func (c Config) seed2() uint64 { return c.Seed ^ 0x6a09e667f3bcc909 }
+
 // New returns the named learner starting from weights w.
 func New(name string, w feature.Weights, c Config) (learner.Learner, error) {
 	if err := c.Validate(name); err != nil {
 		return nil, err
 	}
-	seed2 := c.Seed ^ 0x6a09e667f3bcc909 // a second PCG word derived from the seed
-	pairwise := online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled}
-	l2 := func(def float64) float64 { return c.l2(def) }
-	switch name {
-	case "mert":
-		return mert.New(w, MERTOptions(c)), nil
-	case "pro":
-		return batch.NewPRO(w, PROOptions(c))
-	case "kbmira":
-		return batch.NewMIRA(w, batch.MIRAOptions{C: c.MIRAC, Decay: c.MIRADecay, Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
-	case "mr":
-		return batch.NewMR(w, batch.MROptions{Lambda: l2(0), Seed: c.Seed, Threads: c.Threads})
-	case "svm":
-		return batch.NewSVM(w, batch.SVMOptions{Lambda: l2(0), Iterations: c.Passes, Seed: c.Seed, Threads: c.Threads})
-	case "adagrad":
-		l1 := 0.0 // the learner's default
-		if c.L1 != nil {
-			l1 = *c.L1
-			if l1 == 0 {
-				l1 = -1
-			}
-		}
-		l2v := 0.0
-		if c.L2 != nil {
-			l2v = *c.L2
-		}
-		return online.NewAdaGrad(w, online.AdaGradOptions{Rate: c.Rate, L1: l1, L2: l2v, BatchSize: c.MiniBatch,
-			Objective: pairwise, Seed1: c.Seed, Seed2: seed2})
-	case "sgd":
-		l2v := 0.0
-		if c.L2 != nil {
-			l2v = *c.L2
-		}
-		return online.NewSGD(w, online.SGDOptions{Rate: c.Rate, L2: l2v, BatchSize: c.MiniBatch,
-			Objective: pairwise, Seed1: c.Seed, Seed2: seed2})
-	case "mira":
-		return online.NewMIRA(w, online.MIRAOptions{BatchSize: c.MiniBatch, Seed1: c.Seed, Seed2: seed2})
-	case "oro":
-		return online.NewWatanabe(w, online.WatanabeOptions{Softmax: c.Loss == "softmax", Rate: c.Rate,
-			Lambda: l2(0), BatchSize: c.MiniBatch, Seed1: c.Seed, Seed2: seed2})
-	}
-	panic("algo: registry and New disagree about " + name)
+	info, _ := Lookup(name)
+	return info.New(w, c)
 }
 
 // MiniBatchOf returns the mini-batch size the online learner name uses
@@ -294,13 +302,6 @@ func (c Config) MiniBatchOf(name string) int {
 	if c.MiniBatch > 0 {
 		return c.MiniBatch
 	}
-	switch name {
-	case "adagrad", "sgd":
-		return online.DefaultAdaGradBatch
-	case "mira":
-		return online.DefaultMIRABatch
-	case "oro":
-		return online.DefaultWatanabeBatch
-	}
-	return 0
+	info, _ := Lookup(name)
+	return info.MiniBatch
 }

@@ -5,12 +5,13 @@ import (
 	"math"
 
 	"github.com/mtune/mtune/learner/loss"
+	"github.com/mtune/mtune/learner/online"
 )
 
 // validateNoise checks the feature-noising settings of c (Noise, NoiseType,
-// NoiseUnlabeled) for the named learner: the level in the noise's range,
-// a known noise type, and no setting that would be ignored.
-func (c Config) validateNoise(name string) error {
+// NoiseUnlabeled) for the learner info: the level in the noise's range, a
+// known noise type, and no setting that would be ignored.
+func (c Config) validateNoise(info Info) error {
 	typ, err := loss.ParseNoiseType(c.NoiseType)
 	if err != nil {
 		return fmt.Errorf("algo: noise type %q: choose %s or %s", c.NoiseType, loss.NoiseTypes[0], loss.NoiseTypes[1])
@@ -21,8 +22,8 @@ func (c Config) validateNoise(name string) error {
 		return fmt.Errorf("algo: feature-noising dropout rate %v must be in [0, 1)", c.Noise)
 	case typ == loss.Gaussian && (math.IsNaN(c.Noise) || math.IsInf(c.Noise, 0) || c.Noise < 0):
 		return fmt.Errorf("algo: Gaussian feature-noising level σ = %v must be a finite number ≥ 0", c.Noise)
-	case on && name != "adagrad" && name != "sgd":
-		return fmt.Errorf("algo: feature noising applies to the logistic loss of adagrad and sgd, not %s", name)
+	case on && !info.reads("noise"):
+		return fmt.Errorf("algo: feature noising applies to the logistic loss of %s, not %s", Readers("noise"), info.Name)
 	case on && c.Loss == "hinge":
 		return fmt.Errorf("algo: feature noising is defined for the logistic loss, not the hinge")
 	case c.NoiseType != "" && !on:
@@ -33,6 +34,12 @@ func (c Config) validateNoise(name string) error {
 		return fmt.Errorf("algo: --noise-unlabeled %d needs --noise: unlabelled pairs only enter the noising regulariser", c.NoiseUnlabeled)
 	}
 	return nil
+}
+
+// pairwise returns the objective of the pairwise online learners (adagrad,
+// sgd) c asks for; c must be valid.
+func (c Config) pairwise() online.Pairwise {
+	return online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled}
 }
 
 // noising returns the regulariser c asks for; c must be valid.

@@ -7,7 +7,9 @@
 // Load returns the pool as one pool.List per sentence (what the batch
 // optimizers of learner/ train on); Walk streams it sentence by sentence
 // without scoring; Extract writes it as Moses' FEATSTAT and SCORESTAT files
-// for Moses' own mert, pro and kbmira. The files are n-best lists in any
+// for Moses' own mert, pro and kbmira. Rerank picks each sentence's best
+// hypothesis under given weights; CheckWeights and StartWeights match
+// weights to the features the lists hold. The files are n-best lists in any
 // format io/nbest reads, local or gs://, plain or .gz/.zst (io/storage),
 // each in increasing sentence order, all from one model (the same dense
 // feature groups).

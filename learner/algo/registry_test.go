@@ -1,0 +1,72 @@
+package algo
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRegistry checks every learner's description: a unique name, a
+// summary, a constructor, a default mini-batch exactly for the online
+// learners, options among the flags Validate knows, and a Config setting
+// each option it lists accepted.
+func TestRegistry(t *testing.T) {
+	known := []string{"rate", "l1", "l2", "noise", "minibatch", "restarts", "passes", "random-directions", "restart-range", "mira-c", "mira-decay"}
+	seen := map[string]bool{}
+	for _, in := range All() {
+		switch {
+		case seen[in.Name]:
+			t.Errorf("%s registered twice", in.Name)
+		case in.Summary == "" || in.New == nil:
+			t.Errorf("%s: no summary or constructor", in.Name)
+		case in.Online != (in.MiniBatch > 0):
+			t.Errorf("%s: online %v, default mini-batch %d", in.Name, in.Online, in.MiniBatch)
+		}
+		seen[in.Name] = true
+		for _, o := range in.Options {
+			if !slices.Contains(known, o) {
+				t.Errorf("%s: unknown option %q", in.Name, o)
+			}
+		}
+	}
+	for _, name := range []string{DefaultOnline, DefaultBatch} {
+		if _, ok := Lookup(name); !ok {
+			t.Errorf("default learner %s is not registered", name)
+		}
+	}
+	if in, _ := Lookup(DefaultOnline); !in.Online {
+		t.Errorf("DefaultOnline %s is a batch learner", DefaultOnline)
+	}
+	if in, _ := Lookup(DefaultBatch); in.Online {
+		t.Errorf("DefaultBatch %s is an online learner", DefaultBatch)
+	}
+	if got := append(OnlineNames(), BatchNames()...); len(got) != len(Names()) {
+		t.Errorf("online %v and batch %v are not the %d learners", OnlineNames(), BatchNames(), len(Names()))
+	}
+}
+
+// TestDefaults pins the defaults the descriptions declare (DESIGN §3, the
+// papers' and Moses') and the option lists behind Validate's messages.
+func TestDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		miniBatch int
+		rate      float64
+	}{
+		{"adagrad", 20, 0.02}, {"sgd", 20, 1e-3}, {"mira", 1, 0}, {"oro", 16, 0.2}, {"mert", 0, 0}, {"kbmira", 0, 0},
+	} {
+		in, _ := Lookup(tc.name)
+		if in.MiniBatch != tc.miniBatch || in.Rate != tc.rate || (Config{}).MiniBatchOf(tc.name) != tc.miniBatch {
+			t.Errorf("%s: mini-batch %d, rate %v; want %d, %v", tc.name, in.MiniBatch, in.Rate, tc.miniBatch, tc.rate)
+		}
+	}
+	if n := (Config{MiniBatch: 7}).MiniBatchOf("oro"); n != 7 {
+		t.Errorf("MiniBatchOf with --minibatch 7: %d", n)
+	}
+	for flag, want := range map[string]string{
+		"rate": "adagrad, sgd and oro", "l1": "adagrad", "noise": "adagrad and sgd", "passes": "kbmira and svm", "restarts": "mert",
+	} {
+		if got := Readers(flag); got != want {
+			t.Errorf("Readers(%q) = %q, want %q", flag, got, want)
+		}
+	}
+}

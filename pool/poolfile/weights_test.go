@@ -1,0 +1,54 @@
+package poolfile
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/testsupport/testfile"
+)
+
+// TestRerankAndCheckWeights reranks two sentences' lists, checks weights
+// that share features with the lists, none, or some, and refuses a score
+// that overflows.
+func TestRerankAndCheckWeights(t *testing.T) {
+	ctx := context.Background()
+	write := testfile.Writer(t, t.TempDir())
+	nb := write("nb", "0 ||| a ||| LM0= -1 d= 0 ||| 0\n0 ||| b ||| LM0= -3 d= 0 ||| 0\n1 ||| c ||| LM0= -2 d= 0 ||| 0\n1 ||| e ||| LM0= -1 d= 0 ||| 0\n")
+	idx := feature.NewIndex()
+	read := func(text string) *weights.Set {
+		set, err := weights.ReadMoses(strings.NewReader(text), idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	set := read("LM0= -1\n")
+	var got []string
+	f, err := Rerank(ctx, []string{nb}, idx, 0, set.Weights, "w", func(sent int, target string) error {
+		got = append(got, target)
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"b", "c"}) {
+		t.Fatalf("Rerank: %v, %v; want [b c]", got, err)
+	}
+	if err := CheckWeights("w", read("d= 1\n"), f, []string{nb}); err != nil {
+		t.Errorf("the lists' zero dense feature d_0: %v", err)
+	}
+	if err := CheckWeights("w", read("LM0= 1\nTM0= 1\n"), f, []string{nb}); err != nil {
+		t.Errorf("some features matching: %v, want a warning only", err)
+	}
+	if err := CheckWeights("w", read("TM0= 1 1\n"), f, []string{nb}); err == nil || !strings.Contains(err.Error(), "no feature of the weights in w") {
+		t.Errorf("no feature matching: %v", err)
+	}
+	huge := read("LM0= 1\n")
+	huge.Weights.Set(idx.ID("LM0_0"), math.Inf(1))
+	_, err = Rerank(ctx, []string{nb}, idx, 0, huge.Weights, "w", func(int, string) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "nb:1: the model score of this hypothesis under the weights of w is -Inf") {
+		t.Errorf("infinite weight: %v", err)
+	}
+}
