@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 )
 
 // BatchStep is the optimizer's half of a batch-mode epoch (the MERT
@@ -46,43 +47,43 @@ type BatchStep struct {
 // and tune BLEU (the pool's 1-best under the new weights: no second
 // decoding). The whole pool is in memory: see the README for how large a
 // pool one worker holds.
-func (b BatchStep) RunParts(ctx context.Context, n int, parts []PoolPart, prev weights.ByName, statePath string) (weights.ByName, Metrics, error) {
+func (b BatchStep) RunParts(ctx context.Context, n int, parts []rundir.PoolPart, prev weights.ByName, statePath string) (weights.ByName, rundir.Metrics, error) {
 	idx := feature.NewIndexOf(prev.Names...)
 	var pooled []pool.List
 	for _, p := range parts {
 		lists, err := ReadPoolPart(ctx, p, idx)
 		if err != nil {
-			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %w", n, err)
+			return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: %w", n, err)
 		}
 		pooled = append(pooled, lists...)
 	}
 	for i := 1; i < len(pooled); i++ {
 		if pooled[i].Sent <= pooled[i-1].Sent {
-			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: the pool's parts are out of order (sentence %d after %d)", n, pooled[i].Sent, pooled[i-1].Sent)
+			return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: the pool's parts are out of order (sentence %d after %d)", n, pooled[i].Sent, pooled[i-1].Sent)
 		}
 	}
 	w0, err := prev.Over(idx)
 	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	cfg := b.Config
 	cfg.Seed = EpochSeed(b.Seed, n-1)
 	l, err := algo.New(b.Algo, w0, cfg)
 	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	if err := l.Learn(ctx, pooled); err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %s: %w", n, b.Algo, err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: %s: %w", n, b.Algo, err)
 	}
 	nw, err := b.finish(n, l.Weights())
 	if err != nil {
-		return weights.ByName{}, Metrics{}, err
+		return weights.ByName{}, rundir.Metrics{}, err
 	}
 	if err := saveState(ctx, statePath, l); err != nil {
-		return weights.ByName{}, Metrics{}, err
+		return weights.ByName{}, rundir.Metrics{}, err
 	}
 	var st metric.Stats = pool.OneBest(pooled, nw)
-	m := Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
+	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
 	return weights.NewByName(idx, nw), m, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/learner/mert"
+	"github.com/mtune/mtune/rundir"
 )
 
 // MERTRound is one round of batch MERT over the pool's parts (a
@@ -22,7 +23,7 @@ type MERTRound struct {
 // MERTShare reads a part of the pool and returns its share of round r
 // (mert.Pass.Share): what a worker computes, so that no machine holds the
 // pool.
-func MERTShare(ctx context.Context, part PoolPart, r MERTRound) (mert.Share, error) {
+func MERTShare(ctx context.Context, part rundir.PoolPart, r MERTRound) (mert.Share, error) {
 	idx := feature.NewIndexOf(r.Names...)
 	lists, err := ReadPoolPart(ctx, part, idx)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 )
 
 // The files an epoch's pipeline writes into its EpochLayout and the driver
@@ -32,12 +33,12 @@ func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, e
 	if err != nil {
 		return "", fmt.Errorf("tune: encoding shard %d's result: %w", r.Shard, err)
 	}
-	path := storage.Join(dir, ShardStateName(r.Shard))
+	path := storage.Join(dir, rundir.ShardStateName(r.Shard))
 	if err := storage.WriteFile(ctx, path, append(data, '\n')); err != nil {
 		return "", fmt.Errorf("tune: %w", err)
 	}
 	sum := ShardSummary{Shard: r.Shard, Epoch: r.Epoch, Updates: r.Updates, TotalUpdates: r.TotalUpdates, Sentences: r.Sentences, Stats: r.Stats}
-	if err := WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
+	if err := rundir.WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -78,7 +79,7 @@ var ErrShardResult = errors.New("tune: malformed shard result")
 // ErrShardResult).
 func DecodeShardResult(data []byte) (ShardResult, error) {
 	var r ShardResult
-	if err := UnmarshalStrict(data, &r); err != nil {
+	if err := rundir.UnmarshalStrict(data, &r); err != nil {
 		return ShardResult{}, fmt.Errorf("%w: %w", ErrShardResult, err)
 	}
 	if err := r.Validate(); err != nil {
@@ -91,14 +92,14 @@ func DecodeShardResult(data []byte) (ShardResult, error) {
 // dir, StaleReportName(r.Shard) (dir is an EpochLayout's Work(), so the
 // file is its StaleReport(r.Shard)), and returns the file's path.
 func WriteStaleReport(ctx context.Context, dir string, r StaleReport) (string, error) {
-	path := storage.Join(dir, StaleReportName(r.Shard))
-	return path, WriteJSON(ctx, path, r)
+	path := storage.Join(dir, rundir.StaleReportName(r.Shard))
+	return path, rundir.WriteJSON(ctx, path, r)
 }
 
 // ReadStaleReport reads the staleness report at path (WriteStaleReport).
 func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 	var r StaleReport
-	if err := ReadJSON(ctx, path, &r); err != nil {
+	if err := rundir.ReadJSON(ctx, path, &r); err != nil {
 		return StaleReport{}, err
 	}
 	return r, nil
@@ -122,26 +123,26 @@ type EpochOutputs struct {
 // and its mixed weights. Without o.EvalTune the tune BLEU is the
 // progressive BLEU (TuneDecoded). NonZero and Seconds are FinishEpoch's. A
 // missing or malformed file is an error naming it.
-func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
-	m := Metrics{Epoch: e.N}
+func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundir.Metrics, weights.ByName, error) {
+	m := rundir.Metrics{Epoch: e.N}
 	if o.EvalTune {
-		b, err := ReadBLEU(ctx, e.TuneStats())
+		b, err := rundir.ReadBLEU(ctx, e.TuneStats())
 		if err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.TuneBLEU = b
 	}
 	if o.Dev {
-		b, err := ReadBLEU(ctx, e.DevStats())
+		b, err := rundir.ReadBLEU(ctx, e.DevStats())
 		if err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.DevBLEU = &b
 	}
 	if o.LineSearch {
 		var ls LineSearchResult
-		if err := ReadJSON(ctx, e.LineSearch(), &ls); err != nil {
-			return Metrics{}, weights.ByName{}, err
+		if err := rundir.ReadJSON(ctx, e.LineSearch(), &ls); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.Alpha = &ls.Alpha
 	}
@@ -150,14 +151,14 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		// The result itself is the next epoch's input: it must be there,
 		// but only its summary is read.
 		if ok, err := storage.Exists(ctx, e.ShardState(k)); err != nil || !ok {
-			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's result %s is missing (%v)", k, e.ShardState(k), err)
+			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's result %s is missing (%v)", k, e.ShardState(k), err)
 		}
 		var r ShardSummary
-		if err := ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
-			return Metrics{}, weights.ByName{}, err
+		if err := rundir.ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if r.Shard != k || r.Epoch != e.N-1 {
-			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
+			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
 				storage.Join(e.State(), ShardSummaryName(k)), r.Shard, r.Epoch+1, k, e.N)
 		}
 		prog.Add(r.Stats)
@@ -173,7 +174,7 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		for k := range o.Shards {
 			r, err := ReadStaleReport(ctx, e.StaleReport(k))
 			if err != nil {
-				return Metrics{}, weights.ByName{}, err
+				return rundir.Metrics{}, weights.ByName{}, err
 			}
 			st.Add(r.Stats)
 		}
@@ -181,20 +182,20 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 	}
 	ww, err := weights.ReadByName(ctx, e.Mixed())
 	if err != nil {
-		return Metrics{}, weights.ByName{}, err
+		return rundir.Metrics{}, weights.ByName{}, err
 	}
 	return m, ww, nil
 }
 
 // newStaleness is the Metrics' form of st.
-func newStaleness(st StaleStats) *Staleness {
+func newStaleness(st StaleStats) *rundir.Staleness {
 	h := map[string]int{}
 	for k, c := range st.Histogram {
 		if c > 0 {
 			h[strconv.Itoa(k)] = c
 		}
 	}
-	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
+	return &rundir.Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
 }
 
 // FinishEpoch completes epoch e's metrics m: it counts the non-zero weights
@@ -202,7 +203,7 @@ func newStaleness(st StaleStats) *Staleness {
 // (io/weights.WriteTrio: the dense groups are those of the features dense,
 // the starting weights', every other feature is sparse) and stamps m with
 // the seconds since t0.
-func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByName, dense []string, t0 time.Time) (Metrics, error) {
+func FinishEpoch(ctx context.Context, e rundir.EpochLayout, m rundir.Metrics, ww weights.ByName, dense []string, t0 time.Time) (rundir.Metrics, error) {
 	for _, v := range ww.Vals {
 		if v != 0 {
 			m.NonZero++
@@ -215,19 +216,8 @@ func FinishEpoch(ctx context.Context, e EpochLayout, m Metrics, ww weights.ByNam
 		set.Weights.Set(idx.ID(name), ww.Vals[i])
 	}
 	if err := weights.WriteTrio(ctx, e.Dir, set); err != nil {
-		return Metrics{}, fmt.Errorf("tune: %w", err)
+		return rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	m.Seconds = time.Since(t0).Seconds()
 	return m, nil
-}
-
-// ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a
-// metric.Stats in JSON, as work/dev-stats.json) and returns their BLEU in
-// points.
-func ReadBLEU(ctx context.Context, path string) (float64, error) {
-	var st metric.Stats
-	if err := ReadJSON(ctx, path, &st); err != nil {
-		return 0, err
-	}
-	return 100 * st.BLEU(), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 )
 
 func okStats() metric.Stats {
@@ -27,7 +28,7 @@ func sampleResult() ShardResult {
 
 func TestShardResultFile(t *testing.T) {
 	ctx := context.Background()
-	e := Layout{Root: t.TempDir()}.Epoch(3)
+	e := rundir.Layout{Root: t.TempDir()}.Epoch(3)
 	r := sampleResult()
 	path, err := WriteShardResult(ctx, e.State(), r)
 	if err != nil {
@@ -112,46 +113,46 @@ func TestReadEpoch(t *testing.T) {
 		name string
 		o    EpochOutputs
 		// remove names a file to delete after writing the folder.
-		remove  func(e EpochLayout) string
-		want    Metrics
+		remove  func(e rundir.EpochLayout) string
+		want    rundir.Metrics
 		wantErr bool
 	}{
 		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11}},
 		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true, LineSearch: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
 				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
 		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21,
-				Staleness: &Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21,
+				Staleness: &rundir.Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
 		{name: "one shard of two", o: EpochOutputs{Shards: 1, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10}},
 		// Without --eval-tune the tune BLEU is the progressive BLEU, and
 		// work/tune-stats.json is not read.
-		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.TuneStats() },
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
-		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.ShardState(1) }, wantErr: true},
-		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string {
+		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e rundir.EpochLayout) string { return e.TuneStats() },
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21}},
+		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string { return e.ShardState(1) }, wantErr: true},
+		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string {
 			return filepath.Join(e.State(), ShardSummaryName(0))
 		}, wantErr: true},
-		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
-		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
-		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e EpochLayout) string { return e.LineSearch() }, wantErr: true},
-		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
-		{name: "missing mixed weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.Mixed() }, wantErr: true},
+		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e rundir.EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
+		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e rundir.EpochLayout) string { return e.DevStats() }, wantErr: true},
+		{name: "missing line search", o: EpochOutputs{Shards: 2, LineSearch: true}, remove: func(e rundir.EpochLayout) string { return e.LineSearch() }, wantErr: true},
+		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e rundir.EpochLayout) string { return e.TuneStats() }, wantErr: true},
+		{name: "missing mixed weights", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string { return e.Mixed() }, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := Layout{Root: t.TempDir()}.Epoch(4)
+			e := rundir.Layout{Root: t.TempDir()}.Epoch(4)
 			must := func(err error) {
 				t.Helper()
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			must(WriteJSON(ctx, e.TuneStats(), tuneStats))
-			must(WriteJSON(ctx, e.DevStats(), devStats))
-			must(WriteJSON(ctx, e.LineSearch(), LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}))
+			must(rundir.WriteJSON(ctx, e.TuneStats(), tuneStats))
+			must(rundir.WriteJSON(ctx, e.DevStats(), devStats))
+			must(rundir.WriteJSON(ctx, e.LineSearch(), LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}))
 			must(weights.WriteByName(ctx, e.Mixed(), mixed))
 			for k, s := range shardStats {
 				r := ShardResult{Shard: k, Epoch: 3, Updates: 3 + k, TotalUpdates: 10, Sentences: 10 + k, Stats: s, Weights: mixed}
@@ -187,10 +188,10 @@ func TestReadEpoch(t *testing.T) {
 
 func TestFinishEpoch(t *testing.T) {
 	ctx := context.Background()
-	e := Layout{Root: t.TempDir()}.Epoch(2)
+	e := rundir.Layout{Root: t.TempDir()}.Epoch(2)
 	ww := weights.ByName{Names: []string{"pp_a~b", "LM0_0", "tm_1", "tm_0", "wt_x"}, Vals: []float64{0.125, 0.5, 0, -0.25, 0}}
 	t0 := time.Now()
-	m, err := FinishEpoch(ctx, e, Metrics{Epoch: 2, Updates: 9}, ww, []string{"LM0_0", "tm_0", "tm_1"}, t0)
+	m, err := FinishEpoch(ctx, e, rundir.Metrics{Epoch: 2, Updates: 9}, ww, []string{"LM0_0", "tm_0", "tm_1"}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"fmt"
@@ -96,7 +96,7 @@ func (l Layout) Epoch(n int) EpochLayout {
 // epoch) stay in l. It panics unless 0 <= r < replicas.
 func (l Layout) Replica(r, replicas int) Layout {
 	if r < 0 || r >= max(1, replicas) {
-		panic(fmt.Sprintf("tune: replica %d of %d", r, replicas))
+		panic(fmt.Sprintf("rundir: replica %d of %d", r, replicas))
 	}
 	if replicas <= 1 {
 		return l
@@ -158,6 +158,16 @@ func (e EpochLayout) LearnerState() string { return storage.Join(e.State(), "lea
 func (e EpochLayout) PoolPart(p int) PoolPart {
 	base := storage.Join(e.Dir, "pool", fmt.Sprintf("part-%05d", p))
 	return PoolPart{NBest: base + ".nbest.gz", Scores: base + ".scores.gz"}
+}
+
+// PoolPart names the files of one part of batch mode's pool after an
+// epoch (EpochLayout.PoolPart): every distinct hypothesis (target and
+// features, as Moses' extractor and tune-nbest de-duplicate) decoded for
+// its sentences so far, as two files Moses' tools read: a Moses n-best
+// list and, in the same order, the BLEU statistics of each hypothesis as a
+// SCORESTAT file (what mert's extractor writes next to its features file).
+type PoolPart struct {
+	NBest, Scores string
 }
 
 // PoolSummary is work/pool.json: the sizes and feature names of the

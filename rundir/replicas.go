@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"cmp"
@@ -85,7 +85,7 @@ func CompleteReplicas(ctx context.Context, dir Layout, replicas int) ([]Metrics,
 		}
 		for _, m := range ms {
 			if m.Replica != r {
-				return nil, fmt.Errorf("tune: %s records replica %d, want %d", dir.Replica(r, replicas).Epoch(m.Epoch).Complete(), m.Replica, r)
+				return nil, fmt.Errorf("rundir: %s records replica %d, want %d", dir.Replica(r, replicas).Epoch(m.Epoch).Complete(), m.Replica, r)
 			}
 		}
 		per[r], n = ms, min(n, len(ms))
