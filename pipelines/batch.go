@@ -11,6 +11,7 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -26,15 +27,15 @@ type batchEpoch struct {
 
 // Epoch runs epoch n. The driver holds no sentence and no pool: the pool
 // is written by parts on the workers and the optimizer reads it there.
-func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+func (e *batchEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	t0 := time.Now()
 	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start, e.dense)
 	if err != nil {
-		return Metrics{}, err
+		return rundir.Metrics{}, err
 	}
 	if e.dev != nil && m.DevBLEU == nil {
 		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev, ww); err != nil {
-			return Metrics{}, err
+			return rundir.Metrics{}, err
 		}
 	}
 	return tune.FinishEpoch(ctx, e.o.layout().Epoch(n), m, ww, e.dense, t0)
@@ -60,8 +61,8 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index, ww weig
 }
 
 // readDevBLEU reads the dev BLEU of epoch folder dir.
-func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
-	b, err := tune.ReadBLEU(ctx, dir.DevStats())
+func readDevBLEU(ctx context.Context, dir rundir.EpochLayout) (*float64, error) {
+	b, err := rundir.ReadBLEU(ctx, dir.DevStats())
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +85,11 @@ func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
 // not nil) and any optimizer but MERT, the same launch decodes the dev set
 // with the new weights and the metrics hold its BLEU. It returns the
 // epoch's metrics and new weights, for scoreDev and tune.FinishEpoch.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, dense []string) (Metrics, weights.ByName, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, dense []string) (rundir.Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress")
 	prevPath := startPath
-	var prevDir tune.EpochLayout
+	var prevDir rundir.EpochLayout
 	if n > 1 {
 		prevDir = o.layout().Epoch(n - 1)
 		prevPath = prevDir.JSON()
@@ -126,38 +127,38 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	}
 	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
-		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
+		return rundir.Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
 	}
 	if dev != nil && n == 1 {
 		o.printStartDev(ctx)
 	}
 	var decoded metric.Stats
-	if err := tune.ReadJSON(ctx, decodedPath, &decoded); err != nil {
-		return Metrics{}, weights.ByName{}, err
+	if err := rundir.ReadJSON(ctx, decodedPath, &decoded); err != nil {
+		return rundir.Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
 	if learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	} else {
-		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
-			return Metrics{}, weights.ByName{}, err
+		if err := rundir.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if ww, err = weights.ReadByName(ctx, dir.Mixed()); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if pro {
-			if res.TuneBLEU, err = tune.ReadBLEU(ctx, dir.TuneStats()); err != nil {
-				return Metrics{}, weights.ByName{}, err
+			if res.TuneBLEU, err = rundir.ReadBLEU(ctx, dir.TuneStats()); err != nil {
+				return rundir.Metrics{}, weights.ByName{}, err
 			}
 		}
 	}
-	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
+	m := rundir.Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: 100 * decoded.BLEU()}
 	if dev != nil && learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	}
 	m.Counters, m.Distributions = counters, dists
@@ -175,7 +176,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		return weights.ByName{}, tune.BatchResult{}, err
 	}
 	var sum tune.PoolSummary
-	if err := tune.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
+	if err := rundir.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
 		return weights.ByName{}, tune.BatchResult{}, err
 	}
 	run, err := step.NewMERT(n, prev, sum)
@@ -195,7 +196,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 			return weights.ByName{}, tune.BatchResult{}, &PipelineError{Epoch: n, Err: err}
 		}
 		var res mert.PassResult
-		if err := tune.ReadJSON(ctx, path, &res); err != nil {
+		if err := rundir.ReadJSON(ctx, path, &res); err != nil {
 			return weights.ByName{}, tune.BatchResult{}, err
 		}
 		if err := run.Update(res); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -45,7 +46,7 @@ func (c ExternalConfig) String() string {
 // ExternalConfig.String.
 func ParseExternalConfig(s string) (ExternalConfig, error) {
 	var c ExternalConfig
-	if err := tune.UnmarshalStrict([]byte(s), &c); err != nil {
+	if err := rundir.UnmarshalStrict([]byte(s), &c); err != nil {
 		return ExternalConfig{}, fmt.Errorf("pipelines: external decoder configuration %q: %w", s, err)
 	}
 	if len(c.Command) == 0 || c.Ini == "" {

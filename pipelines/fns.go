@@ -7,8 +7,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
-	"github.com/mtune/mtune/tune"
 )
 
 func init() {
@@ -22,7 +22,7 @@ type writeStatsFn struct {
 }
 
 func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (string, error) {
-	return f.Path, tune.WriteJSON(ctx, f.Path, st)
+	return f.Path, rundir.WriteJSON(ctx, f.Path, st)
 }
 
 // writeLineSearchFn writes a singleton PCollection<LineSearchResult> to
@@ -32,7 +32,7 @@ type writeLineSearchFn struct {
 }
 
 func (f *writeLineSearchFn) ProcessElement(ctx context.Context, r transforms.LineSearchResult) (string, error) {
-	return f.Path, tune.WriteJSON(ctx, f.Path, r)
+	return f.Path, rundir.WriteJSON(ctx, f.Path, r)
 }
 
 // writeStats writes the singleton stats to path.

@@ -21,6 +21,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -98,7 +99,7 @@ type Options struct {
 	Overwrite bool
 	// Dir is Out already opened (tune.OpenRunDir) and held by the caller;
 	// nil means Run opens Out itself, holds its lease and releases it.
-	Dir *tune.RunDir
+	Dir *rundir.RunDir
 	// Init is a weights file to start from; "" means the moses.ini's.
 	Init string
 	// Sparse names the decoder's sparse feature templates to switch on
@@ -160,18 +161,8 @@ type Options struct {
 	decoderArgs []string
 }
 
-// Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
-// the run folder's files, read by its report.
-type (
-	Metrics       = tune.Metrics
-	Staleness     = tune.Staleness
-	Manifest      = tune.Manifest
-	ManifestFlags = tune.ManifestFlags
-	InputFile     = tune.InputFile
-)
-
-func (o *Options) manifestFlags() ManifestFlags {
-	f := ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
+func (o *Options) manifestFlags() rundir.ManifestFlags {
+	f := rundir.ManifestFlags{Mode: o.Mode, Mix: o.Mix, Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
 		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
 		KeepScale: o.KeepScale && o.Mode == "batch", EvalTune: o.EvalTune,
 		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
@@ -198,7 +189,7 @@ func (o *Options) manifestFlags() ManifestFlags {
 type Result struct {
 	// Epochs holds every epoch's metrics, resumed ones included (with
 	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
-	Epochs []Metrics
+	Epochs []rundir.Metrics
 	// Best is the epoch of best/; BestWeights the path of its complete
 	// weights, best/weights.json (dense and sparse; best/weights holds the
 	// dense ones only, best/weights.sparse the sparse ones).
@@ -292,14 +283,14 @@ func (o *Options) defaults() error {
 }
 
 // layout names the paths of the output folder o.Out.
-func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
+func (o *Options) layout() rundir.Layout { return rundir.Layout{Root: o.Out} }
 
 // replicas returns the number of replicas, at least 1.
 func (o *Options) replicas() int { return max(1, o.Replicas) }
 
 // replicaLayout names the paths of replica r's epochs in o.Out
 // (tune.Layout.Replica: o.Out itself for a run of one).
-func (o *Options) replicaLayout(r int) tune.Layout { return o.layout().Replica(r, o.replicas()) }
+func (o *Options) replicaLayout(r int) rundir.Layout { return o.layout().Replica(r, o.replicas()) }
 
 // Validate fills in o's defaults and checks every option, before anything
 // is read or written.
@@ -339,7 +330,7 @@ func scan(ctx context.Context, src string, refs []string) (*corpus.Index, error)
 // files it names, the tuning and dev sets (whose checksums their scans
 // computed), the starting weights. dev may be nil. It records the
 // environment variables the moses.ini uses in o.iniEnv, for the workers.
-func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
+func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]rundir.InputFile, error) {
 	in := [][2]string{{"config", o.Config}}
 	if o.Decoder == ExternalDecoderName {
 		files, err := o.externalInputs(ctx)
@@ -372,9 +363,9 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 			in = append(in, [2]string{"model weight-file", c.WeightFile})
 		}
 	}
-	var out []InputFile
+	var out []rundir.InputFile
 	for _, x := range in {
-		f, err := tune.Checksum(ctx, x[0], x[1])
+		f, err := rundir.Checksum(ctx, x[0], x[1])
 		if err != nil {
 			return nil, err
 		}
@@ -385,7 +376,7 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 		out = append(out, scanned(dev, "dev-src", "dev-ref")...)
 	}
 	if o.Init != "" {
-		f, err := tune.Checksum(ctx, "init", o.Init)
+		f, err := rundir.Checksum(ctx, "init", o.Init)
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +388,7 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 // keep returns what Clear must keep in the run folder l on --overwrite:
 // every input, init/model.json (written by this run's model check), and
 // the demo model whole when the run tunes it.
-func (o *Options) keep(l tune.Layout, inputs []InputFile) []string {
+func (o *Options) keep(l rundir.Layout, inputs []rundir.InputFile) []string {
 	keep := []string{l.ModelCheck()}
 	for _, in := range inputs {
 		keep = append(keep, in.Path)
@@ -418,10 +409,10 @@ func sameFolder(p, dir string) bool {
 
 // scanned returns the manifest's inputs of a scanned set: the source as
 // role src, each reference as role ref.
-func scanned(ix *corpus.Index, src, ref string) []InputFile {
-	out := []InputFile{{Role: src, Path: ix.Source, SHA256: ix.SHA256[0]}}
+func scanned(ix *corpus.Index, src, ref string) []rundir.InputFile {
+	out := []rundir.InputFile{{Role: src, Path: ix.Source, SHA256: ix.SHA256[0]}}
 	for k, p := range ix.RefPaths {
-		out = append(out, InputFile{Role: ref, Path: p, SHA256: ix.SHA256[k+1]})
+		out = append(out, rundir.InputFile{Role: ref, Path: p, SHA256: ix.SHA256[k+1]})
 	}
 	return out
 }
@@ -457,8 +448,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	dir := o.Dir
 	if dir == nil {
 		var err error
-		dir, err = tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		dir, err = rundir.Open(ctx, o.Out, rundir.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
 		if err != nil {
 			return Result{}, err
 		}
@@ -480,7 +471,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.DevRefs = dev.RefPaths
 	}
 	o.Refs = tuneSet.RefPaths
-	man := Manifest{CommandLine: o.CommandLine, Version: tune.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
+	man := rundir.Manifest{CommandLine: o.CommandLine, Version: rundir.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
 	if o.replicas() > 1 {
 		for r := range o.replicas() {
@@ -503,20 +494,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 
 	var res Result
 	if o.Resume {
-		if res.Epochs, err = tune.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
+		if res.Epochs, err = rundir.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
 			return Result{}, err
 		}
 		// Another number of replicas would look for the run's epochs in
 		// other folders (tune.Layout.Replica) and find none: the
 		// manifest says so first.
-		var prev Manifest
-		perr := tune.ReadJSON(ctx, dir.Manifest(), &prev)
+		var prev rundir.Manifest
+		perr := rundir.ReadJSON(ctx, dir.Manifest(), &prev)
 		otherReplicas := perr == nil && max(1, prev.Options.Replicas) != o.replicas()
 		if len(res.Epochs) > 0 || otherReplicas {
 			if perr != nil {
 				return Result{}, perr
 			}
-			if err := tune.SameRun(o.Out, prev, man); err != nil {
+			if err := rundir.SameRun(o.Out, prev, man); err != nil {
 				return Result{}, err
 			}
 			man.Start = prev.Start
@@ -543,7 +534,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
+	if err := rundir.WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		return Result{}, err
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath, dense: dense}
@@ -551,13 +542,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath, dense: dense}
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
-	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
+	report := tune.NewReport(dir.Layout)
+	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
-		res.BestReplica, res.Best = tune.BestReplica(res.Epochs)
+		res.BestReplica, res.Best = rundir.BestReplica(res.Epochs)
 		res.BestWeights = dir.Best().JSON()
 	}
-	return res, tune.Finish(ctx, dir.Layout, man, err)
+	return res, rundir.Finish(ctx, report, man, err)
 }
 
 // ipmEpoch is the tune.Epocher (and tune.ReplicasEpocher) of --mode ipm
@@ -569,15 +561,15 @@ type ipmEpoch struct {
 	dense     []string
 }
 
-func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+func (e *ipmEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	ms, err := e.EpochReplicas(ctx, n)
 	if err != nil {
-		return Metrics{}, err
+		return rundir.Metrics{}, err
 	}
 	return ms[0], nil
 }
 
-func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) {
+func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error) {
 	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, e.dense)
 }
 
@@ -585,7 +577,7 @@ func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) 
 // (replicaEpoch; the tuning and dev sets are read once for all of them),
 // reads back what each wrote (tune.ReadEpoch) and writes its weights trio
 // (tune.FinishEpoch). It returns the replicas' metrics, replica 0's first.
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) ([]Metrics, error) {
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, dense []string) ([]rundir.Metrics, error) {
 	t0 := time.Now()
 	o.startLaunch(n, "progress")
 	p, s := beam.NewPipelineWithRoot()
@@ -616,7 +608,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		o.printStartDev(ctx)
 	}
 
-	var out []Metrics
+	var out []rundir.Metrics
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
 		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, LineSearch: o.Mix == "linesearch", Stale: o.Mode == "stale"})
@@ -705,7 +697,7 @@ func (o *Options) printStartDev(ctx context.Context) {
 	if o.Progress == nil {
 		return
 	}
-	if b, err := tune.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
+	if b, err := rundir.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
 		fmt.Fprintf(o.Progress, "epoch 0: dev BLEU %6.2f (the starting weights)\n", b)
 	}
 }
@@ -729,7 +721,7 @@ func checkModel(ctx context.Context, o *Options, path string) error {
 		return &PipelineError{Err: err}
 	}
 	var mc tune.ModelCheck
-	if err := tune.ReadJSON(ctx, path, &mc); err != nil {
+	if err := rundir.ReadJSON(ctx, path, &mc); err != nil {
 		return err
 	}
 	if o.Progress != nil {
@@ -749,7 +741,7 @@ func (o *Options) startLaunch(n int, name string) {
 // decodes total sentences, printed to o.Progress every o.ProgressEvery
 // while it runs (tune.WatchDecoding, from the launch's progress folder
 // too: startLaunch).
-func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]tune.Distribution, error) {
+func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]rundir.Distribution, error) {
 	stop := tune.WatchDecoding(ctx, o.Progress, label, total, o.ProgressEvery, o.progress)
 	defer stop()
 	return execute(ctx, o, p)
@@ -757,7 +749,7 @@ func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label str
 
 // execute launches p with o.Execute (beamx.RunWithMetrics if nil) and
 // returns the Beam metrics of its result (transforms.ReadMetrics).
-func execute(ctx context.Context, o *Options, p *beam.Pipeline) (map[string]int64, map[string]tune.Distribution, error) {
+func execute(ctx context.Context, o *Options, p *beam.Pipeline) (map[string]int64, map[string]rundir.Distribution, error) {
 	exec := o.Execute
 	if exec == nil {
 		exec = beamx.RunWithMetrics

@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -64,7 +65,7 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 		return MosesConfig{Ini: s}, nil
 	}
 	var c MosesConfig
-	if err := tune.UnmarshalStrict([]byte(s), &c); err != nil {
+	if err := rundir.UnmarshalStrict([]byte(s), &c); err != nil {
 		return MosesConfig{}, fmt.Errorf("pipelines: decoder configuration %q: %w", s, err)
 	}
 	if c.Ini == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -33,9 +34,9 @@ func poolPartKey(n tune.NBest) (int, tune.NBest) { return tune.PoolPartOf(n.Sent
 type WritePoolFn struct {
 	// Prev is the previous epoch's folder, whose parts hold the pool so
 	// far; the zero value for the first epoch.
-	Prev tune.EpochLayout
+	Prev rundir.EpochLayout
 	// Out is the epoch's folder.
-	Out tune.EpochLayout
+	Out rundir.EpochLayout
 	// Dense names the weights' dense features.
 	Dense []string
 	// Step is the epoch's optimizer, Epoch the 1-based epoch: a step that
@@ -51,7 +52,7 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 		lists = append(lists, n)
 		n = tune.NBest{}
 	}
-	var prev tune.PoolPart
+	var prev rundir.PoolPart
 	if f.Prev.Dir != "" {
 		prev = f.Prev.PoolPart(part)
 	}
@@ -89,7 +90,7 @@ type BatchLearnFn struct {
 	Step *tune.BatchStep
 	// Epoch is the 1-based epoch, Dir its folder.
 	Epoch int
-	Dir   tune.EpochLayout
+	Dir   rundir.EpochLayout
 	// Prev is the previous weights' JSON file.
 	Prev string
 	// Parts is the number of parts the tuning set has.
@@ -116,7 +117,7 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 	if i := slices.Index(seen, false); i >= 0 {
 		return fmt.Errorf("transforms: pool part %d of %d was not written", i, f.Parts)
 	}
-	if err := tune.WriteJSON(ctx, f.Dir.PoolSummary(), sum); err != nil {
+	if err := rundir.WriteJSON(ctx, f.Dir.PoolSummary(), sum); err != nil {
 		return err
 	}
 	log.Infof(ctx, "mtune: epoch %d: pool of %d sentences, %d hypotheses, %d features", f.Epoch, sum.Sentences, sum.Hyps, len(sum.Names))
@@ -133,11 +134,11 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 		slices.SortFunc(results, func(a, b tune.PartResult) int { return a.Info.Part - b.Info.Part })
 		ww, res, err = f.Step.FitPRO(ctx, f.Epoch, results, sum, prev, f.Dir.LearnerState())
 	} else {
-		parts := make([]tune.PoolPart, f.Parts)
+		parts := make([]rundir.PoolPart, f.Parts)
 		for p := range parts {
 			parts[p] = f.Dir.PoolPart(p)
 		}
-		var m tune.Metrics
+		var m rundir.Metrics
 		ww, m, err = f.Step.RunParts(ctx, f.Epoch, parts, prev, f.Dir.LearnerState())
 		res = tune.BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
 	}
@@ -147,7 +148,7 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 	if err := weights.WriteByName(ctx, f.Dir.Mixed(), ww); err != nil {
 		return err
 	}
-	if err := tune.WriteJSON(ctx, f.Dir.BatchResult(), res); err != nil {
+	if err := rundir.WriteJSON(ctx, f.Dir.BatchResult(), res); err != nil {
 		return err
 	}
 	emit(ww)
@@ -159,7 +160,7 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 // part on the workers (tune.PartOneBest): parts is a PCollection<int> of
 // part numbers of the pool in dir. It returns the sum, a singleton
 // PCollection<metric.Stats> whose BLEU() is batch mode's tune BLEU.
-func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, w beam.PCollection) beam.PCollection {
+func PoolBLEU(s beam.Scope, parts beam.PCollection, dir rundir.EpochLayout, w beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.PoolBLEU")
 	stats := beam.ParDo(s, &partOneBestFn{Dir: dir}, beam.Reshuffle(s, parts), beam.SideInput{Input: w})
 	return SumStats(s, stats)
@@ -167,7 +168,7 @@ func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, w beam
 
 // partOneBestFn is PoolBLEU's DoFn.
 type partOneBestFn struct {
-	Dir tune.EpochLayout
+	Dir rundir.EpochLayout
 }
 
 func (f *partOneBestFn) ProcessElement(ctx context.Context, part int, w weights.ByName) (metric.Stats, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -158,5 +159,5 @@ func (f *CheckModelFn) ProcessElement(ctx context.Context, _ []byte) error {
 	}
 	mc := tune.CheckModel(f.Decoder, dec, time.Since(start))
 	log.Infof(ctx, "mtune: model %s loaded on host %s in %.1f s: %d features", f.Decoder, mc.Host, mc.LoadSeconds, mc.Features)
-	return tune.WriteJSON(ctx, f.Path, mc)
+	return rundir.WriteJSON(ctx, f.Path, mc)
 }

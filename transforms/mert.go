@@ -9,6 +9,7 @@ import (
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -49,7 +50,7 @@ func lineStride(p mert.Pass) int {
 type MERTShareFn struct {
 	Round tune.MERTRound
 	// Dir is the epoch's folder, which holds the pool's parts.
-	Dir tune.EpochLayout
+	Dir rundir.EpochLayout
 }
 
 func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(int, linesearch.Packed), stats func(int, metric.Stats)) error {
@@ -163,5 +164,5 @@ func (f *writeRoundFn) ProcessElement(ctx context.Context, _ int, iter func(*rou
 	if lines != want {
 		return fmt.Errorf("transforms: MERT round %d: %d of %d lines searched (is the pool empty?)", f.Round.N, lines, want)
 	}
-	return tune.WriteJSON(ctx, f.Path, res)
+	return rundir.WriteJSON(ctx, f.Path, res)
 }
