@@ -87,7 +87,7 @@ type Options struct {
 	// Replicas is the number of independent runs of the tuning (ipm and
 	// stale mode; Clark et al. 2011): replica r is the run seeded with
 	// tune.ReplicaSeed(Seed, r) (Seed itself for replica 0), its files in
-	// tune.Layout.Replica; every replica's epoch runs in the epoch's one
+	// rundir.Layout.Replica; every replica's epoch runs in the epoch's one
 	// launch. 0 means 1, the run without replicas.
 	Replicas int
 	// Out is the output folder (local or gs://); required.
@@ -95,9 +95,9 @@ type Options struct {
 	// Resume continues from the last complete epoch in Out.
 	Resume bool
 	// Overwrite empties Out first. Without Resume or Overwrite an Out that
-	// holds files is refused (tune.ErrNotEmpty).
+	// holds files is refused (rundir.ErrNotEmpty).
 	Overwrite bool
-	// Dir is Out already opened (tune.OpenRunDir) and held by the caller;
+	// Dir is Out already opened (rundir.Open) and held by the caller;
 	// nil means Run opens Out itself, holds its lease and releases it.
 	Dir *rundir.RunDir
 	// Init is a weights file to start from; "" means the moses.ini's.
@@ -289,7 +289,7 @@ func (o *Options) layout() rundir.Layout { return rundir.Layout{Root: o.Out} }
 func (o *Options) replicas() int { return max(1, o.Replicas) }
 
 // replicaLayout names the paths of replica r's epochs in o.Out
-// (tune.Layout.Replica: o.Out itself for a run of one).
+// (rundir.Layout.Replica: o.Out itself for a run of one).
 func (o *Options) replicaLayout(r int) rundir.Layout { return o.layout().Replica(r, o.replicas()) }
 
 // Validate fills in o's defaults and checks every option, before anything
@@ -433,7 +433,7 @@ func scanned(ix *corpus.Index, src, ref string) []rundir.InputFile {
 //
 // With o.Replicas > 1 every epoch's launch holds o.Replicas independent
 // runs (replicaEpoch), replica r's files in replicas/RRR/ and the best
-// replica's best epoch in best/ (tune.Driver, tune.BestReplica).
+// replica's best epoch in best/ (tune.Driver, rundir.BestReplica).
 //
 // With o.Resume, epochs whose "complete" file exists (for every replica)
 // are kept and the run continues after the last of them (the options
@@ -498,7 +498,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 		// Another number of replicas would look for the run's epochs in
-		// other folders (tune.Layout.Replica) and find none: the
+		// other folders (rundir.Layout.Replica) and find none: the
 		// manifest says so first.
 		var prev rundir.Manifest
 		perr := rundir.ReadJSON(ctx, dir.Manifest(), &prev)

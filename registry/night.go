@@ -43,7 +43,7 @@ type Outcome struct {
 }
 
 // Run plays the night (DESIGN.md §9): take the registry's lease (a
-// *tune.BusyError matching tune.ErrBusy if another process holds it),
+// *rundir.BusyError matching rundir.ErrBusy if another process holds it),
 // warm-start from the promoted weights (the model's own on the first
 // night), tune into R/runs/ID (resuming what a killed call left there),
 // decide by the gate on the dev set, write the decision to the run folder,

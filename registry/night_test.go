@@ -70,7 +70,7 @@ func (w *world) tuneFn(ctx context.Context, dir *rundir.RunDir, init string) err
 	}
 	var prev rundir.Manifest
 	if err := rundir.ReadJSON(ctx, dir.Manifest(), &prev); err == nil {
-		// As the pipeline's resume does (tune.SameRun): the same
+		// As the pipeline's resume does (rundir.SameRun): the same
 		// starting weights, by content.
 		if err := rundir.SameRun(dir.Root, prev, man); err != nil {
 			return err
@@ -276,7 +276,7 @@ func TestNights(t *testing.T) {
 }
 
 // TestNightBusy: two nights at once, exactly one runs, the other is
-// refused at once with tune.ErrBusy.
+// refused at once with rundir.ErrBusy.
 func TestNightBusy(t *testing.T) {
 	for name, r := range registries(t) {
 		t.Run(name, func(t *testing.T) {

@@ -86,8 +86,8 @@ func (r Registry) CheckRoot(ctx context.Context) error {
 	return nil
 }
 
-// Lock takes the registry's lease (a *tune.BusyError, matching
-// tune.ErrBusy, if another process holds it). The caller releases it.
+// Lock takes the registry's lease (a *rundir.BusyError, matching
+// rundir.ErrBusy, if another process holds it). The caller releases it.
 func (r Registry) Lock(ctx context.Context, o rundir.LeaseOptions) (*rundir.Lease, error) {
 	return rundir.AcquireLease(ctx, r.LeaseFile(), o)
 }

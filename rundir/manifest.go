@@ -29,7 +29,7 @@ type Manifest struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// ReplicaSeeds are the seeds of the replicas of a run of several
-	// (--replicas; ReplicaSeed, the first is Seed), absent for a run of
+	// (--replicas; tune's ReplicaSeed, the first is Seed), absent for a run of
 	// one.
 	ReplicaSeeds []uint64 `json:"replica_seeds,omitempty"`
 }

@@ -16,8 +16,8 @@ type Metrics struct {
 	// Epoch is 1-based.
 	Epoch int `json:"epoch"`
 	// Replica is the 0-based replica of a run of several (--replicas;
-	// ReplicaSeed): absent for replica 0, and so on every line of a run of
-	// one.
+	// tune's ReplicaSeed): absent for replica 0, and so on every line of a
+	// run of one.
 	Replica int `json:"replica,omitempty"`
 	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
 	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning

@@ -186,7 +186,7 @@ func TestReportReplicasFailed(t *testing.T) {
 }
 
 // reportPage writes a run folder of manifest man and metrics ms (no
-// metrics.jsonl if nil) and returns the report WriteReport draws of it.
+// metrics.jsonl if nil) and returns the report Report.Write draws of it.
 func reportPage(t *testing.T, man Manifest, ms []Metrics) string {
 	t.Helper()
 	ctx := context.Background()

@@ -140,7 +140,7 @@ func CheckModel(s beam.Scope, fn *CheckModelFn) {
 type CheckModelFn struct {
 	// Decoder and DecoderConfig name the decoder as LearnFn's do.
 	Decoder, DecoderConfig string
-	// Path is where the tune.ModelCheck goes (tune.Layout.ModelCheck).
+	// Path is where the tune.ModelCheck goes (rundir.Layout.ModelCheck).
 	Path string
 }
 

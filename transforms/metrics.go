@@ -12,7 +12,7 @@ import (
 
 // MetricsNamespace is the namespace of the Beam metrics the DoFns report:
 // they reach the pipeline's result (and Dataflow's job page), and the
-// driver copies them into metrics.jsonl (tune.Metrics.Counters and
+// driver copies them into metrics.jsonl (rundir.Metrics.Counters and
 // Distributions). A learning step (Learn, StaleLearn) reports, with the
 // prefix "learn_":
 //

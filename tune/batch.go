@@ -118,7 +118,7 @@ func (s *PoolSummary) Add(p PoolPartInfo) {
 }
 
 // BatchResult is what batch mode's optimizer step writes for the driver
-// (EpochLayout.BatchResult) next to the weights: the epoch's pool size,
+// (rundir.EpochLayout.BatchResult) next to the weights: the epoch's pool size,
 // sentences and tune BLEU.
 type BatchResult struct {
 	Sentences, Pool int

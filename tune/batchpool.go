@@ -41,7 +41,7 @@ type PoolPartInfo struct {
 }
 
 // MergePoolPart writes the part out: prev's hypotheses (the part after the
-// previous epoch; a zero PoolPart for the first epoch) followed by those of
+// previous epoch; a zero rundir.PoolPart for the first epoch) followed by those of
 // lists (this epoch's decoding of the part's sentences, scored) that are
 // not already there. dense names the weights' dense features (written as
 // Moses dense groups, as WriteNBestFile does). The files appear atomically.

@@ -11,8 +11,8 @@ import (
 // Epocher runs one epoch of a tuning run in one mode (ipm, stale or batch
 // in package pipelines: one Beam launch each). The Driver calls it for
 // epochs first, first+1, …; epoch n starts from epoch n−1's weights
-// (Layout.Epoch(n−1).JSON(), or Layout.Init() for the first) and must
-// leave its weights trio and its learner state in Layout.Epoch(n).
+// (rundir.Layout.Epoch(n−1).JSON(), or rundir.Layout.Init() for the first) and must
+// leave its weights trio and its learner state in rundir.Layout.Epoch(n).
 type Epocher interface {
 	Epoch(ctx context.Context, n int) (rundir.Metrics, error)
 }
@@ -23,7 +23,7 @@ type ReplicasEpocher interface {
 	Epocher
 	// EpochReplicas runs epoch n of every replica and returns their
 	// metrics, replica 0's first (Metrics.Replica set); replica r's files
-	// go to Layout.Replica(r, replicas).Epoch(n).
+	// go to rundir.Layout.Replica(r, replicas).Epoch(n).
 	EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error)
 }
 
@@ -37,8 +37,8 @@ type ReplicasEpocher interface {
 //
 // With Replicas > 1 the Epocher must be a ReplicasEpocher: metrics.jsonl
 // holds every replica's line of each epoch, each replica's best epoch goes
-// to its own best/ (Layout.Replica), the best of them all to the run's
-// best/ (BestReplica), and an epoch is complete once every replica's
+// to its own best/ (rundir.Layout.Replica), the best of them all to the run's
+// best/ (rundir.BestReplica), and an epoch is complete once every replica's
 // marker is written.
 type Driver struct {
 	// Dir is the run folder.
@@ -56,7 +56,7 @@ type Driver struct {
 }
 
 // Run runs epochs len(done)/Replicas+1 … d.Epochs after the complete
-// epochs done (a resumed run's, every replica's, as CompleteReplicas
+// epochs done (a resumed run's, every replica's, as rundir.CompleteReplicas
 // returns them; none for a new one) and returns every epoch's metrics.
 // On error it returns the epochs that completed.
 func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]rundir.Metrics, error) {

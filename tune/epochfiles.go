@@ -15,7 +15,7 @@ import (
 	"github.com/mtune/mtune/rundir"
 )
 
-// The files an epoch's pipeline writes into its EpochLayout and the driver
+// The files an epoch's pipeline writes into its rundir.EpochLayout and the driver
 // reads back (ReadEpoch): each shard's result (state/shard-NNN.json, of
 // which the driver reads only the summary state/shard-NNN.summary.json), stale
 // mode's staleness reports (work/stale-NNNNN.json), the mixed weights and
@@ -23,7 +23,7 @@ import (
 // trio.
 
 // WriteShardResult writes r as JSON, atomically, to its file in the folder
-// dir, ShardStateName(r.Shard) (dir is an EpochLayout's State(), so the
+// dir, rundir.ShardStateName(r.Shard) (dir is an rundir.EpochLayout's State(), so the
 // file is its ShardState(r.Shard)), and returns the file's path.
 func WriteShardResult(ctx context.Context, dir string, r ShardResult) (string, error) {
 	if err := r.Validate(); err != nil {
@@ -89,7 +89,7 @@ func DecodeShardResult(data []byte) (ShardResult, error) {
 }
 
 // WriteStaleReport writes r as JSON, atomically, to its file in the folder
-// dir, StaleReportName(r.Shard) (dir is an EpochLayout's Work(), so the
+// dir, rundir.StaleReportName(r.Shard) (dir is an rundir.EpochLayout's Work(), so the
 // file is its StaleReport(r.Shard)), and returns the file's path.
 func WriteStaleReport(ctx context.Context, dir string, r StaleReport) (string, error) {
 	path := storage.Join(dir, rundir.StaleReportName(r.Shard))
@@ -105,7 +105,7 @@ func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 	return r, nil
 }
 
-// EpochOutputs says which files of an EpochLayout an ipm or stale epoch's
+// EpochOutputs says which files of an rundir.EpochLayout an ipm or stale epoch's
 // pipeline wrote, besides work/mixed.json.
 type EpochOutputs struct {
 	// Shards is the number of shards: state/shard-000.json … of each.

@@ -24,7 +24,7 @@ type outputFolder struct {
 // names. A folder holding an earlier output is refused without overwrite;
 // one holding files of the user's and no manifest.json always (before
 // any work). With overwrite, the earlier output is removed but for the
-// inputs (paths; see tune.RunDir.Clear), once the caller has checked
+// inputs (paths; see rundir.RunDir.Clear), once the caller has checked
 // them: call clear.
 func openOutput(ctx context.Context, cmd, out string, overwrite bool, owns func(string) bool) (*outputFolder, error) {
 	dir, err := rundir.Open(ctx, out, rundir.OpenOptions{Overwrite: overwrite, Owns: owns, Command: cmd,

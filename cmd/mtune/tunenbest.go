@@ -182,7 +182,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		return err
 	}
 	// An online learner keeps the weights of its best epoch, the starting
-	// weights (epoch 0) included, by tune.Best's rule; a batch optimizer's
+	// weights (epoch 0) included, by rundir.Best's rule; a batch optimizer's
 	// result is taken as it is.
 	best := w
 	var choice rundir.Best
