@@ -26,6 +26,8 @@ type Recorder interface {
 	Record(ctx context.Context, ms, got []rundir.Metrics) error
 }
 
+var _ Recorder = rundir.Report{}
+
 // NewReport returns the Recorder that redraws the run folder dir's
 // report.html after each epoch, spelling out a learner's default
 // mini-batch size (algo.Config.MiniBatchOf).
