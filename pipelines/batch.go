@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"github.com/mtune/mtune/rundir"
 	"context"
 	"fmt"
 	"time"
@@ -23,11 +24,11 @@ type batchEpoch struct {
 
 // Epoch runs epoch n. The driver holds no sentence and no pool: the pool
 // is written by parts on the workers and the optimizer reads it there.
-func (e *batchEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+func (e *batchEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	t0 := time.Now()
 	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start)
 	if err != nil {
-		return Metrics{}, err
+		return rundir.Metrics{}, err
 	}
 	m.NonZero = tune.NonZero(ww)
 	if e.dev != nil && m.DevBLEU == nil {
@@ -57,8 +58,8 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index) (*float
 }
 
 // readDevBLEU reads the dev BLEU of epoch folder dir.
-func readDevBLEU(ctx context.Context, dir tune.EpochLayout) (*float64, error) {
-	b, err := tune.ReadBLEU(ctx, dir.DevStats())
+func readDevBLEU(ctx context.Context, dir rundir.EpochLayout) (*float64, error) {
+	b, err := rundir.ReadBLEU(ctx, dir.DevStats())
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress")
 	prevPath := startPath
-	var prevDir tune.EpochLayout
+	var prevDir rundir.EpochLayout
 	if n > 1 {
 		prevDir = o.layout().Epoch(n - 1)
 		prevPath = prevDir.JSON()
@@ -123,12 +124,12 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	}
 	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
-		return Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
+		return rundir.Metrics{}, weights.ByName{}, &PipelineError{Epoch: n, Err: err}
 	}
 	if dev != nil && n == 1 {
 		o.printStartDev(ctx)
 	}
-	decoded, err := tune.ReadBLEU(ctx, decodedPath)
+	decoded, err := rundir.ReadBLEU(ctx, decodedPath)
 	if err != nil {
 		return Metrics{}, weights.ByName{}, err
 	}
@@ -136,28 +137,28 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	var ww weights.ByName
 	if learn.Step == nil {
 		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if err := weights.WriteTrioOf(ctx, dir.Dir, ww, o.dense); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
 	} else {
-		if err := tune.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
-			return Metrics{}, weights.ByName{}, err
+		if err := rundir.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if ww, err = weights.ReadByName(ctx, dir.JSON()); err != nil {
 			return Metrics{}, weights.ByName{}, err
 		}
 		if pro {
-			if res.TuneBLEU, err = tune.ReadBLEU(ctx, dir.TuneStats()); err != nil {
-				return Metrics{}, weights.ByName{}, err
+			if res.TuneBLEU, err = rundir.ReadBLEU(ctx, dir.TuneStats()); err != nil {
+				return rundir.Metrics{}, weights.ByName{}, err
 			}
 		}
 	}
 	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
 	if dev != nil && learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	}
 	m.Counters, m.Distributions = counters, dists
@@ -175,7 +176,7 @@ func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPa
 		return weights.ByName{}, tune.BatchResult{}, err
 	}
 	var sum tune.PoolSummary
-	if err := tune.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
+	if err := rundir.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
 		return weights.ByName{}, tune.BatchResult{}, err
 	}
 	run, err := step.NewMERT(n, prev, sum)

@@ -69,8 +69,8 @@
 //
 // # Output
 //
-// The run folder's paths are tune.Layout's methods, the weights trio is
-// written by io/weights.WriteTrio, and the best epoch is tune.BestEpoch:
+// The run folder's paths are rundir.Layout's methods, the weights trio is
+// written by io/weights.WriteTrio, and the best epoch is rundir.BestEpoch:
 //
 //	OUT/manifest.json               command line, version, inputs with sha256, seed, options, start/end, status
 //	OUT/init/weights.json           the starting weights (--init, or the moses.ini's)
@@ -83,7 +83,7 @@
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
 //	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set), the earlier on ties
-//	OUT/report.html                 learning curves and the best weights (tune.WriteReport)
+//	OUT/report.html                 learning curves and the best weights (rundir.Report)
 //
 // A line of metrics.jsonl (the demo's first epoch, with --eval-tune; without
 // it "tune_bleu" is 61.74, "tune_decoded" true and there are no tune_*

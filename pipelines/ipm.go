@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"github.com/mtune/mtune/rundir"
 	"cmp"
 	"context"
 	"errors"
@@ -82,7 +83,7 @@ type Options struct {
 	// Replicas is the number of independent runs of the tuning (ipm and
 	// stale mode; Clark et al. 2011): replica r is the run seeded with
 	// tune.ReplicaSeed(Seed, r) (Seed itself for replica 0), its files in
-	// tune.Layout.Replica; every replica's epoch runs in the epoch's one
+	// rundir.Layout.Replica; every replica's epoch runs in the epoch's one
 	// launch. 0 means 1, the run without replicas.
 	Replicas int
 	// Out is the output folder (local or gs://); required.
@@ -90,11 +91,11 @@ type Options struct {
 	// Resume continues from the last complete epoch in Out.
 	Resume bool
 	// Overwrite empties Out first. Without Resume or Overwrite an Out that
-	// holds files is refused (tune.ErrNotEmpty).
+	// holds files is refused (rundir.ErrNotEmpty).
 	Overwrite bool
-	// Dir is Out already opened (tune.OpenRunDir) and held by the caller;
+	// Dir is Out already opened (rundir.Open) and held by the caller;
 	// nil means Run opens Out itself, holds its lease and releases it.
-	Dir *tune.RunDir
+	Dir *rundir.RunDir
 	// Init is a weights file to start from; "" means the moses.ini's.
 	Init string
 	// Sparse names the decoder's sparse feature templates to switch on
@@ -160,11 +161,11 @@ type Options struct {
 // Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
 // the run folder's files, read by its report.
 type (
-	Metrics       = tune.Metrics
-	Staleness     = tune.Staleness
-	Manifest      = tune.Manifest
-	ManifestFlags = tune.ManifestFlags
-	InputFile     = tune.InputFile
+	Metrics       = rundir.Metrics
+	Staleness     = rundir.Staleness
+	Manifest      = rundir.Manifest
+	ManifestFlags = rundir.ManifestFlags
+	InputFile     = rundir.InputFile
 )
 
 func (o *Options) manifestFlags() ManifestFlags {
@@ -198,7 +199,7 @@ func (o *Options) manifestFlags() ManifestFlags {
 type Result struct {
 	// Epochs holds every epoch's metrics, resumed ones included (with
 	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
-	Epochs []Metrics
+	Epochs []rundir.Metrics
 	// Best is the epoch of best/; BestWeights the path of its complete
 	// weights, best/weights.json (dense and sparse; best/weights holds the
 	// dense ones only, best/weights.sparse the sparse ones).
@@ -259,14 +260,14 @@ func (o *Options) defaults() error {
 }
 
 // layout names the paths of the output folder o.Out.
-func (o *Options) layout() tune.Layout { return tune.Layout{Root: o.Out} }
+func (o *Options) layout() rundir.Layout { return rundir.Layout{Root: o.Out} }
 
 // replicas returns the number of replicas, at least 1.
 func (o *Options) replicas() int { return max(1, o.Replicas) }
 
 // replicaLayout names the paths of replica r's epochs in o.Out
-// (tune.Layout.Replica: o.Out itself for a run of one).
-func (o *Options) replicaLayout(r int) tune.Layout { return o.layout().Replica(r, o.replicas()) }
+// (rundir.Layout.Replica: o.Out itself for a run of one).
+func (o *Options) replicaLayout(r int) rundir.Layout { return o.layout().Replica(r, o.replicas()) }
 
 // Validate fills in o's defaults and checks every option, before anything
 // is read or written.
@@ -286,9 +287,9 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 	if err != nil {
 		return nil, err
 	}
-	var out []InputFile
+	var out []rundir.InputFile
 	for _, x := range in {
-		f, err := tune.Checksum(ctx, x[0], x[1])
+		f, err := rundir.Checksum(ctx, x[0], x[1])
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +300,7 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 		out = append(out, scanned(dev, "dev-src", "dev-ref")...)
 	}
 	if o.Init != "" {
-		f, err := tune.Checksum(ctx, "init", o.Init)
+		f, err := rundir.Checksum(ctx, "init", o.Init)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +312,7 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]Inp
 // keep returns what Clear must keep in the run folder l on --overwrite:
 // every input, init/model.json (written by this run's model check), and
 // the demo model whole when the run tunes it.
-func (o *Options) keep(l tune.Layout, inputs []InputFile) []string {
+func (o *Options) keep(l rundir.Layout, inputs []rundir.InputFile) []string {
 	keep := []string{l.ModelCheck()}
 	for _, in := range inputs {
 		keep = append(keep, in.Path)
@@ -332,10 +333,10 @@ func sameFolder(p, dir string) bool {
 
 // scanned returns the manifest's inputs of a scanned set: the source as
 // role src, each reference as role ref.
-func scanned(ix *corpus.Index, src, ref string) []InputFile {
-	out := []InputFile{{Role: src, Path: ix.Source, SHA256: ix.SHA256[0]}}
+func scanned(ix *corpus.Index, src, ref string) []rundir.InputFile {
+	out := []rundir.InputFile{{Role: src, Path: ix.Source, SHA256: ix.SHA256[0]}}
 	for k, p := range ix.RefPaths {
-		out = append(out, InputFile{Role: ref, Path: p, SHA256: ix.SHA256[k+1]})
+		out = append(out, rundir.InputFile{Role: ref, Path: p, SHA256: ix.SHA256[k+1]})
 	}
 	return out
 }
@@ -356,7 +357,7 @@ func scanned(ix *corpus.Index, src, ref string) []InputFile {
 //
 // With o.Replicas > 1 every epoch's launch holds o.Replicas independent
 // runs (replicaEpoch), replica r's files in replicas/RRR/ and the best
-// replica's best epoch in best/ (tune.Driver, tune.BestReplica).
+// replica's best epoch in best/ (tune.Driver, rundir.BestReplica).
 //
 // With o.Resume, epochs whose "complete" file exists (for every replica)
 // are kept and the run continues after the last of them (the options
@@ -371,8 +372,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	dir := o.Dir
 	if dir == nil {
 		var err error
-		dir, err = tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		dir, err = rundir.Open(ctx, o.Out, rundir.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
 		if err != nil {
 			return Result{}, err
 		}
@@ -394,7 +395,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		o.DevRefs = dev.RefPaths
 	}
 	o.Refs = tuneSet.RefPaths
-	man := Manifest{CommandLine: o.CommandLine, Version: tune.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
+	man := rundir.Manifest{CommandLine: o.CommandLine, Version: rundir.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
 		Options: o.manifestFlags()}
 	if o.replicas() > 1 {
 		for r := range o.replicas() {
@@ -417,20 +418,20 @@ func Run(ctx context.Context, o Options) (Result, error) {
 
 	var res Result
 	if o.Resume {
-		if res.Epochs, err = tune.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
+		if res.Epochs, err = rundir.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
 			return Result{}, err
 		}
 		// Another number of replicas would look for the run's epochs in
-		// other folders (tune.Layout.Replica) and find none: the
+		// other folders (rundir.Layout.Replica) and find none: the
 		// manifest says so first.
-		var prev Manifest
-		perr := tune.ReadJSON(ctx, dir.Manifest(), &prev)
+		var prev rundir.Manifest
+		perr := rundir.ReadJSON(ctx, dir.Manifest(), &prev)
 		otherReplicas := perr == nil && max(1, prev.Options.Replicas) != o.replicas()
 		if len(res.Epochs) > 0 || otherReplicas {
 			if perr != nil {
 				return Result{}, perr
 			}
-			if err := tune.SameRun(o.Out, prev, man); err != nil {
+			if err := rundir.SameRun(o.Out, prev, man); err != nil {
 				return Result{}, err
 			}
 			man.Start = prev.Start
@@ -457,7 +458,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
+	if err := rundir.WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		return Result{}, err
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath}
@@ -465,13 +466,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath}
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
-	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Progress: o.Progress}
+	report := tune.NewReport(dir.Layout)
+	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
-		res.BestReplica, res.Best = tune.BestReplica(res.Epochs)
+		res.BestReplica, res.Best = rundir.BestReplica(res.Epochs)
 		res.BestWeights = dir.Best().JSON()
 	}
-	return res, tune.Finish(ctx, dir.Layout, man, err)
+	return res, rundir.Finish(ctx, report, man, err)
 }
 
 // ipmEpoch is the tune.Epocher (and tune.ReplicasEpocher) of --mode ipm
@@ -482,10 +484,10 @@ type ipmEpoch struct {
 	start     string        // the run's starting weights (init/weights.json)
 }
 
-func (e *ipmEpoch) Epoch(ctx context.Context, n int) (Metrics, error) {
+func (e *ipmEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	ms, err := e.EpochReplicas(ctx, n)
 	if err != nil {
-		return Metrics{}, err
+		return rundir.Metrics{}, err
 	}
 	return ms[0], nil
 }
@@ -530,7 +532,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		o.printStartDev(ctx)
 	}
 
-	var out []Metrics
+	var out []rundir.Metrics
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
 		m, _, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale})
@@ -613,7 +615,7 @@ func (o *Options) printStartDev(ctx context.Context) {
 	if o.Progress == nil {
 		return
 	}
-	if b, err := tune.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
+	if b, err := rundir.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
 		fmt.Fprintf(o.Progress, "epoch 0: dev BLEU %6.2f (the starting weights)\n", b)
 	}
 }
@@ -637,7 +639,7 @@ func checkModel(ctx context.Context, o *Options, path string) error {
 		return &PipelineError{Err: err}
 	}
 	var mc tune.ModelCheck
-	if err := tune.ReadJSON(ctx, path, &mc); err != nil {
+	if err := rundir.ReadJSON(ctx, path, &mc); err != nil {
 		return err
 	}
 	if o.Progress != nil {
@@ -657,7 +659,7 @@ func (o *Options) startLaunch(n int, name string) {
 // decodes total sentences, printed to o.Progress every o.ProgressEvery
 // while it runs (tune.WatchDecoding, from the launch's progress folder
 // too: startLaunch).
-func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]tune.Distribution, error) {
+func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label string, total int) (map[string]int64, map[string]rundir.Distribution, error) {
 	stop := tune.WatchDecoding(ctx, o.Progress, label, total, o.ProgressEvery, o.progress)
 	defer stop()
 	return execute(ctx, o, p)
@@ -665,7 +667,7 @@ func executeWatched(ctx context.Context, o *Options, p *beam.Pipeline, label str
 
 // execute launches p with o.Execute (beamx.RunWithMetrics if nil) and
 // returns the Beam metrics of its result (transforms.ReadMetrics).
-func execute(ctx context.Context, o *Options, p *beam.Pipeline) (map[string]int64, map[string]tune.Distribution, error) {
+func execute(ctx context.Context, o *Options, p *beam.Pipeline) (map[string]int64, map[string]rundir.Distribution, error) {
 	exec := o.Execute
 	if exec == nil {
 		exec = beamx.RunWithMetrics

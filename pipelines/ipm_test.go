@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -150,11 +151,11 @@ func TestResume(t *testing.T) {
 		t.Fatalf("resumed run reports %d epochs", len(resumed.Epochs))
 	}
 	for _, name := range []string{"weights.json", "weights", "weights.sparse"} {
-		a, err := os.ReadFile(filepath.Join(tune.Layout{Root: filepath.Join(dir, "full")}.Epoch(3).Dir, name))
+		a, err := os.ReadFile(filepath.Join(rundir.Layout{Root: filepath.Join(dir, "full")}.Epoch(3).Dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(tune.Layout{Root: filepath.Join(dir, "resumed")}.Epoch(3).Dir, name))
+		b, err := os.ReadFile(filepath.Join(rundir.Layout{Root: filepath.Join(dir, "resumed")}.Epoch(3).Dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestEvalTune(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	run := func(name string, eval bool) (pipelines.Metrics, []byte) {
+	run := func(name string, eval bool) (rundir.Metrics, []byte) {
 		o := options(d, filepath.Join(dir, name))
 		o.Epochs, o.EvalTune = 1, eval
 		o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
@@ -222,18 +223,18 @@ func TestEvalTune(t *testing.T) {
 		o.Progress = &progress
 		res := mustRun(t, ctx, o)
 		t.Logf("%s: %s", name, progress.String())
-		w, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(1).JSON())
+		w, err := os.ReadFile(rundir.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, err := tune.ReadMetrics(ctx, tune.Layout{Root: o.Out}.Metrics())
+		ms, err := rundir.ReadMetrics(ctx, rundir.Layout{Root: o.Out}.Metrics())
 		if err != nil || len(ms) != 1 {
 			t.Fatalf("metrics.jsonl: %v, %v", ms, err)
 		}
 		if m := ms[0]; m.TuneBLEU != res.Epochs[0].TuneBLEU || m.Counters["learn_sentences"] != res.Epochs[0].Counters["learn_sentences"] {
 			t.Errorf("metrics.jsonl %+v, Run returned %+v", m, res.Epochs[0])
 		}
-		_, statErr := os.Stat(tune.Layout{Root: o.Out}.Epoch(1).TuneStats())
+		_, statErr := os.Stat(rundir.Layout{Root: o.Out}.Epoch(1).TuneStats())
 		if (statErr == nil) != eval {
 			t.Errorf("%s: tune-stats.json: %v", name, statErr)
 		}
@@ -252,7 +253,7 @@ func TestEvalTune(t *testing.T) {
 	}
 	// The demo has 40 tuning and 30 dev sentences, 2 shards.
 	for _, tc := range []struct {
-		m                     pipelines.Metrics
+		m                     rundir.Metrics
 		learn, tuneAgain, dev int64
 	}{{once, 40, 0, 30}, {eval, 40, 40, 30}} {
 		c := tc.m.Counters
@@ -349,7 +350,7 @@ func TestSearchAlgorithm(t *testing.T) {
 		o := options(d, t.TempDir())
 		o.Config, o.SearchAlgorithm = config, search
 		mustRun(t, ctx, o)
-		b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(o.Epochs).JSON())
+		b, err := os.ReadFile(rundir.Layout{Root: o.Out}.Epoch(o.Epochs).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -37,7 +38,7 @@ func firstEpochByHand(t *testing.T, mixWeights tune.MixWeights) {
 	o.Shards, o.AlgoConfig.MiniBatch = 3, 4 // shards of unequal size make unequal updates
 	o.MixWeights = mixWeights
 	mustRun(t, ctx, o)
-	got, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+	got, err := weights.ReadByName(ctx, rundir.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestLineSearchDev(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(best).JSON())
+	b, err := os.ReadFile(rundir.Layout{Root: o.Out}.Epoch(best).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestBatchPRO(t *testing.T) {
 	if *launches != 1+2 {
 		t.Errorf("%d launches, want a model check and one an epoch", *launches)
 	}
-	l := tune.Layout{Root: o.Out}
+	l := rundir.Layout{Root: o.Out}
 	for _, m := range res.Epochs {
 		e := l.Epoch(m.Epoch)
 		w, err := weights.ReadByName(ctx, e.JSON())
@@ -237,7 +238,7 @@ func TestBatchPRO(t *testing.T) {
 		if m.TuneBLEU != res.Epochs[i].TuneBLEU || m.DevBLEU == nil {
 			t.Fatalf("epoch %d with a dev set: tune BLEU %v, dev BLEU %v; without, tune BLEU %v", m.Epoch, m.TuneBLEU, m.DevBLEU, res.Epochs[i].TuneBLEU)
 		}
-		stats, err := score(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
+		stats, err := score(ctx, rundir.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,11 +274,11 @@ func checkResumed(t *testing.T, ctx context.Context, o pipelines.Options, out st
 	mustRun(t, ctx, o)
 	o.Epochs, o.Resume = 2, true
 	mustRun(t, ctx, o)
-	a, err := os.ReadFile(tune.Layout{Root: full}.Epoch(2).JSON())
+	a, err := os.ReadFile(rundir.Layout{Root: full}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(tune.Layout{Root: out}.Epoch(2).JSON())
+	b, err := os.ReadFile(rundir.Layout{Root: out}.Epoch(2).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestSparseTemplates(t *testing.T) {
 	o := options(d, t.TempDir())
 	o.Epochs, o.Sparse = 1, []string{"pt"}
 	res := mustRun(t, ctx, o)
-	w, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+	w, err := weights.ReadByName(ctx, rundir.Layout{Root: o.Out}.Epoch(1).JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestBatchScale(t *testing.T) {
 		o := options(d, t.TempDir())
 		o.Mode, o.Algo, o.Epochs, o.KeepScale = tune.Batch, "kbmira", 1, keep
 		mustRun(t, ctx, o)
-		w, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(1).JSON())
+		w, err := weights.ReadByName(ctx, rundir.Layout{Root: o.Out}.Epoch(1).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +379,7 @@ func TestBatchDev(t *testing.T) {
 			if m.DevBLEU == nil {
 				t.Fatalf("%s: epoch %d has no dev BLEU", algo, m.Epoch)
 			}
-			ww, err := weights.ReadByName(ctx, tune.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
+			ww, err := weights.ReadByName(ctx, rundir.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
 			if err != nil {
 				t.Fatal(err)
 			}

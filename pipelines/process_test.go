@@ -19,8 +19,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gobuild"
-	"github.com/mtune/mtune/tune"
 )
 
 // TestProcessEnvironment runs two epochs of the small demo (ipm, 2 shards,
@@ -122,11 +122,11 @@ func TestProcessEnvironment(t *testing.T) {
 	}
 
 	for e := 1; e <= epochs; e++ {
-		a, err := os.ReadFile(filepath.Join(tune.Layout{Root: inproc.Out}.Epoch(e).Dir, "weights.json"))
+		a, err := os.ReadFile(filepath.Join(rundir.Layout{Root: inproc.Out}.Epoch(e).Dir, "weights.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(tune.Layout{Root: proc.Out}.Epoch(e).Dir, "weights.json"))
+		b, err := os.ReadFile(filepath.Join(rundir.Layout{Root: proc.Out}.Epoch(e).Dir, "weights.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -41,8 +42,8 @@ func TestReplicas(t *testing.T) {
 	if len(res.Epochs) != replicas*epochs {
 		t.Fatalf("%d metrics, want %d epochs of %d replicas", len(res.Epochs), epochs, replicas)
 	}
-	run := tune.Layout{Root: o.Out}
-	ms, err := tune.ReadReplicaMetrics(ctx, run.Metrics(), replicas)
+	run := rundir.Layout{Root: o.Out}
+	ms, err := rundir.ReadReplicaMetrics(ctx, run.Metrics(), replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestReplicas(t *testing.T) {
 		single.DevSrc, single.DevRefs, single.Mix = d.devSrc, []string{d.devRef}, transforms.LineSearchMixer{}
 		single.Epochs, single.Seed = epochs, tune.ReplicaSeed(o.Seed, r)
 		want := mustRun(t, ctx, single)
-		got := tune.OfReplica(ms, r)
+		got := rundir.OfReplica(ms, r)
 		for n := 1; n <= epochs; n++ {
 			g, w := got[n-1], want.Epochs[n-1]
 			if g.Epoch != n || g.TuneBLEU != w.TuneBLEU || *g.DevBLEU != *w.DevBLEU || *g.Alpha != *w.Alpha || g.Updates != w.Updates || g.NonZero != w.NonZero {
@@ -59,14 +60,14 @@ func TestReplicas(t *testing.T) {
 			}
 			for _, name := range []string{"weights.json", "weights", "weights.sparse"} {
 				a := readFile(t, filepath.Join(run.Replica(r, replicas).Epoch(n).Dir, name))
-				b := readFile(t, filepath.Join(tune.Layout{Root: single.Out}.Epoch(n).Dir, name))
+				b := readFile(t, filepath.Join(rundir.Layout{Root: single.Out}.Epoch(n).Dir, name))
 				if !bytes.Equal(a, b) {
 					t.Errorf("replica %d epoch %d: %s differs from the run of seed %d", r, n, name, single.Seed)
 				}
 			}
 		}
 		// Each replica's best/ is its own best epoch's.
-		if a, b := readFile(t, run.Replica(r, replicas).Best().JSON()), readFile(t, tune.Layout{Root: single.Out}.Best().JSON()); !bytes.Equal(a, b) {
+		if a, b := readFile(t, run.Replica(r, replicas).Best().JSON()), readFile(t, rundir.Layout{Root: single.Out}.Best().JSON()); !bytes.Equal(a, b) {
 			t.Errorf("replica %d's best weights differ from the run of seed %d's", r, single.Seed)
 		}
 		// The Beam metrics of the shared launch are on replica 0's lines.
@@ -93,8 +94,8 @@ func TestReplicas(t *testing.T) {
 	if !bytes.Equal(readFile(t, run.Best().JSON()), readFile(t, run.Replica(bestR, replicas).Epoch(bestN).JSON())) {
 		t.Errorf("best/weights.json is not replica %d's epoch %d", bestR, bestN)
 	}
-	var man pipelines.Manifest
-	if err := tune.ReadJSON(ctx, run.Manifest(), &man); err != nil {
+	var man rundir.Manifest
+	if err := rundir.ReadJSON(ctx, run.Manifest(), &man); err != nil {
 		t.Fatal(err)
 	}
 	if man.Options.Replicas != replicas || len(man.ReplicaSeeds) != replicas || man.ReplicaSeeds[0] != o.Seed {
@@ -121,11 +122,11 @@ func TestReplicasStale(t *testing.T) {
 	ipm := options(d, filepath.Join(dir, "ipm"))
 	ipm.Algo, ipm.Epochs, ipm.Seed = "oro", 1, tune.ReplicaSeed(o.Seed, 1)
 	mustRun(t, ctx, ipm)
-	a := readFile(t, tune.Layout{Root: o.Out}.Replica(1, 2).Epoch(1).JSON())
-	if b := readFile(t, tune.Layout{Root: ipm.Out}.Epoch(1).JSON()); !bytes.Equal(a, b) {
+	a := readFile(t, rundir.Layout{Root: o.Out}.Replica(1, 2).Epoch(1).JSON())
+	if b := readFile(t, rundir.Layout{Root: ipm.Out}.Epoch(1).JSON()); !bytes.Equal(a, b) {
 		t.Errorf("stale replica 1 differs from the ipm run of its seed:\n%s\n%s", a, b)
 	}
-	if _, err := os.Stat(tune.Layout{Root: o.Out}.Replica(1, 2).Epoch(1).StaleReport(0)); err != nil {
+	if _, err := os.Stat(rundir.Layout{Root: o.Out}.Replica(1, 2).Epoch(1).StaleReport(0)); err != nil {
 		t.Errorf("replica 1 has no staleness report: %v", err)
 	}
 }

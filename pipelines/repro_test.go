@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -57,7 +58,7 @@ func epochWeights(n int) func(root string) []string {
 	return func(root string) []string {
 		var out []string
 		for e := 1; e <= n; e++ {
-			out = append(out, tune.Layout{Root: root}.Epoch(e).JSON())
+			out = append(out, rundir.Layout{Root: root}.Epoch(e).JSON())
 		}
 		return out
 	}
@@ -125,7 +126,7 @@ func TestSparseModesReproducible(t *testing.T) {
 	poolFiles := func(root string) []string {
 		out := epochWeights(epochs)(root)
 		for e := 1; e <= epochs; e++ {
-			p := tune.Layout{Root: root}.Epoch(e).PoolPart(0)
+			p := rundir.Layout{Root: root}.Epoch(e).PoolPart(0)
 			out = append(out, p.NBest, p.Scores)
 		}
 		return out
@@ -133,7 +134,7 @@ func TestSparseModesReproducible(t *testing.T) {
 	replicaFiles := func(root string) []string {
 		var out []string
 		for r := range 2 {
-			out = append(out, epochWeights(epochs)(tune.Layout{Root: root}.Replica(r, 2).Root)...)
+			out = append(out, epochWeights(epochs)(rundir.Layout{Root: root}.Replica(r, 2).Root)...)
 		}
 		return out
 	}

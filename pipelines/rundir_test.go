@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -130,18 +131,18 @@ func TestRunFolderLease(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
 	out := filepath.Join(t.TempDir(), "run")
-	held, err := tune.OpenRunDir(ctx, out, tune.OpenOptions{})
+	held, err := rundir.Open(ctx, out, rundir.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := options(d, out)
 	o.Epochs = 2
-	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrBusy) {
+	if _, err := pipelines.Run(ctx, o); !errors.Is(err, rundir.ErrBusy) {
 		t.Fatalf("run into a held folder: %v, want busy", err)
 	}
 	held.Close(ctx)
 	mustRun(t, ctx, o)
-	if _, err := pipelines.Run(ctx, o); !errors.Is(err, tune.ErrNotEmpty) {
+	if _, err := pipelines.Run(ctx, o); !errors.Is(err, rundir.ErrNotEmpty) {
 		t.Fatalf("a second run into a used folder: %v, want ErrNotEmpty", err)
 	}
 	o.Epochs, o.Overwrite = 1, true
@@ -149,7 +150,7 @@ func TestRunFolderLease(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err != nil {
 		t.Fatalf("overwrite: %v", err)
 	}
-	if _, err := os.Stat(tune.Layout{Root: out}.Epoch(2).Dir); !os.IsNotExist(err) {
+	if _, err := os.Stat(rundir.Layout{Root: out}.Epoch(2).Dir); !os.IsNotExist(err) {
 		t.Fatalf("epoch 2 of the earlier run is still there after --overwrite (%v)", err)
 	}
 	// Resuming to 2 epochs now runs epoch 2 afresh.
@@ -158,7 +159,7 @@ func TestRunFolderLease(t *testing.T) {
 	if len(res.Epochs) != 2 {
 		t.Fatalf("%d epochs", len(res.Epochs))
 	}
-	if _, err := os.Stat(filepath.Join(out, tune.LeaseName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, rundir.LeaseName)); !os.IsNotExist(err) {
 		t.Errorf("the lease is still there after the run (%v)", err)
 	}
 }
@@ -168,7 +169,7 @@ func TestRunFolderLease(t *testing.T) {
 func TestReportAtEnd(t *testing.T) {
 	d, o := oneEpoch(t, false)
 	ctx, out := context.Background(), o.Out
-	page, err := os.ReadFile(filepath.Join(out, tune.ReportName))
+	page, err := os.ReadFile(filepath.Join(out, rundir.ReportName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestReportAtEnd(t *testing.T) {
 	if _, err := pipelines.Run(ctx, o); err == nil {
 		t.Fatal("the failing decoder's run succeeded")
 	}
-	page, err = os.ReadFile(filepath.Join(o.Out, tune.ReportName))
+	page, err = os.ReadFile(filepath.Join(o.Out, rundir.ReportName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestModelCheck(t *testing.T) {
 	o.Epochs = 1
 	mustRun(t, ctx, o)
 	var mc tune.ModelCheck
-	if err := tune.ReadJSON(ctx, filepath.Join(out, "init", "model.json"), &mc); err != nil {
+	if err := rundir.ReadJSON(ctx, filepath.Join(out, "init", "model.json"), &mc); err != nil {
 		t.Fatal(err)
 	}
 	if mc.Decoder != tune.MosesDecoderName || mc.Features < 10 || mc.Host == "" {
@@ -447,7 +448,7 @@ func TestResumeChangedEpoch(t *testing.T) {
 	o := options(d, t.TempDir())
 	o.Epochs = 2
 	mustRun(t, ctx, o)
-	p := tune.Layout{Root: o.Out}.Epoch(2).JSON()
+	p := rundir.Layout{Root: o.Out}.Epoch(2).JSON()
 	orig, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/learner/algo"
-	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -47,7 +47,7 @@ func TestStaleMode(t *testing.T) {
 			lines := 0
 			for sc.Scan() {
 				lines++
-				var m pipelines.Metrics
+				var m rundir.Metrics
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 					t.Fatal(err)
 				}
@@ -97,7 +97,7 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 		o.Mode, o.Epochs, o.Threads, o.Algo = mode, 2, 1, "oro"
 		o.AlgoConfig = algo.Config{MiniBatch: 4}
 		mustRun(t, ctx, o)
-		b, err := os.ReadFile(tune.Layout{Root: o.Out}.Epoch(2).JSON())
+		b, err := os.ReadFile(rundir.Layout{Root: o.Out}.Epoch(2).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}

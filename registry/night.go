@@ -9,7 +9,7 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // Night is one call of nightly retraining: tune, gate, promote.
@@ -21,7 +21,7 @@ type Night struct {
 	// hold epochs of a killed call), starting from the weights file init
 	// ("" for the model's own weights), and leaves the run's best weights
 	// in dir.Best().
-	Tune func(ctx context.Context, dir *tune.RunDir, init string) error
+	Tune func(ctx context.Context, dir *rundir.RunDir, init string) error
 	// Score decodes the dev set with the weights file at path ("" for the
 	// model's own weights) and returns each sentence's BLEU statistics.
 	Score func(ctx context.Context, weights string) ([]metric.Stats, error)
@@ -29,7 +29,7 @@ type Night struct {
 	Gate GateOptions
 	// Lease configures the registry's lease; its Owner defaults to
 	// "mtune retrain".
-	Lease tune.LeaseOptions
+	Lease rundir.LeaseOptions
 	// Log receives a line per step; nil means none.
 	Log io.Writer
 }
@@ -43,7 +43,7 @@ type Outcome struct {
 }
 
 // Run plays the night (DESIGN.md §9): take the registry's lease (a
-// *tune.BusyError matching tune.ErrBusy if another process holds it),
+// *rundir.BusyError matching rundir.ErrBusy if another process holds it),
 // warm-start from the promoted weights (the model's own on the first
 // night), tune into R/runs/ID (resuming what a killed call left there),
 // decide by the gate on the dev set, write the decision to the run folder,
@@ -97,7 +97,7 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 			// Stopped, not failed: the next call resumes the night.
 			return Outcome{}, fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
 		}
-		if errors.Is(err, tune.ErrBusy) {
+		if errors.Is(err, rundir.ErrBusy) {
 			// Its run folder is held by another process: busy, not failed.
 			return Outcome{}, err
 		}
@@ -117,7 +117,7 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 func (n Night) play(ctx context.Context) (Entry, error) {
 	r := n.Registry
 	var e Entry
-	dir, err := tune.OpenRunDir(ctx, r.Run(n.RunID).Root, tune.OpenOptions{Resume: true, Lease: n.Lease})
+	dir, err := rundir.Open(ctx, r.Run(n.RunID).Root, rundir.OpenOptions{Resume: true, Lease: n.Lease})
 	if err != nil {
 		return e, err
 	}
@@ -128,8 +128,8 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 	if err != nil {
 		return e, err
 	}
-	var man tune.Manifest
-	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err != nil {
+	var man rundir.Manifest
+	if err := rundir.ReadJSON(ctx, dir.Manifest(), &man); err != nil {
 		return e, err
 	}
 	e.Start, e.Inputs, e.PromotedRun = man.Start, man.Inputs, d.PromotedRun
@@ -153,7 +153,7 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 // to the run folder, or a new one after tuning. A decision taken against
 // weights that are no longer promoted (another night promoted, or an
 // operator rolled back, after it) is taken again against those in use.
-func (n Night) decision(ctx context.Context, dir *tune.RunDir) (Decision, error) {
+func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, error) {
 	r := n.Registry
 	ptr, _, err := r.ReadPointer(ctx)
 	if err != nil {
@@ -197,10 +197,10 @@ type startFile struct {
 // from if it was killed (start.json, or the run manifest of a night
 // killed by an earlier version), else the promoted ones, which it records
 // in start.json.
-func (n Night) startWeights(ctx context.Context, dir *tune.RunDir, ptr *Pointer) (string, error) {
+func (n Night) startWeights(ctx context.Context, dir *rundir.RunDir, ptr *Pointer) (string, error) {
 	r := n.Registry
 	var st startFile
-	if err := tune.ReadJSON(ctx, r.Start(n.RunID), &st); err == nil {
+	if err := rundir.ReadJSON(ctx, r.Start(n.RunID), &st); err == nil {
 		init, err := r.Resolve(st.Init)
 		if err != nil {
 			return "", fmt.Errorf("registry: %s: %w", r.Start(n.RunID), err)
@@ -213,13 +213,13 @@ func (n Night) startWeights(ctx context.Context, dir *tune.RunDir, ptr *Pointer)
 	if ptr != nil {
 		init = ptr.Weights
 	}
-	var man tune.Manifest
-	if err := tune.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
+	var man rundir.Manifest
+	if err := rundir.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
 		init = man.Init
 	} else if !notExist(err) {
 		return "", err
 	}
-	if err := tune.WriteJSON(ctx, r.Start(n.RunID), startFile{Init: r.Rel(init)}); err != nil {
+	if err := rundir.WriteJSON(ctx, r.Start(n.RunID), startFile{Init: r.Rel(init)}); err != nil {
 		return "", err
 	}
 	return init, nil
@@ -253,7 +253,7 @@ func (n Night) gate(ctx context.Context, cand string, ptr *Pointer) (Decision, e
 // resolved.
 func (r Registry) readGate(ctx context.Context, id string) (Decision, bool, error) {
 	var d Decision
-	if err := tune.ReadJSON(ctx, r.Gate(id), &d); notExist(err) {
+	if err := rundir.ReadJSON(ctx, r.Gate(id), &d); notExist(err) {
 		return d, false, nil
 	} else if err != nil {
 		return d, false, err
@@ -270,7 +270,7 @@ func (r Registry) readGate(ctx context.Context, id string) (Decision, bool, erro
 // to the root.
 func (r Registry) writeGate(ctx context.Context, id string, d Decision) error {
 	d.Weights = r.Rel(d.Weights)
-	return tune.WriteJSON(ctx, r.Gate(id), d)
+	return rundir.WriteJSON(ctx, r.Gate(id), d)
 }
 
 // promote points promoted.json at the candidate of decision d, unless it

@@ -17,9 +17,9 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gcstest"
 	"github.com/mtune/mtune/testsupport/storagetest"
-	"github.com/mtune/mtune/tune"
 )
 
 // registries returns a fresh local registry folder and a fresh gs://
@@ -54,30 +54,30 @@ type fakeWeights struct {
 // tuneFn writes a run folder the way a real run does: manifest.json
 // (with the init), two epochs, best/weights.json. A call that finds epoch
 // 1 complete goes on from epoch 2.
-func (w *world) tuneFn(ctx context.Context, dir *tune.RunDir, init string) error {
+func (w *world) tuneFn(ctx context.Context, dir *rundir.RunDir, init string) error {
 	w.tuned = append(w.tuned, init)
 	if w.fail != nil {
 		return w.fail
 	}
-	man := tune.Manifest{Init: init, Start: time.Now().UTC(), Status: "running",
-		Inputs: []tune.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}}
+	man := rundir.Manifest{Init: init, Start: time.Now().UTC(), Status: "running",
+		Inputs: []rundir.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}}
 	if init != "" {
-		f, err := tune.Checksum(ctx, "init", init)
+		f, err := rundir.Checksum(ctx, "init", init)
 		if err != nil {
 			return err
 		}
 		man.Inputs = append(man.Inputs, f)
 	}
-	var prev tune.Manifest
-	if err := tune.ReadJSON(ctx, dir.Manifest(), &prev); err == nil {
-		// As the pipeline's resume does (tune.SameRun): the same
+	var prev rundir.Manifest
+	if err := rundir.ReadJSON(ctx, dir.Manifest(), &prev); err == nil {
+		// As the pipeline's resume does (rundir.SameRun): the same
 		// starting weights, by content.
-		if err := tune.SameRun(dir.Root, prev, man); err != nil {
+		if err := rundir.SameRun(dir.Root, prev, man); err != nil {
 			return err
 		}
 		man.Start = prev.Start
 	}
-	if err := tune.WriteJSON(ctx, dir.Manifest(), man); err != nil {
+	if err := rundir.WriteJSON(ctx, dir.Manifest(), man); err != nil {
 		return err
 	}
 	for n := 1; n <= 2; n++ {
@@ -95,7 +95,7 @@ func (w *world) tuneFn(ctx context.Context, dir *tune.RunDir, init string) error
 			}
 		}
 	}
-	return tune.WriteJSON(ctx, dir.Best().JSON(), fakeWeights{w.quality})
+	return rundir.WriteJSON(ctx, dir.Best().JSON(), fakeWeights{w.quality})
 }
 
 // scoreFn scores the dev set: 80 sentences whose matches grow with the
@@ -104,7 +104,7 @@ func (w *world) scoreFn(ctx context.Context, path string) ([]metric.Stats, error
 	q := w.model
 	if path != "" {
 		var fw fakeWeights
-		if err := tune.ReadJSON(ctx, path, &fw); err != nil {
+		if err := rundir.ReadJSON(ctx, path, &fw); err != nil {
 			return nil, err
 		}
 		q = fw.Quality
@@ -247,17 +247,17 @@ func TestNights(t *testing.T) {
 			}
 
 			// Rollback: to the night promoted before n3, then to n3 by id.
-			e, err := r.Rollback(ctx, "", tune.LeaseOptions{})
+			e, err := r.Rollback(ctx, "", rundir.LeaseOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if e.Run != "n1" || storagetest.Read(t, r.ReadPointer).Run != "n1" || e.PromotedRun != "n3" {
 				t.Fatalf("rollback: %+v, pointer %+v", e, storagetest.Read(t, r.ReadPointer))
 			}
-			if _, err := r.Rollback(ctx, "n4", tune.LeaseOptions{}); err == nil {
+			if _, err := r.Rollback(ctx, "n4", rundir.LeaseOptions{}); err == nil {
 				t.Error("rollback to a failed night succeeded")
 			}
-			if _, err := r.Rollback(ctx, "n3", tune.LeaseOptions{}); err != nil || storagetest.Read(t, r.ReadPointer).Run != "n3" {
+			if _, err := r.Rollback(ctx, "n3", rundir.LeaseOptions{}); err != nil || storagetest.Read(t, r.ReadPointer).Run != "n3" {
 				t.Fatalf("rollback to n3: %v", err)
 			}
 			h = storagetest.Read(t, r.ReadHistory)
@@ -276,7 +276,7 @@ func TestNights(t *testing.T) {
 }
 
 // TestNightBusy: two nights at once, exactly one runs, the other is
-// refused at once with tune.ErrBusy.
+// refused at once with rundir.ErrBusy.
 func TestNightBusy(t *testing.T) {
 	for name, r := range registries(t) {
 		t.Run(name, func(t *testing.T) {
@@ -284,7 +284,7 @@ func TestNightBusy(t *testing.T) {
 			w := &world{t: t, quality: 0.5, model: 0.2}
 			started, release := make(chan struct{}), make(chan struct{})
 			first := w.night(r, "a")
-			first.Tune = func(ctx context.Context, dir *tune.RunDir, init string) error {
+			first.Tune = func(ctx context.Context, dir *rundir.RunDir, init string) error {
 				close(started)
 				<-release
 				return w.tuneFn(ctx, dir, init)
@@ -294,7 +294,7 @@ func TestNightBusy(t *testing.T) {
 			<-started
 			t0 := time.Now()
 			_, err := w.night(r, "b").Run(ctx)
-			if !errors.Is(err, tune.ErrBusy) {
+			if !errors.Is(err, rundir.ErrBusy) {
 				t.Fatalf("second night: %v, want busy", err)
 			}
 			if d := time.Since(t0); d > 10*time.Second {
@@ -309,12 +309,12 @@ func TestNightBusy(t *testing.T) {
 			}
 			// A run folder held by another process (a `tune --out` into
 			// it) makes the night busy too, not failed.
-			held, err := tune.OpenRunDir(ctx, r.Run("c").Root, tune.OpenOptions{Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+			held, err := rundir.Open(ctx, r.Run("c").Root, rundir.OpenOptions{Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer held.Close(ctx)
-			if _, err := w.night(r, "c").Run(ctx); !errors.Is(err, tune.ErrBusy) {
+			if _, err := w.night(r, "c").Run(ctx); !errors.Is(err, rundir.ErrBusy) {
 				t.Fatalf("night into a held run folder: %v, want busy", err)
 			}
 			if h := storagetest.Read(t, r.ReadHistory); len(h) != 1 {
@@ -334,7 +334,7 @@ func TestNightStaleLease(t *testing.T) {
 	}
 	ctx := context.Background()
 	// What a lease of this machine records, from a lease taken here.
-	mine, err := tune.AcquireLease(ctx, filepath.Join(t.TempDir(), "lease"), tune.LeaseOptions{})
+	mine, err := rundir.AcquireLease(ctx, filepath.Join(t.TempDir(), "lease"), rundir.LeaseOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,15 +342,15 @@ func TestNightStaleLease(t *testing.T) {
 	mine.Release(ctx)
 	tests := []struct {
 		name   string
-		holder tune.LeaseInfo
+		holder rundir.LeaseInfo
 		later  time.Duration // the night's clock runs this far ahead of the store's
 	}{
-		{"killed holder on this machine", func() tune.LeaseInfo {
+		{"killed holder on this machine", func() rundir.LeaseInfo {
 			h := here
 			h.PID, h.Token = dead.Process.Pid, "x"
 			return h
 		}(), 0},
-		{"holder elsewhere claiming 2099, not renewed for its TTL", tune.LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1,
+		{"holder elsewhere claiming 2099, not renewed for its TTL", rundir.LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1,
 			Token: "x", TTLSeconds: 60, Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}, 2 * time.Minute},
 	}
 	for _, tc := range tests {
@@ -472,13 +472,13 @@ func TestNightHoldsRunFolder(t *testing.T) {
 	ctx := context.Background()
 	w := &world{t: t, quality: 0.5, model: 0.2}
 	n := w.night(r, "long")
-	n.Lease = tune.LeaseOptions{TTL: 300 * time.Millisecond}
-	n.Tune = func(ctx context.Context, dir *tune.RunDir, init string) error {
+	n.Lease = rundir.LeaseOptions{TTL: 300 * time.Millisecond}
+	n.Tune = func(ctx context.Context, dir *rundir.RunDir, init string) error {
 		time.Sleep(time.Second) // three lifetimes of the lease
-		if l, err := tune.AcquireLease(ctx, dir.LeaseFile(), tune.LeaseOptions{Owner: "intruder"}); err == nil {
+		if l, err := rundir.AcquireLease(ctx, dir.LeaseFile(), rundir.LeaseOptions{Owner: "intruder"}); err == nil {
 			l.Release(ctx)
 			return errors.New("another process took the run folder over while the night tuned")
-		} else if !errors.Is(err, tune.ErrBusy) {
+		} else if !errors.Is(err, rundir.ErrBusy) {
 			return err
 		}
 		return w.tuneFn(ctx, dir, init)

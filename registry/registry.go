@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // Registry names the files of a registry folder (local or gs://). It reads
@@ -34,14 +34,14 @@ func (r Registry) Promoted() string { return storage.Join(r.Root, "promoted.json
 func (r Registry) History() string { return storage.Join(r.Root, "history.jsonl") }
 
 // LeaseFile is R/lease.
-func (r Registry) LeaseFile() string { return storage.Join(r.Root, tune.LeaseName) }
+func (r Registry) LeaseFile() string { return storage.Join(r.Root, rundir.LeaseName) }
 
 // Report is R/report.html.
-func (r Registry) Report() string { return storage.Join(r.Root, tune.ReportName) }
+func (r Registry) Report() string { return storage.Join(r.Root, rundir.ReportName) }
 
 // Run is the run folder of night id, R/runs/ID.
-func (r Registry) Run(id string) tune.Layout {
-	return tune.Layout{Root: storage.Join(r.Root, "runs", id)}
+func (r Registry) Run(id string) rundir.Layout {
+	return rundir.Layout{Root: storage.Join(r.Root, "runs", id)}
 }
 
 // Gate is R/runs/ID/gate.json: the night's decision, written before the
@@ -74,7 +74,7 @@ func (r Registry) CheckRoot(ctx context.Context) error {
 		switch {
 		case top == "promoted.json" || top == "history.jsonl" || top == "runs":
 			return nil
-		case top == tune.LeaseName || top == tune.ReportName || top == "demo-model" || strings.HasSuffix(top, ".broken"):
+		case top == rundir.LeaseName || top == rundir.ReportName || top == "demo-model" || strings.HasSuffix(top, ".broken"):
 		default:
 			foreign = append(foreign, rel)
 		}
@@ -86,10 +86,10 @@ func (r Registry) CheckRoot(ctx context.Context) error {
 	return nil
 }
 
-// Lock takes the registry's lease (a *tune.BusyError, matching
-// tune.ErrBusy, if another process holds it). The caller releases it.
-func (r Registry) Lock(ctx context.Context, o tune.LeaseOptions) (*tune.Lease, error) {
-	return tune.AcquireLease(ctx, r.LeaseFile(), o)
+// Lock takes the registry's lease (a *rundir.BusyError, matching
+// rundir.ErrBusy, if another process holds it). The caller releases it.
+func (r Registry) Lock(ctx context.Context, o rundir.LeaseOptions) (*rundir.Lease, error) {
+	return rundir.AcquireLease(ctx, r.LeaseFile(), o)
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
@@ -203,7 +203,7 @@ type Entry struct {
 	// and a rollback, and in lines written before it was recorded).
 	Gate *GateSettings `json:"gate,omitempty"`
 	// Inputs are the night's input files with their sha256.
-	Inputs []tune.InputFile `json:"inputs,omitempty"`
+	Inputs []rundir.InputFile `json:"inputs,omitempty"`
 	// Error says why a night failed; Note what a rollback replaced.
 	Error string    `json:"error,omitempty"`
 	Note  string    `json:"note,omitempty"`

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/storagetest"
-	"github.com/mtune/mtune/tune"
 )
 
 // moveTree copies every file under from to the same place under to, then
@@ -84,7 +84,7 @@ func TestRegistryMoved(t *testing.T) {
 			if got := w.tuned[len(w.tuned)-1]; got != r2.Run("n2").Best().JSON() {
 				t.Errorf("night n3 started from %q, want %s", got, r2.Run("n2").Best().JSON())
 			}
-			if _, err := r2.Rollback(ctx, "n1", tune.LeaseOptions{}); err != nil {
+			if _, err := r2.Rollback(ctx, "n1", rundir.LeaseOptions{}); err != nil {
 				t.Fatalf("rollback in the moved registry: %v", err)
 			}
 			if p := storagetest.Read(t, r2.ReadPointer); p.Weights != r2.Run("n1").Best().JSON() {
@@ -126,7 +126,7 @@ func TestRegistryOldPaths(t *testing.T) {
 			if b := readBytes(t, r.Promoted()); !bytes.Contains(b, []byte(`"runs/n2/best/weights.json"`)) {
 				t.Errorf("promoted.json after n2: %s, want a relative path", b)
 			}
-			if _, err := r.Rollback(ctx, "n1", tune.LeaseOptions{}); err != nil {
+			if _, err := r.Rollback(ctx, "n1", rundir.LeaseOptions{}); err != nil {
 				t.Fatalf("rollback to a night with an old gate.json: %v", err)
 			}
 			if b := readBytes(t, r.Promoted()); !bytes.Contains(b, []byte(`"runs/n1/best/weights.json"`)) {
@@ -274,7 +274,7 @@ func TestRegistryRepair(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "mtune registry repair --registry "+r.Root) {
 					t.Fatalf("night: %v, want an error with %q and the repair command", err, tc.wantErr)
 				}
-				rep, err := r.Repair(ctx, tune.LeaseOptions{})
+				rep, err := r.Repair(ctx, rundir.LeaseOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // Repaired says what Repair mended.
@@ -32,7 +32,7 @@ type Repaired struct {
 // removing it if there is none: the model's own weights). What it replaces
 // is kept beside it, as history.jsonl.broken and promoted.json.broken. A
 // registry with nothing to mend is left as it is.
-func (r Registry) Repair(ctx context.Context, lo tune.LeaseOptions) (Repaired, error) {
+func (r Registry) Repair(ctx context.Context, lo rundir.LeaseOptions) (Repaired, error) {
 	var out Repaired
 	if lo.Owner == "" {
 		lo.Owner = "mtune registry repair"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // WriteReport reads R/promoted.json and R/history.jsonl and writes
@@ -144,7 +144,7 @@ func runLink(id string) string {
 	if CheckRunID(id) != nil {
 		return ""
 	}
-	return "runs/" + id + "/" + tune.ReportName
+	return "runs/" + id + "/" + rundir.ReportName
 }
 
 func fixed2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // Rollback points promoted.json at the weights of the finished night to
 // (promoted or kept), or, when to is "", at those of the night promoted
 // before the one in use, and records it in the history as a "rollback"
-// line. It holds the registry's lease meanwhile (a *tune.BusyError if a
+// line. It holds the registry's lease meanwhile (a *rundir.BusyError if a
 // night is running) and replaces the pointer in one conditional write.
-func (r Registry) Rollback(ctx context.Context, to string, lo tune.LeaseOptions) (Entry, error) {
+func (r Registry) Rollback(ctx context.Context, to string, lo rundir.LeaseOptions) (Entry, error) {
 	if lo.Owner == "" {
 		lo.Owner = "mtune registry rollback"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -31,9 +32,9 @@ func poolPartKey(n tune.NBest) (int, tune.NBest) { return tune.PoolPartOf(n.Sent
 type WritePoolFn struct {
 	// Prev is the previous epoch's folder, whose parts hold the pool so
 	// far; the zero value for the first epoch.
-	Prev tune.EpochLayout
+	Prev rundir.EpochLayout
 	// Out is the epoch's folder.
-	Out tune.EpochLayout
+	Out rundir.EpochLayout
 	// Dense names the weights' dense features.
 	Dense []string
 	// Step is the epoch's optimizer, Epoch the 1-based epoch: a step that
@@ -49,7 +50,7 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 		lists = append(lists, n)
 		n = tune.NBest{}
 	}
-	var prev tune.PoolPart
+	var prev rundir.PoolPart
 	if f.Prev.Dir != "" {
 		prev = f.Prev.PoolPart(part)
 	}
@@ -103,7 +104,7 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 // part on the workers (tune.PartOneBest): parts is a PCollection<int> of
 // part numbers of the pool in dir. It returns the sum, a singleton
 // PCollection<metric.Stats> whose BLEU() is batch mode's tune BLEU.
-func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, w beam.PCollection) beam.PCollection {
+func PoolBLEU(s beam.Scope, parts beam.PCollection, dir rundir.EpochLayout, w beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.PoolBLEU")
 	stats := beam.ParDo(s, &partOneBestFn{Dir: dir}, beam.Reshuffle(s, parts), beam.SideInput{Input: w})
 	return SumStats(s, stats)
@@ -111,7 +112,7 @@ func PoolBLEU(s beam.Scope, parts beam.PCollection, dir tune.EpochLayout, w beam
 
 // partOneBestFn is PoolBLEU's DoFn.
 type partOneBestFn struct {
-	Dir tune.EpochLayout
+	Dir rundir.EpochLayout
 }
 
 func (f *partOneBestFn) ProcessElement(ctx context.Context, part int, w weights.ByName) (metric.Stats, error) {

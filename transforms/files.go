@@ -11,6 +11,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -68,7 +69,7 @@ type writeStatsFn struct {
 }
 
 func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (string, error) {
-	return f.Path, tune.WriteJSON(ctx, f.Path, st)
+	return f.Path, rundir.WriteJSON(ctx, f.Path, st)
 }
 
 // WriteMixReport writes the singleton PCollection<tune.MixReport> of a
@@ -83,7 +84,7 @@ type writeMixReportFn struct {
 }
 
 func (f *writeMixReportFn) ProcessElement(ctx context.Context, r tune.MixReport) (string, error) {
-	return f.Path, tune.WriteJSON(ctx, f.Path, r)
+	return f.Path, rundir.WriteJSON(ctx, f.Path, r)
 }
 
 // WriteShardStates writes the state and summary of each result of a
@@ -174,7 +175,7 @@ func CheckModel(s beam.Scope, fn *CheckModelFn) {
 type CheckModelFn struct {
 	// Decoder and DecoderConfig name the decoder as LearnFn's do.
 	Decoder, DecoderConfig string
-	// Path is where the tune.ModelCheck goes (tune.Layout.ModelCheck).
+	// Path is where the tune.ModelCheck goes (rundir.Layout.ModelCheck).
 	Path string
 }
 
@@ -193,5 +194,5 @@ func (f *CheckModelFn) ProcessElement(ctx context.Context, _ []byte) error {
 	}
 	mc := tune.CheckModel(f.Decoder, dec, time.Since(start))
 	log.Infof(ctx, "mtune: model %s loaded on host %s in %.1f s: %d features", f.Decoder, mc.Host, mc.LoadSeconds, mc.Features)
-	return tune.WriteJSON(ctx, f.Path, mc)
+	return rundir.WriteJSON(ctx, f.Path, mc)
 }

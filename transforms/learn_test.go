@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -338,7 +339,7 @@ func TestEpochPipeline(t *testing.T) {
 		var progressive metric.Stats
 		for _, r := range results {
 			wantRes = append(wantRes, formatResult(r))
-			wantPaths = append(wantPaths, filepath.Join(outDir, "shards", tune.ShardStateName(r.Shard)))
+			wantPaths = append(wantPaths, filepath.Join(outDir, "shards", rundir.ShardStateName(r.Shard)))
 			progressive.Add(r.Stats)
 		}
 		passert.Equals(s, beam.ParDo(s, formatResult, res), wantRes...)
@@ -360,7 +361,7 @@ func TestEpochPipeline(t *testing.T) {
 		paths = nil
 		prevStates = nil
 		for _, r := range results {
-			paths = append(paths, filepath.Join(outDir, "shards", tune.ShardStateName(r.Shard)))
+			paths = append(paths, filepath.Join(outDir, "shards", rundir.ShardStateName(r.Shard)))
 			prevStates = append(prevStates, r.ShardState())
 		}
 		prevWeights = got

@@ -9,6 +9,7 @@ import (
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -36,7 +37,7 @@ func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path strin
 type MERTShareFn struct {
 	Round tune.MERTRound
 	// Dir is the epoch's folder, which holds the pool's parts.
-	Dir tune.EpochLayout
+	Dir rundir.EpochLayout
 }
 
 func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(int, linesearch.Packed), stats func(int, metric.Stats)) error {

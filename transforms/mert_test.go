@@ -14,6 +14,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 	data "github.com/mtune/mtune/testsupport/europarl100"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -29,7 +30,7 @@ import (
 func TestMERTRoundsEqualLearn(t *testing.T) {
 	ctx := context.Background()
 	lists, w0, idx := data.Load(t)
-	dir := tune.EpochLayout{Trio: tune.Trio{Dir: t.TempDir()}, N: 1}
+	dir := rundir.EpochLayout{Trio: rundir.Trio{Dir: t.TempDir()}, N: 1}
 	byPart := map[int][]tune.NBest{}
 	for i, l := range lists {
 		l.Sent = 77 * i
@@ -46,7 +47,7 @@ func TestMERTRoundsEqualLearn(t *testing.T) {
 	var pooled []pool.List
 	readIdx := feature.NewIndexOf(idx.Names()...)
 	for p := range parts {
-		info, err := tune.MergePoolPart(ctx, p, tune.PoolPart{}, byPart[p], idx.Names(), dir.PoolPart(p))
+		info, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, byPart[p], idx.Names(), dir.PoolPart(p))
 		if err != nil {
 			t.Fatal(err)
 		}

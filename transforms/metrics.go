@@ -6,12 +6,13 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
 
 // MetricsNamespace is the namespace of the Beam metrics the DoFns report:
 // they reach the pipeline's result (and Dataflow's job page), and the
-// driver copies them into metrics.jsonl (tune.Metrics.Counters and
+// driver copies them into metrics.jsonl (rundir.Metrics.Counters and
 // Distributions). A learning step (Learn, StaleLearn) reports, with the
 // prefix "learn_":
 //
@@ -67,7 +68,7 @@ func reportShard(ctx context.Context, w tune.Work, wall time.Duration) {
 // ReadMetrics returns the metrics of MetricsNamespace in a pipeline's
 // result (nil: none), each name's values summed over the steps and workers
 // that reported it: counters by their sum, distributions merged.
-func ReadMetrics(res beam.PipelineResult) (map[string]int64, map[string]tune.Distribution) {
+func ReadMetrics(res beam.PipelineResult) (map[string]int64, map[string]rundir.Distribution) {
 	if res == nil {
 		return nil, nil
 	}
@@ -79,13 +80,13 @@ func ReadMetrics(res beam.PipelineResult) (map[string]int64, map[string]tune.Dis
 		}
 		counters[c.Name()] += c.Result()
 	}
-	var dists map[string]tune.Distribution
+	var dists map[string]rundir.Distribution
 	for _, d := range q.Distributions() {
 		if dists == nil {
-			dists = map[string]tune.Distribution{}
+			dists = map[string]rundir.Distribution{}
 		}
 		v := d.Result()
-		dists[d.Name()] = dists[d.Name()].Merge(tune.Distribution{Count: v.Count, Sum: v.Sum, Min: v.Min, Max: v.Max})
+		dists[d.Name()] = dists[d.Name()].Merge(rundir.Distribution{Count: v.Count, Sum: v.Sum, Min: v.Min, Max: v.Max})
 	}
 	return counters, dists
 }

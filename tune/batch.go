@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 )
 
 // BatchStep is the optimizer's half of a batch-mode epoch (the MERT
@@ -47,43 +48,43 @@ type BatchStep struct {
 // and tune BLEU (the pool's 1-best under the new weights: no second
 // decoding). The whole pool is in memory: see the README for how large a
 // pool one worker holds.
-func (b BatchStep) RunParts(ctx context.Context, n int, parts []PoolPart, prev weights.ByName, statePath string) (weights.ByName, Metrics, error) {
+func (b BatchStep) RunParts(ctx context.Context, n int, parts []rundir.PoolPart, prev weights.ByName, statePath string) (weights.ByName, rundir.Metrics, error) {
 	idx := feature.NewIndexOf(prev.Names...)
 	var pooled []pool.List
 	for _, p := range parts {
 		lists, err := ReadPoolPart(ctx, p, idx)
 		if err != nil {
-			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %w", n, err)
+			return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: %w", n, err)
 		}
 		pooled = append(pooled, lists...)
 	}
 	for i := 1; i < len(pooled); i++ {
 		if pooled[i].Sent <= pooled[i-1].Sent {
-			return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: the pool's parts are out of order (sentence %d after %d)", n, pooled[i].Sent, pooled[i-1].Sent)
+			return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: the pool's parts are out of order (sentence %d after %d)", n, pooled[i].Sent, pooled[i-1].Sent)
 		}
 	}
 	w0, err := prev.Over(idx)
 	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	cfg := b.Config
 	cfg.Seed = EpochSeed(b.Seed, n-1)
 	l, err := algo.New(b.Algo, w0, cfg)
 	if err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: %w", err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
 	if err := l.Learn(ctx, pooled); err != nil {
-		return weights.ByName{}, Metrics{}, fmt.Errorf("tune: epoch %d: %s: %w", n, b.Algo, err)
+		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: epoch %d: %s: %w", n, b.Algo, err)
 	}
 	nw, err := b.finish(n, l.Weights())
 	if err != nil {
-		return weights.ByName{}, Metrics{}, err
+		return weights.ByName{}, rundir.Metrics{}, err
 	}
 	if err := saveState(ctx, statePath, l); err != nil {
-		return weights.ByName{}, Metrics{}, err
+		return weights.ByName{}, rundir.Metrics{}, err
 	}
 	var st metric.Stats = pool.OneBest(pooled, nw)
-	m := Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
+	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
 	return weights.NewByName(idx, nw), m, nil
 }
 
@@ -109,7 +110,7 @@ type BatchLearn struct {
 	Step *BatchStep
 	// Epoch is the 1-based epoch, Dir its folder.
 	Epoch int
-	Dir   EpochLayout
+	Dir   rundir.EpochLayout
 	// Prev is the previous weights' JSON file.
 	Prev string
 	// Parts is the number of parts the tuning set has.
@@ -145,7 +146,7 @@ func (b BatchLearn) Run(ctx context.Context, results iter.Seq[PartResult], logf 
 	if i := slices.Index(seen, false); i >= 0 {
 		return weights.ByName{}, fmt.Errorf("tune: pool part %d of %d was not written", i, b.Parts)
 	}
-	if err := WriteJSON(ctx, b.Dir.PoolSummary(), sum); err != nil {
+	if err := rundir.WriteJSON(ctx, b.Dir.PoolSummary(), sum); err != nil {
 		return weights.ByName{}, err
 	}
 	if logf != nil {
@@ -164,11 +165,11 @@ func (b BatchLearn) Run(ctx context.Context, results iter.Seq[PartResult], logf 
 		slices.SortFunc(pairs, func(a, b PartResult) int { return a.Info.Part - b.Info.Part })
 		ww, res, err = b.Step.FitPRO(ctx, b.Epoch, pairs, sum, prev, b.Dir.LearnerState())
 	} else {
-		parts := make([]PoolPart, b.Parts)
+		parts := make([]rundir.PoolPart, b.Parts)
 		for p := range parts {
 			parts[p] = b.Dir.PoolPart(p)
 		}
-		var m Metrics
+		var m rundir.Metrics
 		ww, m, err = b.Step.RunParts(ctx, b.Epoch, parts, prev, b.Dir.LearnerState())
 		res = BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
 	}
@@ -178,7 +179,7 @@ func (b BatchLearn) Run(ctx context.Context, results iter.Seq[PartResult], logf 
 	if err := weights.WriteTrioOf(ctx, b.Dir.Dir, ww, b.Dense); err != nil {
 		return weights.ByName{}, err
 	}
-	if err := WriteJSON(ctx, b.Dir.BatchResult(), res); err != nil {
+	if err := rundir.WriteJSON(ctx, b.Dir.BatchResult(), res); err != nil {
 		return weights.ByName{}, err
 	}
 	return ww, nil
@@ -202,7 +203,7 @@ func (s *PoolSummary) Add(p PoolPartInfo) {
 }
 
 // BatchResult is what batch mode's optimizer step writes for the driver
-// (EpochLayout.BatchResult) next to the weights: the epoch's pool size,
+// (rundir.EpochLayout.BatchResult) next to the weights: the epoch's pool size,
 // sentences and tune BLEU.
 type BatchResult struct {
 	Sentences, Pool int

@@ -11,6 +11,7 @@ import (
 	"github.com/mtune/mtune/learner/linesearch"
 	"github.com/mtune/mtune/learner/mert"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 )
 
 // MERTRound is one round of batch MERT over the pool's parts (a
@@ -24,7 +25,7 @@ type MERTRound struct {
 // MERTShare reads a part of the pool and returns its share of round r
 // (mert.Pass.Share): what a worker computes, so that no machine holds the
 // pool.
-func MERTShare(ctx context.Context, part PoolPart, r MERTRound) (mert.Share, error) {
+func MERTShare(ctx context.Context, part rundir.PoolPart, r MERTRound) (mert.Share, error) {
 	idx := feature.NewIndexOf(r.Names...)
 	lists, err := ReadPoolPart(ctx, part, idx)
 	if err != nil {
@@ -98,7 +99,7 @@ func WriteRound(ctx context.Context, p mert.Pass, items []RoundItem, path string
 	if lines != want {
 		return fmt.Errorf("tune: MERT round %d: %d of %d lines searched (is the pool empty?)", p.N, lines, want)
 	}
-	return WriteJSON(ctx, path, res)
+	return rundir.WriteJSON(ctx, path, res)
 }
 
 // MERTRun is epoch n's batch MERT on the driver: a mert.Coordinator over
@@ -156,7 +157,7 @@ func (m *MERTRun) Next() (MERTRound, bool) {
 // path that WriteRound wrote.
 func (m *MERTRun) Update(ctx context.Context, path string) error {
 	var res mert.PassResult
-	if err := ReadJSON(ctx, path, &res); err != nil {
+	if err := rundir.ReadJSON(ctx, path, &res); err != nil {
 		return err
 	}
 	if err := m.c.Update(res); err != nil {

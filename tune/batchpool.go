@@ -15,6 +15,7 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 )
 
 // PoolPartSentences is how many consecutive sentences one part of batch
@@ -30,16 +31,6 @@ func PoolPartOf(sent int) int { return sent / PoolPartSentences }
 // PoolParts returns the number of parts of a tuning set of n sentences.
 func PoolParts(n int) int { return (n + PoolPartSentences - 1) / PoolPartSentences }
 
-// PoolPart is one part of batch mode's pool after an epoch: every distinct
-// hypothesis (target and features, as Moses' extractor and tune-nbest
-// de-duplicate) decoded for its sentences so far, as two files Moses'
-// tools read: a Moses n-best list and, in the same order, the BLEU
-// statistics of each hypothesis as a SCORESTAT file (what mert's
-// extractor writes next to its features file).
-type PoolPart struct {
-	NBest, Scores string
-}
-
 // PoolPartInfo is what writing a part reports.
 type PoolPartInfo struct {
 	Part int
@@ -50,11 +41,11 @@ type PoolPartInfo struct {
 }
 
 // MergePoolPart writes the part out: prev's hypotheses (the part after the
-// previous epoch; a zero PoolPart for the first epoch) followed by those of
+// previous epoch; a zero rundir.PoolPart for the first epoch) followed by those of
 // lists (this epoch's decoding of the part's sentences, scored) that are
 // not already there. dense names the weights' dense features (written as
 // Moses dense groups, as WriteNBestFile does). The files appear atomically.
-func MergePoolPart(ctx context.Context, part int, prev PoolPart, lists []NBest, dense []string, out PoolPart) (PoolPartInfo, error) {
+func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []NBest, dense []string, out rundir.PoolPart) (PoolPartInfo, error) {
 	idx := feature.NewIndexOf(dense...)
 	pooled := nbest.NewPool()
 	stats := map[int][]metric.Stats{}
@@ -150,7 +141,7 @@ func MergePoolPart(ctx context.Context, part int, prev PoolPart, lists []NBest, 
 
 // ReadPoolPart reads a part written by MergePoolPart into lists (by
 // increasing sentence id), interning feature names in idx.
-func ReadPoolPart(ctx context.Context, part PoolPart, idx *feature.Index) ([]pool.List, error) {
+func ReadPoolPart(ctx context.Context, part rundir.PoolPart, idx *feature.Index) ([]pool.List, error) {
 	var lists []pool.List
 	err := readPoolPart(ctx, part, idx, func(sent int, hyps []nbest.Hypothesis, st []metric.Stats) error {
 		l := pool.List{Sent: sent, Hyps: make([]pool.Hyp, len(hyps))}
@@ -165,7 +156,7 @@ func ReadPoolPart(ctx context.Context, part PoolPart, idx *feature.Index) ([]poo
 
 // readPoolPart calls fn with each sentence of the part: its hypotheses and
 // their statistics.
-func readPoolPart(ctx context.Context, part PoolPart, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis, st []metric.Stats) error) error {
+func readPoolPart(ctx context.Context, part rundir.PoolPart, idx *feature.Index, fn func(sent int, hyps []nbest.Hypothesis, st []metric.Stats) error) error {
 	nf, err := storage.Open(ctx, part.NBest)
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/randpool"
 	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/tune"
@@ -28,7 +29,7 @@ func BenchmarkRunPartsMemory(b *testing.B) {
 	ctx := context.Background()
 	const sentences, hyps = 2000, 100
 	for _, sparse := range []int{0, 30} {
-		dir := tune.EpochLayout{Trio: tune.Trio{Dir: b.TempDir()}, N: 1}
+		dir := rundir.EpochLayout{Trio: rundir.Trio{Dir: b.TempDir()}, N: 1}
 		dense := make([]string, 14)
 		for j := range dense {
 			dense[j] = fmt.Sprintf("F%d_%d", j/4, j%4)
@@ -55,9 +56,9 @@ func BenchmarkRunPartsMemory(b *testing.B) {
 			p := tune.PoolPartOf(l.Sent)
 			parts[p] = append(parts[p], tune.NBestOf(l, targets, idx))
 		}
-		var paths []tune.PoolPart
+		var paths []rundir.PoolPart
 		for p := range tune.PoolParts(sentences) {
-			if _, err := tune.MergePoolPart(ctx, p, tune.PoolPart{}, parts[p], dense, dir.PoolPart(p)); err != nil {
+			if _, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, parts[p], dense, dir.PoolPart(p)); err != nil {
 				b.Fatal(err)
 			}
 			paths = append(paths, dir.PoolPart(p))

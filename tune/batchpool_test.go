@@ -12,6 +12,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/testfile"
 	"github.com/mtune/mtune/tune"
 )
@@ -48,10 +49,10 @@ func TestMergePoolPart(t *testing.T) {
 			{Target: "a c", Features: v([]feature.ID{0}, -5), Stats: st(0, "a c")},
 		}},
 	}
-	part := func(name string) tune.PoolPart {
-		return tune.PoolPart{NBest: filepath.Join(dir, name+".nbest.gz"), Scores: filepath.Join(dir, name+".scores.gz")}
+	part := func(name string) rundir.PoolPart {
+		return rundir.PoolPart{NBest: filepath.Join(dir, name+".nbest.gz"), Scores: filepath.Join(dir, name+".scores.gz")}
 	}
-	info, err := tune.MergePoolPart(ctx, 0, tune.PoolPart{}, epoch1, dense, part("e1"))
+	info, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, epoch1, dense, part("e1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +144,8 @@ func TestMergePoolPartErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			out := tune.PoolPart{NBest: filepath.Join(dir, "p.nbest.gz"), Scores: filepath.Join(dir, "p.scores.gz")}
-			_, err := tune.MergePoolPart(ctx, 0, tune.PoolPart{}, tc.lists, []string{"LM0_0"}, out)
+			out := rundir.PoolPart{NBest: filepath.Join(dir, "p.nbest.gz"), Scores: filepath.Join(dir, "p.scores.gz")}
+			_, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, tc.lists, []string{"LM0_0"}, out)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -155,19 +156,19 @@ func TestMergePoolPartErrors(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	a := tune.PoolPart{NBest: filepath.Join(dir, "a.nbest.gz"), Scores: filepath.Join(dir, "a.scores.gz")}
-	b := tune.PoolPart{NBest: filepath.Join(dir, "b.nbest.gz"), Scores: filepath.Join(dir, "b.scores.gz")}
-	if _, err := tune.MergePoolPart(ctx, 0, tune.PoolPart{}, []tune.NBest{one(0, "a"), one(1, "b")}, []string{"LM0_0"}, a); err != nil {
+	a := rundir.PoolPart{NBest: filepath.Join(dir, "a.nbest.gz"), Scores: filepath.Join(dir, "a.scores.gz")}
+	b := rundir.PoolPart{NBest: filepath.Join(dir, "b.nbest.gz"), Scores: filepath.Join(dir, "b.scores.gz")}
+	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a"), one(1, "b")}, []string{"LM0_0"}, a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tune.MergePoolPart(ctx, 0, tune.PoolPart{}, []tune.NBest{one(0, "a")}, []string{"LM0_0"}, b); err != nil {
+	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a")}, []string{"LM0_0"}, b); err != nil {
 		t.Fatal(err)
 	}
-	mixed := tune.PoolPart{NBest: a.NBest, Scores: b.Scores}
+	mixed := rundir.PoolPart{NBest: a.NBest, Scores: b.Scores}
 	if _, err := tune.ReadPoolPart(ctx, mixed, feature.NewIndex()); err == nil || !strings.Contains(err.Error(), "end at different sentences") {
 		t.Errorf("n-best and statistics files of different parts: error %v", err)
 	}
-	if _, err := tune.ReadPoolPart(ctx, tune.PoolPart{NBest: a.NBest, Scores: filepath.Join(dir, "missing")}, feature.NewIndex()); err == nil {
+	if _, err := tune.ReadPoolPart(ctx, rundir.PoolPart{NBest: a.NBest, Scores: filepath.Join(dir, "missing")}, feature.NewIndex()); err == nil {
 		t.Error("a missing statistics file: no error")
 	}
 }

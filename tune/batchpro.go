@@ -10,6 +10,7 @@ import (
 	"github.com/mtune/mtune/learner/batch"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/rundir"
 )
 
 // PartResult is what writing a part of the pool hands the optimizer step:
@@ -29,7 +30,7 @@ func (b BatchStep) SamplesPairs() bool { return b.Algo == "pro" }
 // it (batch.SamplePRO with the epoch's seed and the part's number as the
 // generator's stream, so that a part's sample does not depend on where or
 // when it is drawn).
-func (b BatchStep) SamplePart(ctx context.Context, n, p int, part PoolPart) (PartResult, error) {
+func (b BatchStep) SamplePart(ctx context.Context, n, p int, part rundir.PoolPart) (PartResult, error) {
 	idx := feature.NewIndex()
 	lists, err := ReadPoolPart(ctx, part, idx)
 	if err != nil {
@@ -96,7 +97,7 @@ func (b BatchStep) FitPRO(ctx context.Context, n int, parts []PartResult, sum Po
 
 // PartOneBest returns the summed statistics of the 1-bests of a part of the
 // pool under w: summed over the parts, the tune BLEU of batch mode.
-func PartOneBest(ctx context.Context, part PoolPart, w weights.ByName) (metric.Stats, error) {
+func PartOneBest(ctx context.Context, part rundir.PoolPart, w weights.ByName) (metric.Stats, error) {
 	idx := feature.NewIndexOf(w.Names...)
 	lists, err := ReadPoolPart(ctx, part, idx)
 	if err != nil {

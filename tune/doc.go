@@ -1,11 +1,11 @@
-// Package tune owns what a tuning run means, apart from how it is run
-// (DESIGN.md §8): the run folder of DESIGN.md §6, its paths (Layout) and
-// its files (Manifest, Metrics, report.html by WriteReport; an epoch's
-// shard results and staleness reports, read back with the rest of its
-// pipeline's output by ReadEpoch and finished by FinishEpoch), the choice of
-// the best epoch (BestEpoch, Best), and the lease that keeps two processes
-// from writing one folder at once (Lease, RunDir). It imports no Beam: the
-// pipelines and the commands call it.
+// Package tune owns what a tuning run's epoch means, apart from how it is
+// run (DESIGN.md §8): a shard's session (LearnShard), stale gradients
+// (StaleLearnShard), mixing (Mix), decoding and scoring, batch mode's pool
+// and optimizer step, the files an epoch's pipeline hands the driver
+// (ReadEpoch, FinishEpoch), and the epoch loop (Driver) with its recorders
+// (Printer; NewReport for package rundir's report). The run folder itself
+// — its paths, lease, manifest, metrics and report — is package rundir's.
+// It imports no Beam: the pipelines and the commands call it.
 //
 // It also holds the real decoders' side of a run: the choice of decoder
 // as the launching machine checks it (DecoderSetup), the adapters the

@@ -8,6 +8,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 )
 
 // The files an epoch's pipeline writes into its EpochLayout and the driver
@@ -27,12 +28,12 @@ func WriteShardState(ctx context.Context, dir string, r ShardResult) (string, er
 	if err := r.Validate(); err != nil {
 		return "", err
 	}
-	path := storage.Join(dir, ShardStateName(r.Shard))
-	if err := WriteJSON(ctx, path, r.ShardState()); err != nil {
+	path := storage.Join(dir, rundir.ShardStateName(r.Shard))
+	if err := rundir.WriteJSON(ctx, path, r.ShardState()); err != nil {
 		return "", err
 	}
 	sum := ShardSummary{Shard: r.Shard, Epoch: r.Epoch, Updates: r.Updates, TotalUpdates: r.TotalUpdates, Sentences: r.Sentences, Stats: r.Stats}
-	if err := WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
+	if err := rundir.WriteJSON(ctx, storage.Join(dir, ShardSummaryName(r.Shard)), sum); err != nil {
 		return "", err
 	}
 	return path, nil
@@ -69,7 +70,7 @@ func ReadShardState(ctx context.Context, path string) (ShardState, error) {
 // are errors too, each wrapping ErrShardState.
 func DecodeShardState(data []byte) (ShardState, error) {
 	var st ShardState
-	if err := UnmarshalStrict(data, &st); err != nil {
+	if err := rundir.UnmarshalStrict(data, &st); err != nil {
 		return ShardState{}, fmt.Errorf("%w: %w", ErrShardState, err)
 	}
 	if err := st.Validate(); err != nil {
@@ -79,17 +80,17 @@ func DecodeShardState(data []byte) (ShardState, error) {
 }
 
 // WriteStaleReport writes r as JSON, atomically, to its file in the folder
-// dir, StaleReportName(r.Shard) (dir is an EpochLayout's Work(), so the
+// dir, rundir.StaleReportName(r.Shard) (dir is an rundir.EpochLayout's Work(), so the
 // file is its StaleReport(r.Shard)), and returns the file's path.
 func WriteStaleReport(ctx context.Context, dir string, r StaleReport) (string, error) {
-	path := storage.Join(dir, StaleReportName(r.Shard))
-	return path, WriteJSON(ctx, path, r)
+	path := storage.Join(dir, rundir.StaleReportName(r.Shard))
+	return path, rundir.WriteJSON(ctx, path, r)
 }
 
 // ReadStaleReport reads the staleness report at path (WriteStaleReport).
 func ReadStaleReport(ctx context.Context, path string) (StaleReport, error) {
 	var r StaleReport
-	if err := ReadJSON(ctx, path, &r); err != nil {
+	if err := rundir.ReadJSON(ctx, path, &r); err != nil {
 		return StaleReport{}, err
 	}
 	return r, nil
@@ -114,25 +115,25 @@ type EpochOutputs struct {
 // weights.json that the pipeline's last step wrote. Without o.EvalTune the
 // tune BLEU is the progressive BLEU (TuneDecoded). Seconds is the
 // caller's. A missing or malformed file is an error naming it.
-func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, weights.ByName, error) {
-	m := Metrics{Epoch: e.N}
+func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundir.Metrics, weights.ByName, error) {
+	m := rundir.Metrics{Epoch: e.N}
 	if o.EvalTune {
-		b, err := ReadBLEU(ctx, e.TuneStats())
+		b, err := rundir.ReadBLEU(ctx, e.TuneStats())
 		if err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.TuneBLEU = b
 	}
 	if o.Dev {
-		b, err := ReadBLEU(ctx, e.DevStats())
+		b, err := rundir.ReadBLEU(ctx, e.DevStats())
 		if err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.DevBLEU = &b
 	}
 	var mr MixReport
-	if err := ReadJSON(ctx, e.MixReport(), &mr); err != nil {
-		return Metrics{}, weights.ByName{}, err
+	if err := rundir.ReadJSON(ctx, e.MixReport(), &mr); err != nil {
+		return rundir.Metrics{}, weights.ByName{}, err
 	}
 	m.Alpha = mr.Alpha()
 	var prog metric.Stats
@@ -140,14 +141,14 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		// The state itself is the next epoch's input: it must be there,
 		// but only the summary is read.
 		if ok, err := storage.Exists(ctx, e.ShardState(k)); err != nil || !ok {
-			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's state %s is missing (%v)", k, e.ShardState(k), err)
+			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: shard %d's state %s is missing (%v)", k, e.ShardState(k), err)
 		}
 		var r ShardSummary
-		if err := ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
-			return Metrics{}, weights.ByName{}, err
+		if err := rundir.ReadJSON(ctx, storage.Join(e.State(), ShardSummaryName(k)), &r); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if r.Shard != k || r.Epoch != e.N-1 {
-			return Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
+			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
 				storage.Join(e.State(), ShardSummaryName(k)), r.Shard, r.Epoch+1, k, e.N)
 		}
 		prog.Add(r.Stats)
@@ -163,7 +164,7 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 		for k := range o.Shards {
 			r, err := ReadStaleReport(ctx, e.StaleReport(k))
 			if err != nil {
-				return Metrics{}, weights.ByName{}, err
+				return rundir.Metrics{}, weights.ByName{}, err
 			}
 			st.Add(r.Stats)
 		}
@@ -171,21 +172,21 @@ func ReadEpoch(ctx context.Context, e EpochLayout, o EpochOutputs) (Metrics, wei
 	}
 	ww, err := weights.ReadByName(ctx, e.JSON())
 	if err != nil {
-		return Metrics{}, weights.ByName{}, err
+		return rundir.Metrics{}, weights.ByName{}, err
 	}
 	m.NonZero = NonZero(ww)
 	return m, ww, nil
 }
 
 // newStaleness is the Metrics' form of st.
-func newStaleness(st StaleStats) *Staleness {
+func newStaleness(st StaleStats) *rundir.Staleness {
 	h := map[string]int{}
 	for k, c := range st.Histogram {
 		if c > 0 {
 			h[strconv.Itoa(k)] = c
 		}
 	}
-	return &Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
+	return &rundir.Staleness{Histogram: h, Max: st.Max(), Mean: st.Mean(), Recomputes: st.Recomputes}
 }
 
 // NonZero counts the non-zero weights of ww (Metrics.NonZero).
@@ -197,15 +198,4 @@ func NonZero(ww weights.ByName) int {
 		}
 	}
 	return n
-}
-
-// ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a
-// metric.Stats in JSON, as work/dev-stats.json) and returns their BLEU in
-// points.
-func ReadBLEU(ctx context.Context, path string) (float64, error) {
-	var st metric.Stats
-	if err := ReadJSON(ctx, path, &st); err != nil {
-		return 0, err
-	}
-	return 100 * st.BLEU(), nil
 }

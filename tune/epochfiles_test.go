@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/rundir"
 )
 
 func okStats() metric.Stats {
@@ -26,7 +27,7 @@ func sampleResult() ShardResult {
 
 func TestShardStateFile(t *testing.T) {
 	ctx := context.Background()
-	e := Layout{Root: t.TempDir()}.Epoch(3)
+	e := rundir.Layout{Root: t.TempDir()}.Epoch(3)
 	r := sampleResult()
 	path, err := WriteShardState(ctx, e.State(), r)
 	if err != nil {
@@ -45,7 +46,7 @@ func TestShardStateFile(t *testing.T) {
 		t.Errorf("%s holds weights: %s (%v)", path, data, err)
 	}
 	var sum ShardSummary
-	if err := ReadJSON(ctx, filepath.Join(e.State(), ShardSummaryName(1)), &sum); err != nil ||
+	if err := rundir.ReadJSON(ctx, filepath.Join(e.State(), ShardSummaryName(1)), &sum); err != nil ||
 		sum != (ShardSummary{Shard: 1, Epoch: 2, Updates: 3, TotalUpdates: 9, Sentences: 60, Stats: okStats()}) {
 		t.Errorf("summary %+v (%v)", sum, err)
 	}
@@ -82,7 +83,7 @@ func FuzzDecodeShardState(f *testing.F) {
 			return
 		}
 		path := filepath.Join(t.TempDir(), "shard.json")
-		if err := WriteJSON(context.Background(), path, st); err != nil {
+		if err := rundir.WriteJSON(context.Background(), path, st); err != nil {
 			t.Fatalf("a state that decodes does not encode: %v", err)
 		}
 		back, err := ReadShardState(context.Background(), path)
@@ -125,50 +126,50 @@ func TestReadEpoch(t *testing.T) {
 		// lineSearch writes a line search's mix report, not averaging's.
 		lineSearch bool
 		// remove names a file to delete after writing the folder.
-		remove  func(e EpochLayout) string
-		want    Metrics
+		remove  func(e rundir.EpochLayout) string
+		want    rundir.Metrics
 		wantErr bool
 	}{
 		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
 		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true}, lineSearch: true,
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), DevBLEU: bleu(devStats), Alpha: &alpha,
 				ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3,
-				Staleness: &Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3,
+				Staleness: &rundir.Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
 		{name: "one shard of two", o: EpochOutputs{Shards: 1, EvalTune: true},
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * tuneStats.BLEU(), ProgressiveBLEU: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10, NonZero: 3}},
 		// Without --eval-tune the tune BLEU is the progressive BLEU, and
 		// work/tune-stats.json is not read.
-		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.TuneStats() },
-			want: Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
-		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.ShardState(1) }, wantErr: true},
-		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string {
+		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e rundir.EpochLayout) string { return e.TuneStats() },
+			want: rundir.Metrics{Epoch: 4, TuneBLEU: 100 * prog.BLEU(), TuneDecoded: true, DevBLEU: bleu(devStats), ProgressiveBLEU: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
+		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string { return e.ShardState(1) }, wantErr: true},
+		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string {
 			return filepath.Join(e.State(), ShardSummaryName(0))
 		}, wantErr: true},
-		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
-		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e EpochLayout) string { return e.DevStats() }, wantErr: true},
-		{name: "missing mix report", o: EpochOutputs{Shards: 2}, lineSearch: true, remove: func(e EpochLayout) string { return e.MixReport() }, wantErr: true},
-		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e EpochLayout) string { return e.TuneStats() }, wantErr: true},
-		{name: "missing weights", o: EpochOutputs{Shards: 2}, remove: func(e EpochLayout) string { return e.JSON() }, wantErr: true},
+		{name: "missing stale report", o: EpochOutputs{Shards: 2, Stale: true}, remove: func(e rundir.EpochLayout) string { return e.StaleReport(0) }, wantErr: true},
+		{name: "missing dev stats", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e rundir.EpochLayout) string { return e.DevStats() }, wantErr: true},
+		{name: "missing mix report", o: EpochOutputs{Shards: 2}, lineSearch: true, remove: func(e rundir.EpochLayout) string { return e.MixReport() }, wantErr: true},
+		{name: "missing tune stats", o: EpochOutputs{Shards: 2, EvalTune: true}, remove: func(e rundir.EpochLayout) string { return e.TuneStats() }, wantErr: true},
+		{name: "missing weights", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string { return e.JSON() }, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := Layout{Root: t.TempDir()}.Epoch(4)
+			e := rundir.Layout{Root: t.TempDir()}.Epoch(4)
 			must := func(err error) {
 				t.Helper()
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			must(WriteJSON(ctx, e.TuneStats(), tuneStats))
-			must(WriteJSON(ctx, e.DevStats(), devStats))
+			must(rundir.WriteJSON(ctx, e.TuneStats(), tuneStats))
+			must(rundir.WriteJSON(ctx, e.DevStats(), devStats))
 			mr := MixReport{Mixer: "average"}
 			if tc.lineSearch {
 				mr = MixReport{Mixer: "linesearch", LineSearch: &LineSearchResult{Alpha: alpha, Stats: tuneStats, Lists: 3}}
 			}
-			must(WriteJSON(ctx, e.MixReport(), mr))
+			must(rundir.WriteJSON(ctx, e.MixReport(), mr))
 			must(weights.WriteTrioOf(ctx, e.Dir, mixed, []string{"LM0_0", "tm_0", "tm_1"}))
 			for k, s := range shardStats {
 				r := ShardResult{Shard: k, Epoch: 3, Updates: 3 + k, TotalUpdates: 10, Sentences: 10 + k, Stats: s, Weights: mixed}

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"github.com/mtune/mtune/rundir"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,7 +36,7 @@ func (c ExternalConfig) String() string {
 // ExternalConfig.String.
 func ParseExternalConfig(s string) (ExternalConfig, error) {
 	var c ExternalConfig
-	if err := UnmarshalStrict([]byte(s), &c); err != nil {
+	if err := rundir.UnmarshalStrict([]byte(s), &c); err != nil {
 		return ExternalConfig{}, fmt.Errorf("tune: external decoder configuration %q: %w", s, err)
 	}
 	if len(c.Command) == 0 || c.Ini == "" {

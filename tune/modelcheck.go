@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// ModelCheck is init/model.json (Layout.ModelCheck): what a worker found
+// ModelCheck is init/model.json (rundir.Layout.ModelCheck): what a worker found
 // when it loaded the model before the run's first epoch. The driver never
 // loads the model itself (DESIGN.md §10); it reads this file instead.
 type ModelCheck struct {

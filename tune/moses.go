@@ -11,6 +11,7 @@ import (
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/lm"
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/rundir"
 )
 
 // MosesConfig is the real decoder's configuration.
@@ -54,7 +55,7 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 		return MosesConfig{Ini: s}, nil
 	}
 	var c MosesConfig
-	if err := UnmarshalStrict([]byte(s), &c); err != nil {
+	if err := rundir.UnmarshalStrict([]byte(s), &c); err != nil {
 		return MosesConfig{}, fmt.Errorf("tune: decoder configuration %q: %w", s, err)
 	}
 	if c.Ini == "" {

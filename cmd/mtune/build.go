@@ -8,7 +8,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // buildFlags registers the flags of "mtune build" and returns the command.
@@ -86,10 +86,10 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 // checked and checksummed first (an earlier build removed with
 // overwrite only then), the demo's bitext written first with demo.
 func runBuild(ctx context.Context, a *app, out *outputFolder, o *build.Options, overwrite, demo bool, seed uint64) (build.Result, error) {
-	var inputs []tune.InputFile
+	var inputs []rundir.InputFile
 	if !demo {
 		for _, in := range [][2]string{{"src", o.Src}, {"tgt", o.Tgt}, {"align", o.Align}} {
-			f, err := tune.Checksum(ctx, in[0], in[1])
+			f, err := rundir.Checksum(ctx, in[0], in[1])
 			if err != nil {
 				return build.Result{}, err
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gobuild"
 	"github.com/mtune/mtune/tune"
 )
@@ -30,7 +30,7 @@ func TestTuneExternalDecoder(t *testing.T) {
 	bin := gobuild.Binary(t, ".", ".", filepath.Join(tmp, "my bin", "mtune"))
 
 	const epochs = 3
-	run := func(name string, args ...string) []pipelines.Metrics {
+	run := func(name string, args ...string) []rundir.Metrics {
 		t.Helper()
 		out := filepath.Join(tmp, name)
 		start := time.Now()
@@ -39,7 +39,7 @@ func TestTuneExternalDecoder(t *testing.T) {
 			t.Fatalf("tune %q: exit %d: %s", args, code, errOut)
 		}
 		t.Logf("%s: %.1f s\n%s", name, time.Since(start).Seconds(), errOut)
-		ms, err := tune.CompleteEpochs(context.Background(), tune.Layout{Root: out})
+		ms, err := rundir.CompleteEpochs(context.Background(), rundir.Layout{Root: out})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestTuneExternalDecoder(t *testing.T) {
 	ext := run("external", "--decoder", "'"+bin+"' decode")
 
 	var mc tune.ModelCheck
-	if err := tune.ReadJSON(context.Background(), filepath.Join(tmp, "external", "init", "model.json"), &mc); err != nil {
+	if err := rundir.ReadJSON(context.Background(), filepath.Join(tmp, "external", "init", "model.json"), &mc); err != nil {
 		t.Fatal(err)
 	}
 	if mc.Decoder != tune.ExternalDecoderName {
@@ -66,7 +66,7 @@ func TestTuneExternalDecoder(t *testing.T) {
 		}
 		t.Logf("epoch %d: tune BLEU (decoded) %.2f dev BLEU %.2f, both", e+1, a.TuneBLEU, deref(a.DevBLEU))
 		layout := func(name string) string {
-			return filepath.Join(tune.Layout{Root: filepath.Join(tmp, name)}.Epoch(e+1).Dir, "weights.json")
+			return filepath.Join(rundir.Layout{Root: filepath.Join(tmp, name)}.Epoch(e+1).Dir, "weights.json")
 		}
 		if wa, wb := readFile(t, layout("inproc")), readFile(t, layout("external")); wa != wb {
 			t.Errorf("epoch %d: weights.json differs:\nin process %s\nexternal %s", e+1, wa, wb)

@@ -285,7 +285,7 @@ func run(ctx context.Context, args []string, a *app) int {
 // packageTags are the names mtune's packages put before their errors
 // ("pipelines: corpus: src:2: …"), which a user need not read: the
 // command's name comes first, and the file and line say where.
-var packageTags = []string{"pipelines", "tune", "corpus", "storage", "weights", "nbest", "registry", "model", "decoder", "poolfile", "transforms", "algo"}
+var packageTags = []string{"pipelines", "tune", "rundir", "corpus", "storage", "weights", "nbest", "registry", "model", "decoder", "poolfile", "transforms", "algo"}
 
 // userMessage is err's message without the package tags it starts with,
 // so that "mtune tune: pipelines: corpus: src:2: empty source line" reads

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/registry"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // registryFlags registers the flags of "mtune registry
@@ -47,8 +47,8 @@ func registryFlags(fs *flag.FlagSet) runFunc {
 		case "history":
 			return registryHistory(ctx, a, reg)
 		case "rollback":
-			e, err := reg.Rollback(ctx, *to, tune.LeaseOptions{})
-			if errors.Is(err, tune.ErrBusy) {
+			e, err := reg.Rollback(ctx, *to, rundir.LeaseOptions{})
+			if errors.Is(err, rundir.ErrBusy) {
 				return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
 			}
 			if err != nil {
@@ -64,8 +64,8 @@ func registryFlags(fs *flag.FlagSet) runFunc {
 }
 
 func registryRepair(ctx context.Context, a *app, reg registry.Registry) error {
-	rep, err := reg.Repair(ctx, tune.LeaseOptions{})
-	if errors.Is(err, tune.ErrBusy) {
+	rep, err := reg.Repair(ctx, rundir.LeaseOptions{})
+	if errors.Is(err, rundir.ErrBusy) {
 		return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
 	}
 	if err != nil {

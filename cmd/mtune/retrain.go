@@ -14,7 +14,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/registry"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // exitBusy is retrain's exit status when another process holds the
@@ -66,7 +66,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if demo && o.DevSrc == "" {
-			files := demoFiles(tune.Layout{Root: o.Out}.DemoModel())
+			files := demoFiles(rundir.Layout{Root: o.Out}.DemoModel())
 			o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
 		}
 		if o.DevSrc == "" || len(o.DevRefs) == 0 {
@@ -79,7 +79,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		}
 		beam.Init()
 		n := registry.Night{Registry: reg, RunID: id, Gate: gate, Log: a.stderr,
-			Tune: func(ctx context.Context, dir *tune.RunDir, init string) error {
+			Tune: func(ctx context.Context, dir *rundir.RunDir, init string) error {
 				if demo {
 					if err := buildDemo(ctx, a, o); err != nil {
 						return err
@@ -93,7 +93,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			Score: devScorer(devOpts),
 		}
 		out, err := n.Run(ctx)
-		if errors.Is(err, tune.ErrBusy) {
+		if errors.Is(err, rundir.ErrBusy) {
 			return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}
 		}
 		if err != nil {

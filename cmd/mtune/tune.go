@@ -20,6 +20,7 @@ import (
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -51,8 +52,8 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 			return usagef("%v", err)
 		}
 		beam.Init()
-		dir, err := tune.OpenRunDir(ctx, o.Out, tune.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Command: "tune", Lease: tune.LeaseOptions{Owner: "mtune tune"}})
+		dir, err := rundir.Open(ctx, o.Out, rundir.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
+			Command: "tune", Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
 		if err != nil {
 			return err
 		}
@@ -123,7 +124,7 @@ func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Du
 	} else {
 		fmt.Fprintf(a.stderr, "tune: %s; best: epoch %d of %d, %s %.2f\n", ran, res.Best, last.Epoch, score, best.Score())
 	}
-	l := tune.Layout{Root: o.Out}
+	l := rundir.Layout{Root: o.Out}
 	fmt.Fprintf(a.stdout, "report:  %s\n", l.Report())
 	fmt.Fprintf(a.stdout, "weights: %s (dense and sparse; metrics: %s)\n", res.BestWeights, l.Metrics())
 	if o.DecoderCommand != "" {
@@ -136,7 +137,7 @@ func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Du
 	if o.SearchAlgorithm != "" {
 		cmd = append(cmd, "--search-algorithm", o.SearchAlgorithm)
 	}
-	fmt.Fprintf(a.stdout, "decode:  %s INPUT > OUTPUT\n", tune.ShellJoin(cmd))
+	fmt.Fprintf(a.stdout, "decode:  %s INPUT > OUTPUT\n", rundir.ShellJoin(cmd))
 }
 
 // plural returns "n thing" or "n things".
@@ -150,7 +151,7 @@ func plural(n int, thing string) string {
 // runPipeline runs the tuning pipeline of o into dir. The runner's
 // messages (prism logs a dozen lines per launch, a failed bundle a page) go
 // to the run's log; mtune's own warnings to stderr as well.
-func runPipeline(ctx context.Context, o pipelines.Options, dir *tune.RunDir) (pipelines.Result, error) {
+func runPipeline(ctx context.Context, o pipelines.Options, dir *rundir.RunDir) (pipelines.Result, error) {
 	prev := slog.Default()
 	runLog := newRunLog(o.Progress)
 	slog.SetDefault(slog.New(runLog))
@@ -318,7 +319,7 @@ func joinModes(ms []tune.Mode) string {
 // demoPaths points o at the embedded demo system in OUT/demo-model (built
 // there by buildDemo); the demo's test set is the dev set.
 func demoPaths(o *pipelines.Options) {
-	dir := tune.Layout{Root: o.Out}.DemoModel()
+	dir := rundir.Layout{Root: o.Out}.DemoModel()
 	files := demoFiles(dir)
 	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
 	if o.DevSrc == "" {
@@ -337,7 +338,7 @@ func demoFiles(dir string) build.DemoFiles {
 // buildDemo builds the demo system into OUT/demo-model unless its
 // moses.ini is already there.
 func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
-	dir := tune.Layout{Root: o.Out}.DemoModel()
+	dir := rundir.Layout{Root: o.Out}.DemoModel()
 	ok, err := storage.Exists(ctx, o.Config)
 	if err != nil || ok {
 		return err

@@ -14,9 +14,8 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/testfile"
-	"github.com/mtune/mtune/tune"
 )
 
 // TestTuneDemo runs "mtune tune" with the demo defaults (no --config) for
@@ -49,7 +48,7 @@ func TestTuneDemo(t *testing.T) {
 	best := filepath.Join(out, "best", "weights.json")
 	ini := filepath.Join(out, "demo-model", "moses.ini")
 	wantEnd := []string{"report:  " + filepath.Join(out, "report.html"), "weights: " + best + " (dense and sparse",
-		"decode:  " + tune.ShellJoin([]string{"mtune", "decode", "--config", ini, "--weights", best}) + " INPUT > OUTPUT"}
+		"decode:  " + rundir.ShellJoin([]string{"mtune", "decode", "--config", ini, "--weights", best}) + " INPUT > OUTPUT"}
 	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != len(wantEnd) {
 		t.Errorf("stdout %q, want %d lines", stdout, len(wantEnd))
 	} else {
@@ -74,7 +73,7 @@ func TestTuneDemo(t *testing.T) {
 		t.Errorf("the resumed run's end does not say it ran 1 epoch and resumed 2:\n%s", errOut)
 	}
 
-	var man pipelines.Manifest
+	var man rundir.Manifest
 	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -98,10 +97,10 @@ func TestTuneDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var ms []pipelines.Metrics
+	var ms []rundir.Metrics
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var m pipelines.Metrics
+		var m rundir.Metrics
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("metrics line %d: %v", len(ms)+1, err)
 		}
@@ -259,7 +258,7 @@ func TestTuneRunFolder(t *testing.T) {
 		t.Fatalf("second run into %s: exit %d, stderr %q", out, code, errOut)
 	}
 	ctx := context.Background()
-	held, err := tune.OpenRunDir(ctx, out, tune.OpenOptions{Resume: true, Lease: tune.LeaseOptions{Owner: "another run"}})
+	held, err := rundir.Open(ctx, out, rundir.OpenOptions{Resume: true, Lease: rundir.LeaseOptions{Owner: "another run"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +345,7 @@ func TestTuneStaleDemo(t *testing.T) {
 		t.Fatalf("%d metrics lines, want 2", len(lines))
 	}
 	for i, line := range lines {
-		var m pipelines.Metrics
+		var m rundir.Metrics
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatal(err)
 		}

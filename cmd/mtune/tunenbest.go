@@ -15,7 +15,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
-	"github.com/mtune/mtune/tune"
+	"github.com/mtune/mtune/rundir"
 )
 
 // tuneNbestFlags registers the flags of "mtune tune-nbest" and returns the
@@ -58,15 +58,15 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		var inputs []tune.InputFile
+		var inputs []rundir.InputFile
 		for _, p := range in.nbests {
-			inputs = append(inputs, tune.InputFile{Role: "nbest", Path: p})
+			inputs = append(inputs, rundir.InputFile{Role: "nbest", Path: p})
 		}
 		for _, p := range in.refs {
-			inputs = append(inputs, tune.InputFile{Role: "ref", Path: p})
+			inputs = append(inputs, rundir.InputFile{Role: "ref", Path: p})
 		}
 		if *initPath != "" {
-			inputs = append(inputs, tune.InputFile{Role: "init", Path: *initPath})
+			inputs = append(inputs, rundir.InputFile{Role: "init", Path: *initPath})
 		}
 		err = runTuneNbest(ctx, a, tuneNbestOptions{
 			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
@@ -148,10 +148,10 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		return err
 	}
 	// An online learner keeps the weights of its best epoch, the starting
-	// weights (epoch 0) included, by tune.Best's rule; a batch optimizer's
+	// weights (epoch 0) included, by rundir.Best's rule; a batch optimizer's
 	// result is taken as it is.
 	best := w
-	var choice tune.Best
+	var choice rundir.Best
 	choice.Add(0, pool.OneBest(lists, w).BLEU())
 	rounds := 1
 	if o.info.Online {
@@ -176,7 +176,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
-		o.info.Name, best.NonZero(), time.Since(start).Seconds(), tune.Trio{Dir: o.out}.Moses())
+		o.info.Name, best.NonZero(), time.Since(start).Seconds(), rundir.Trio{Dir: o.out}.Moses())
 	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
 	return nil
 }

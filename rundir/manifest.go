@@ -1,94 +1,19 @@
-package tune
+package rundir
 
 import (
 	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"math"
+	"io"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/mtune/mtune/io/storage"
 )
-
-// Metrics is one line of metrics.jsonl: the outcome of one epoch.
-type Metrics struct {
-	// Epoch is 1-based.
-	Epoch int `json:"epoch"`
-	// Replica is the 0-based replica of a run of several (--replicas;
-	// ReplicaSeed): absent for replica 0, and so on every line of a run of
-	// one.
-	Replica int `json:"replica,omitempty"`
-	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
-	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning
-	// decoded them (TuneDecoded is then true), unless --eval-tune decoded
-	// the tuning set once more with the epoch's merged weights (1-best)
-	// for it; in batch mode it is the BLEU of the pool's 1-bests under the
-	// new weights. DevBLEU is the BLEU of the dev set decoded with the
-	// epoch's weights (absent without one).
-	TuneBLEU float64  `json:"tune_bleu"`
-	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
-	// TuneDecoded reports that TuneBLEU is ProgressiveBLEU, not a
-	// decoding of its own (ipm and stale mode without --eval-tune).
-	TuneDecoded bool `json:"tune_decoded,omitempty"`
-	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
-	// during the epoch, with the weights current then (batch mode: the
-	// previous epoch's weights).
-	ProgressiveBLEU float64 `json:"progressive_bleu"`
-	// Alpha is the line search's α (mix linesearch only).
-	Alpha *float64 `json:"alpha,omitempty"`
-	// NonZero counts the non-zero merged weights.
-	NonZero int `json:"nonzero"`
-	// Updates sums the shards' learner updates of the epoch.
-	Updates int `json:"updates"`
-	// Pool is batch mode's pool size: distinct hypotheses of every epoch
-	// so far.
-	Pool int `json:"pool,omitempty"`
-	// MERTRounds is the number of launches batch MERT's passes took (one
-	// a round, besides the epoch's decoding launch).
-	MERTRounds int     `json:"mert_rounds,omitempty"`
-	Sentences  int     `json:"sentences"`
-	Seconds    float64 `json:"seconds"`
-	// Staleness is stale mode's staleness distribution over every
-	// shard's updates (absent in other modes).
-	Staleness *Staleness `json:"staleness,omitempty"`
-	// Counters and Distributions are the Beam metrics the epoch's
-	// pipeline reported (namespace "mtune", summed over steps and
-	// workers; package transforms names them), absent when the runner
-	// reported none. With several replicas, which share the launch, they
-	// are on replica 0's line only, summed over every replica.
-	Counters      map[string]int64        `json:"counters,omitempty"`
-	Distributions map[string]Distribution `json:"distributions,omitempty"`
-}
-
-// Distribution is a Beam distribution metric: the count, sum, least and
-// greatest of the values reported.
-type Distribution struct {
-	Count int64 `json:"count"`
-	Sum   int64 `json:"sum"`
-	Min   int64 `json:"min"`
-	Max   int64 `json:"max"`
-}
-
-// Merge returns d and e as one distribution.
-func (d Distribution) Merge(e Distribution) Distribution {
-	switch {
-	case e.Count == 0:
-		return d
-	case d.Count == 0:
-		return e
-	}
-	return Distribution{Count: d.Count + e.Count, Sum: d.Sum + e.Sum, Min: min(d.Min, e.Min), Max: max(d.Max, e.Max)}
-}
-
-// Staleness is the staleness distribution of an epoch's updates in stale
-// mode: the staleness of an update is the number of updates applied
-// between reading the weights its gradient was computed at and applying it.
-type Staleness struct {
-	// Histogram maps a staleness ("0", "1", …) to its count of updates.
-	Histogram  map[string]int `json:"histogram"`
-	Max        int            `json:"max"`
-	Mean       float64        `json:"mean"`
-	Recomputes int            `json:"recomputes"`
-}
 
 // Manifest is manifest.json.
 type Manifest struct {
@@ -104,7 +29,7 @@ type Manifest struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// ReplicaSeeds are the seeds of the replicas of a run of several
-	// (--replicas; ReplicaSeed, the first is Seed), absent for a run of
+	// (--replicas; tune's ReplicaSeed, the first is Seed), absent for a run of
 	// one.
 	ReplicaSeeds []uint64 `json:"replica_seeds,omitempty"`
 }
@@ -237,49 +162,80 @@ type InputFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Score is the figure by which epoch m is ranked: its dev BLEU, or its
-// tune BLEU without a dev set (in ipm and stale mode the progressive BLEU
-// unless --eval-tune decoded the tuning set again).
-func (m Metrics) Score() float64 {
-	if m.DevBLEU != nil {
-		return *m.DevBLEU
+// Checksum returns the sha256 of path's (decompressed) content, read as a
+// stream.
+func Checksum(ctx context.Context, role, path string) (InputFile, error) {
+	r, err := storage.Open(ctx, path)
+	if err != nil {
+		return InputFile{}, fmt.Errorf("rundir: %s: %w", role, err)
 	}
-	return m.TuneBLEU
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return InputFile{}, fmt.Errorf("rundir: %s: %w", role, err)
+	}
+	return InputFile{Role: role, Path: path, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// BestEpoch returns the 1-based epoch of ms with the best Score, the
-// earlier on ties; 0 for none. best/ holds its weights.
-func BestEpoch(ms []Metrics) int {
-	var b Best
-	for _, m := range ms {
-		b.Add(m.Epoch, m.Score())
+// SameRun checks that the run cur would continue the run prev recorded
+// in out: the same options and seed, and starting weights and inputs of the
+// same content (their paths may differ). The error names everything that
+// differs.
+func SameRun(out string, prev, cur Manifest) error {
+	diffs := prev.Options.Diff(cur.Options)
+	if prev.Seed != cur.Seed {
+		diffs = append(diffs, fmt.Sprintf("--seed: %d in the run, %d now", prev.Seed, cur.Seed))
 	}
-	return b.Epoch
+	// Starting weights at another path (a registry moved with its runs)
+	// continue the run if their content is the same: the "init" input's
+	// sha256 below says so.
+	if (prev.Init == "") != (cur.Init == "") {
+		diffs = append(diffs, fmt.Sprintf("--init: %q in the run, %q now", prev.Init, cur.Init))
+	}
+	for i := 0; i < max(len(prev.Inputs), len(cur.Inputs)); i++ {
+		switch {
+		case i >= len(prev.Inputs):
+			diffs = append(diffs, fmt.Sprintf("input %s %s: not in the run", cur.Inputs[i].Role, cur.Inputs[i].Path))
+		case i >= len(cur.Inputs):
+			diffs = append(diffs, fmt.Sprintf("input %s %s of the run: not given now", prev.Inputs[i].Role, prev.Inputs[i].Path))
+		case prev.Inputs[i].Role != cur.Inputs[i].Role:
+			diffs = append(diffs, fmt.Sprintf("input %d: %s %s in the run, %s %s now", i+1,
+				prev.Inputs[i].Role, prev.Inputs[i].Path, cur.Inputs[i].Role, cur.Inputs[i].Path))
+		case prev.Inputs[i].SHA256 != cur.Inputs[i].SHA256:
+			p, c := prev.Inputs[i], cur.Inputs[i]
+			diffs = append(diffs, fmt.Sprintf("input %s: %s had sha256 %s in the run, %s has %s now", p.Role, p.Path, p.SHA256, c.Path, c.SHA256))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("rundir: --resume of the run in %s with other options or inputs: %s; continue it with the same ones, or start a new run with --overwrite or another --out",
+		out, strings.Join(diffs, "; "))
 }
 
-// Best keeps the best of a run of epochs by score: the rule both
-// `mtune tune` (BestEpoch) and `mtune tune-nbest` choose their weights by.
-// A later epoch replaces the best only with a strictly higher score, so
-// the earlier wins ties; a NaN score never wins. The zero Best holds none.
-type Best struct {
-	// Epoch and Score are those of the best epoch so far (Epoch 0 and
-	// Score 0 while there is none, unless epoch 0 was added).
-	Epoch int
-	Score float64
-	ok    bool
-}
-
-// Add offers epoch with score and reports whether it is the new best.
-func (b *Best) Add(epoch int, score float64) bool {
-	cur := math.Inf(-1)
-	if b.ok {
-		cur = b.Score
+// Finish records how the run of manifest man ended (done, or failed with
+// err) in the manifest.json of the run folder r.Dir and redraws its
+// report.html (r), even if ctx is cancelled, and returns err (or the error
+// of writing them). A run stopped by ctx (an interrupt, a lost lease) says
+// so in its error.
+func Finish(ctx context.Context, r Report, man Manifest, err error) error {
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
 	}
-	if !(score > cur) {
-		return false
+	end := time.Now().UTC()
+	man.End = &end
+	man.Status = "done"
+	if err != nil {
+		man.Status, man.Error = "failed", err.Error()
 	}
-	b.Epoch, b.Score, b.ok = epoch, score, true
-	return true
+	wctx := context.WithoutCancel(ctx)
+	if werr := WriteJSON(wctx, r.Dir.Manifest(), man); werr != nil && err == nil {
+		err = werr
+	}
+	if werr := r.Write(wctx); werr != nil && err == nil {
+		err = werr
+	}
+	return err
 }
 
 // showRange formats a restart range for Diff.

@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/gcstest"
 	"github.com/mtune/mtune/testsupport/htmltest"
@@ -28,6 +29,12 @@ import (
 const scriptName = `<script>alert("x")</script>&amp;`
 
 func f64(x float64) *float64 { return &x }
+
+// writeReport draws the report of the run folder dir as a run does
+// (tune.NewReport): with the learners' default mini-batch sizes.
+func writeReport(ctx context.Context, dir string) error {
+	return Report{Dir: Layout{Root: dir}, MiniBatchOf: algo.Config{}.MiniBatchOf}.Write(ctx)
+}
 
 // reportFixture describes a fake output folder.
 type reportFixture struct {
@@ -296,7 +303,7 @@ func TestWriteReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFixture(t, dir, tc.fx)
-			err := WriteReport(context.Background(), dir)
+			err := writeReport(context.Background(), dir)
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatal("no error")
@@ -350,7 +357,7 @@ func TestWriteReportStartAndOptions(t *testing.T) {
 	if err := WriteJSON(ctx, Layout{Root: dir}.InitDevStats(), start); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteReport(ctx, dir); err != nil {
+	if err := writeReport(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, ReportName))
@@ -443,7 +450,7 @@ func TestWriteReportGCS(t *testing.T) {
 	ctx := context.Background()
 	dir := "gs://mtune-test/run"
 	writeFixture(t, dir, reportFixture{metrics: fixtureMetrics(true), sparseCount: 3})
-	if err := WriteReport(ctx, dir); err != nil {
+	if err := writeReport(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	b, err := storage.ReadFile(ctx, storage.Join(dir, ReportName))
@@ -458,7 +465,7 @@ func TestWriteReportGCS(t *testing.T) {
 	if !strings.Contains(string(b), "gs://mtune-test/run/best/weights.json") {
 		t.Error("report does not name gs://mtune-test/run/best/weights.json")
 	}
-	err = WriteReport(ctx, "gs://mtune-test/none")
+	err = writeReport(ctx, "gs://mtune-test/none")
 	if err == nil || !strings.Contains(err.Error(), "gs://mtune-test/none/manifest.json") {
 		t.Errorf("error %v does not name gs://mtune-test/none/manifest.json", err)
 	}

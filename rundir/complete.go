@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"context"
@@ -70,4 +70,34 @@ func ReadComplete(ctx context.Context, e EpochLayout, verify bool) (Metrics, err
 		}
 	}
 	return mk.Metrics, nil
+}
+
+// CompleteEpochs returns the metrics of epochs 1, 2, … of the run folder
+// whose complete marker exists, up to the first that is missing: what
+// --resume keeps. The files of the last of them, which the next epoch
+// reads, are checked against the digests its marker recorded
+// (ReadComplete): a file changed since is an error naming it.
+func CompleteEpochs(ctx context.Context, dir Layout) ([]Metrics, error) {
+	last := 0
+	for ; ; last++ {
+		ok, err := storage.Exists(ctx, dir.Epoch(last+1).Complete())
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	var ms []Metrics
+	for n := 1; n <= last; n++ {
+		m, err := ReadComplete(ctx, dir.Epoch(n), n == last)
+		if err != nil {
+			return nil, err
+		}
+		if m.Epoch != n {
+			return nil, fmt.Errorf("%s records epoch %d", dir.Epoch(n).Complete(), m.Epoch)
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
 }

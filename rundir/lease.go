@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"bytes"
@@ -86,7 +86,7 @@ type BusyError struct {
 
 func (e *BusyError) Error() string {
 	h := e.Holder
-	msg := fmt.Sprintf("tune: %s is held by %s (pid %d on %s, since %s) until %s unless renewed; another run is using it",
+	msg := fmt.Sprintf("rundir: %s is held by %s (pid %d on %s, since %s) until %s unless renewed; another run is using it",
 		e.Path, h.Owner, h.PID, h.Host, h.Since.Format(time.RFC3339), e.Stale.UTC().Format(time.RFC3339))
 	if e.Unsure {
 		msg += " (its process cannot be checked from here, so the lease is taken over only once it goes stale)"
@@ -95,7 +95,7 @@ func (e *BusyError) Error() string {
 }
 
 // ErrBusy is matched (errors.Is) by every BusyError.
-var ErrBusy = errors.New("tune: lease held by another process")
+var ErrBusy = errors.New("rundir: lease held by another process")
 
 // Is makes errors.Is(err, ErrBusy) true for a BusyError.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
@@ -103,7 +103,7 @@ func (e *BusyError) Is(target error) bool { return target == ErrBusy }
 // ErrLeaseLost is the cause of a Hold context's cancellation when the lease
 // was taken over by another process (it had expired: this process could
 // not renew it in time) or could not be renewed before it lapsed.
-var ErrLeaseLost = errors.New("tune: lease lost")
+var ErrLeaseLost = errors.New("rundir: lease lost")
 
 // LeaseOptions configure AcquireLease; zero fields mean the defaults.
 type LeaseOptions struct {
@@ -144,7 +144,7 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 		o.TTL = DefaultLeaseTTL
 	}
 	if o.TTL < 0 {
-		return nil, fmt.Errorf("tune: lease lifetime %v is negative", o.TTL)
+		return nil, fmt.Errorf("rundir: lease lifetime %v is negative", o.TTL)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -156,12 +156,12 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 	for try := 0; try < 5; try++ {
 		data, v, mod, err := storage.ReadVersionTime(ctx, path)
 		if err != nil {
-			return nil, fmt.Errorf("tune: lease: %w", err)
+			return nil, fmt.Errorf("rundir: lease: %w", err)
 		}
 		if v != 0 {
 			var cur LeaseInfo
 			if err := json.Unmarshal(data, &cur); err != nil {
-				return nil, fmt.Errorf("tune: lease %s is not a lease file (%v): remove it if no run is using the folder", path, err)
+				return nil, fmt.Errorf("rundir: lease %s is not a lease file (%v): remove it if no run is using the folder", path, err)
 			}
 			stale := mod.Add(cur.ttl(o.TTL))
 			if o.Now().Before(stale) {
@@ -184,12 +184,12 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 			continue // somebody else wrote it in between: look again
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tune: lease: %w", err)
+			return nil, fmt.Errorf("rundir: lease: %w", err)
 		}
 		l.info, l.version = info, nv
 		return l, nil
 	}
-	return nil, fmt.Errorf("tune: lease %s: changed under every try", path)
+	return nil, fmt.Errorf("rundir: lease %s: changed under every try", path)
 }
 
 // processState is what a judge on this machine knows of a lease holder's
@@ -254,16 +254,16 @@ func processStartTime(pid int) (uint64, error) {
 	// and parentheses: the fields after it start after the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("tune: /proc/%d/stat: no command name", pid)
+		return 0, fmt.Errorf("rundir: /proc/%d/stat: no command name", pid)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	const startField = 22 - 3 // f[0] is field 3
 	if len(f) <= startField {
-		return 0, fmt.Errorf("tune: /proc/%d/stat: %d fields, want at least 22", pid, len(f)+2)
+		return 0, fmt.Errorf("rundir: /proc/%d/stat: %d fields, want at least 22", pid, len(f)+2)
 	}
 	st, err := strconv.ParseUint(f[startField], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("tune: /proc/%d/stat: start time: %w", pid, err)
+		return 0, fmt.Errorf("rundir: /proc/%d/stat: start time: %w", pid, err)
 	}
 	return st, nil
 }
@@ -288,7 +288,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 		return fmt.Errorf("%w: %s was taken over by another process", ErrLeaseLost, l.path)
 	}
 	if err != nil {
-		return fmt.Errorf("tune: renew lease: %w", err)
+		return fmt.Errorf("rundir: renew lease: %w", err)
 	}
 	l.info, l.version = info, nv
 	return nil
@@ -303,7 +303,7 @@ func (l *Lease) Hold(ctx context.Context) context.Context {
 	l.mu.Lock()
 	if l.stop != nil {
 		l.mu.Unlock()
-		panic("tune: Lease.Hold called twice")
+		panic("rundir: Lease.Hold called twice")
 	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	stop, done := l.stop, l.done
@@ -348,7 +348,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		return nil // taken over: it is not ours to remove
 	}
 	if err != nil {
-		return fmt.Errorf("tune: release lease: %w", err)
+		return fmt.Errorf("rundir: release lease: %w", err)
 	}
 	return nil
 }

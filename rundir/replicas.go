@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"cmp"
@@ -9,8 +9,9 @@ import (
 )
 
 // Replicas (--replicas N, Clark et al. 2011): N independent runs of the
-// same tuning, replica r seeded with ReplicaSeed(seed, r), whose epochs run
-// in the same pipeline launches (one an epoch for all of them). A run's
+// same tuning, replica r seeded with package tune's ReplicaSeed(seed, r),
+// whose epochs run in the same pipeline launches (one an epoch for all of
+// them). A run's
 // BLEU is one sample of a randomised optimizer; the replicas give its mean
 // and standard deviation, as MultEval reports them. Replica r's files are
 // in Layout.Replica(r, N); metrics.jsonl holds every replica's lines, epoch
@@ -85,7 +86,7 @@ func CompleteReplicas(ctx context.Context, dir Layout, replicas int) ([]Metrics,
 		}
 		for _, m := range ms {
 			if m.Replica != r {
-				return nil, fmt.Errorf("tune: %s records replica %d, want %d", dir.Replica(r, replicas).Epoch(m.Epoch).Complete(), m.Replica, r)
+				return nil, fmt.Errorf("rundir: %s records replica %d, want %d", dir.Replica(r, replicas).Epoch(m.Epoch).Complete(), m.Replica, r)
 			}
 		}
 		per[r], n = ms, min(n, len(ms))

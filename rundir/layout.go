@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ func (l Layout) Manifest() string { return storage.Join(l.Root, "manifest.json")
 // Metrics is metrics.jsonl: one line per epoch.
 func (l Layout) Metrics() string { return storage.Join(l.Root, "metrics.jsonl") }
 
-// Report is report.html (WriteReport).
+// Report is report.html (Report.Write).
 func (l Layout) Report() string { return storage.Join(l.Root, ReportName) }
 
 // Log is run.log: what the runner printed of a failed pipeline, in full.
@@ -71,7 +71,7 @@ func (l Layout) Init() string { return storage.Join(l.Root, "init", weights.Trio
 func (l Layout) InitDevStats() string { return storage.Join(l.Root, "init", "dev-stats.json") }
 
 // ModelCheck is init/model.json: the model as a worker loaded it before
-// the first epoch (ModelCheck).
+// the first epoch (package tune's ModelCheck).
 func (l Layout) ModelCheck() string { return storage.Join(l.Root, "init", "model.json") }
 
 // DemoModel is demo-model/: the demo system `mtune tune` builds when given
@@ -96,7 +96,7 @@ func (l Layout) Epoch(n int) EpochLayout {
 // epoch) stay in l. It panics unless 0 <= r < replicas.
 func (l Layout) Replica(r, replicas int) Layout {
 	if r < 0 || r >= max(1, replicas) {
-		panic(fmt.Sprintf("tune: replica %d of %d", r, replicas))
+		panic(fmt.Sprintf("rundir: replica %d of %d", r, replicas))
 	}
 	if replicas <= 1 {
 		return l
@@ -160,8 +160,18 @@ func (e EpochLayout) PoolPart(p int) PoolPart {
 	return PoolPart{NBest: base + ".nbest.gz", Scores: base + ".scores.gz"}
 }
 
+// PoolPart names the files of one part of batch mode's pool after an
+// epoch (EpochLayout.PoolPart): every distinct hypothesis (target and
+// features, as Moses' extractor and tune-nbest de-duplicate) decoded for
+// its sentences so far, as two files Moses' tools read: a Moses n-best
+// list and, in the same order, the BLEU statistics of each hypothesis as a
+// SCORESTAT file (what mert's extractor writes next to its features file).
+type PoolPart struct {
+	NBest, Scores string
+}
+
 // PoolSummary is work/pool.json: the sizes and feature names of the
-// epoch's pool (PoolSummary).
+// epoch's pool (package tune's PoolSummary).
 func (e EpochLayout) PoolSummary() string { return storage.Join(e.Work(), "pool.json") }
 
 // MERTRound is work/mert-round-KKK.json: the result of round k of batch
@@ -171,7 +181,7 @@ func (e EpochLayout) MERTRound(k int) string {
 }
 
 // BatchResult is work/batch.json: what batch mode's optimizer step hands
-// the driver besides the weights (BatchResult).
+// the driver besides the weights (package tune's BatchResult).
 func (e EpochLayout) BatchResult() string { return storage.Join(e.Work(), "batch.json") }
 
 // Complete is the marker written last, holding the epoch's Metrics: an

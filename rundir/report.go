@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"bytes"
@@ -19,111 +19,57 @@ import (
 	"github.com/mtune/mtune/internal/chart"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/learner/algo"
 )
 
-// ReportName is the file WriteReport writes into the output folder.
+// ReportName is the file Report.Write writes into the run folder.
 const ReportName = "report.html"
 
 // reportTopSparse is the number of sparse features the report lists.
 const reportTopSparse = 20
 
-// WriteReport reads the output folder out of a run (local or gs://):
-// manifest.json, metrics.jsonl and best/weights.json (or, without it, the
-// weights.json of the best epoch), and writes out/report.html atomically: a
-// self-contained HTML page (no scripts, fonts or images from elsewhere) with
-// the learning curves of tune and dev BLEU and the non-zero weights per
-// epoch as inline SVG charts, a table of the metrics, a summary of the best
-// weights (dense groups, the 20 sparse features of largest |weight|) and
-// the manifest's command line, inputs and status. A missing or malformed
-// manifest.json or metrics.jsonl is an error naming the file (but a failed
-// run may have no metrics.jsonl); missing best weights are noted in the
-// page.
-func WriteReport(ctx context.Context, out string) error {
-	data, err := buildReport(ctx, out)
+// Report draws a run folder's report.html. As a recorder of the epoch
+// loop (tune.Driver) it redraws the page after every epoch, so that a run
+// stopped early still has one for the epochs it finished.
+type Report struct {
+	// Dir is the run folder.
+	Dir Layout
+	// MiniBatchOf returns the mini-batch size the learner algo uses when
+	// a run gives none (0 for a batch learner), for the report to spell
+	// it out; nil shows it as "the learner's default" with no number.
+	MiniBatchOf func(algo string) int
+}
+
+// Write reads the run folder of a run (local or gs://): manifest.json,
+// metrics.jsonl and best/weights.json (or, without it, the weights.json of
+// the best epoch), and writes report.html atomically: a self-contained
+// HTML page (no scripts, fonts or images from elsewhere) with the learning
+// curves of tune and dev BLEU and the non-zero weights per epoch as inline
+// SVG charts, a table of the metrics, a summary of the best weights (dense
+// groups, the 20 sparse features of largest |weight|) and the manifest's
+// command line, inputs and status. A missing or malformed manifest.json
+// or metrics.jsonl is an error naming the file (but a failed run may have
+// no metrics.jsonl); missing best weights are noted in the page.
+func (r Report) Write(ctx context.Context) error {
+	data, err := r.build(ctx)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	if err := reportTemplate.Execute(&b, data); err != nil {
-		return fmt.Errorf("tune: report: %w", err)
+		return fmt.Errorf("rundir: report: %w", err)
 	}
-	if err := storage.WriteFile(ctx, Layout{Root: out}.Report(), b.Bytes()); err != nil {
-		return fmt.Errorf("tune: report: %w", err)
+	if err := storage.WriteFile(ctx, r.Dir.Report(), b.Bytes()); err != nil {
+		return fmt.Errorf("rundir: report: %w", err)
 	}
 	return nil
 }
 
-// ReadMetrics reads metrics.jsonl at path: one Metrics a line, epochs 1,
-// 2, … in order; blank lines are skipped.
-func ReadMetrics(ctx context.Context, path string) ([]Metrics, error) {
-	return ReadReplicaMetrics(ctx, path, 1)
-}
+// Init does nothing: the report is first drawn once an epoch is complete
+// (Record), or when the run ends (Finish).
+func (r Report) Init(ctx context.Context, epochs int, done []Metrics) error { return nil }
 
-// ReadReplicaMetrics reads metrics.jsonl at path of a run of replicas
-// replicas (--replicas; 1 is ReadMetrics): epoch 1's lines of replicas 0,
-// 1, …, then epoch 2's, and so on.
-func ReadReplicaMetrics(ctx context.Context, path string, replicas int) ([]Metrics, error) {
-	data, err := storage.ReadFile(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
-	}
-	if replicas <= 1 {
-		return parseMetrics(path, data)
-	}
-	return parseReplicaMetrics(path, data, replicas)
-}
-
-// parseReplicaMetrics parses metrics.jsonl of a run of replicas replicas
-// (at least 2); path names it in errors. An epoch that lacks some
-// replicas' lines is an error: the driver writes every replica's line of
-// an epoch at once.
-func parseReplicaMetrics(path string, data []byte, replicas int) ([]Metrics, error) {
-	ms, err := parseLines(path, data, func(k int, m Metrics) error {
-		if m.Epoch != k/replicas+1 || m.Replica != k%replicas {
-			return fmt.Errorf("epoch %d replica %d, want epoch %d replica %d", m.Epoch, m.Replica, k/replicas+1, k%replicas)
-		}
-		return nil
-	})
-	if err == nil && len(ms)%replicas != 0 {
-		return nil, fmt.Errorf("tune: report: %s: epoch %d has %d of %d replicas' lines", path, len(ms)/replicas+1, len(ms)%replicas, replicas)
-	}
-	return ms, err
-}
-
-// parseMetrics parses the content of metrics.jsonl; path names it in errors.
-func parseMetrics(path string, data []byte) ([]Metrics, error) {
-	return parseLines(path, data, func(k int, m Metrics) error {
-		if m.Epoch != k+1 {
-			return fmt.Errorf("epoch %d, want %d", m.Epoch, k+1)
-		}
-		return nil
-	})
-}
-
-// parseLines parses the lines of metrics.jsonl (path names it in errors),
-// blank ones skipped, and checks the k-th Metrics (0-based) with check: an
-// error names the line. No line at all is an error too.
-func parseLines(path string, data []byte, check func(k int, m Metrics) error) ([]Metrics, error) {
-	var ms []Metrics
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var m Metrics
-		if err := json.Unmarshal(line, &m); err != nil {
-			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
-		}
-		if err := check(len(ms), m); err != nil {
-			return nil, fmt.Errorf("tune: report: %s:%d: %w", path, i+1, err)
-		}
-		ms = append(ms, m)
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("tune: report: %s: no epochs", path)
-	}
-	return ms, nil
-}
+// Record redraws the report once an epoch is complete.
+func (r Report) Record(ctx context.Context, ms, got []Metrics) error { return r.Write(ctx) }
 
 type reportData struct {
 	Out       string
@@ -175,16 +121,16 @@ type denseGroup struct {
 	Values []float64
 }
 
-func buildReport(ctx context.Context, out string) (*reportData, error) {
-	d := &reportData{Out: out}
-	l := Layout{Root: out}
+func (r Report) build(ctx context.Context) (*reportData, error) {
+	d := &reportData{Out: r.Dir.Root}
+	l := r.Dir
 	mpath := l.Manifest()
 	data, err := storage.ReadFile(ctx, mpath)
 	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
+		return nil, fmt.Errorf("rundir: report: %w", err)
 	}
 	if err := json.Unmarshal(data, &d.Manifest); err != nil {
-		return nil, fmt.Errorf("tune: report: %s: %w", mpath, err)
+		return nil, fmt.Errorf("rundir: report: %s: %w", mpath, err)
 	}
 	// A run that failed before its first epoch has no metrics.jsonl: its
 	// report says so, and why.
@@ -202,10 +148,10 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	if b, err := ReadBLEU(ctx, l.InitDevStats()); err == nil {
 		d.StartDev = &b
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("tune: report: %w", err)
+		return nil, fmt.Errorf("rundir: report: %w", err)
 	}
 	d.StartSpan = 5 + btoi(d.HasAlpha) + btoi(d.HasPool)
-	d.Settings = settingsAsUsed(d.Manifest.Options)
+	d.Settings = r.settingsAsUsed(d.Manifest.Options)
 	d.TuneLabel = "tune BLEU"
 	if len(d.Epochs) > 0 && !slices.ContainsFunc(d.Epochs, func(m Metrics) bool { return !m.TuneDecoded }) {
 		d.TuneLabel = "tune BLEU (decoded)"
@@ -224,7 +170,7 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 		ok, err = storage.Exists(ctx, wpath)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
+		return nil, fmt.Errorf("rundir: report: %w", err)
 	}
 	if !ok {
 		d.WeightErr = "No best weights: " + wpath + " is missing."
@@ -232,27 +178,38 @@ func buildReport(ctx context.Context, out string) (*reportData, error) {
 	}
 	s, err := weights.Read(ctx, wpath, nil)
 	if err != nil {
-		return nil, fmt.Errorf("tune: report: %w", err)
+		return nil, fmt.Errorf("rundir: report: %w", err)
 	}
 	d.Weights = summarize(s, wpath)
 	return d, nil
 }
 
 // settingsAsUsed is f.Settings with the epochs first and the mini-batch
-// size the learner used (its default when f has none).
-func settingsAsUsed(f ManifestFlags) []Setting {
+// size the learner used (its default when f has none, by MiniBatchOf).
+func (r Report) settingsAsUsed(f ManifestFlags) []Setting {
 	out := []Setting{{"epochs", strconv.Itoa(f.Epochs)}}
 	for _, s := range f.Settings() {
 		if s.Flag == "minibatch" && f.MiniBatch == 0 {
-			if n := (algo.Config{}).MiniBatchOf(f.Algo); n > 0 && f.Mode != "batch" {
-				s.Value = strconv.Itoa(n) + " (the learner's default)"
-			} else {
+			switch n := r.miniBatchOf(f.Algo); {
+			case f.Mode == "batch" || n == 0:
 				s.Value = "none (a batch learner)"
+			case n < 0:
+				s.Value = "the learner's default"
+			default:
+				s.Value = strconv.Itoa(n) + " (the learner's default)"
 			}
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// miniBatchOf is MiniBatchOf(algo), or -1 without MiniBatchOf.
+func (r Report) miniBatchOf(algo string) int {
+	if r.MiniBatchOf == nil {
+		return -1
+	}
+	return r.MiniBatchOf(algo)
 }
 
 func btoi(b bool) int {

@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"context"
@@ -16,11 +16,11 @@ func TestOpenRunDir(t *testing.T) {
 	ctx := context.Background()
 	for name, dir := range folders(t) {
 		t.Run(name, func(t *testing.T) {
-			d, err := OpenRunDir(ctx, dir, OpenOptions{})
+			d, err := Open(ctx, dir, OpenOptions{})
 			if err != nil {
 				t.Fatalf("open an empty folder: %v", err)
 			}
-			if _, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true}); !errors.Is(err, ErrBusy) {
+			if _, err := Open(ctx, dir, OpenOptions{Resume: true}); !errors.Is(err, ErrBusy) {
 				t.Fatalf("second open while held: %v, want busy", err)
 			}
 			for _, f := range []string{d.Manifest(), d.Epoch(1).Moses()} {
@@ -32,11 +32,11 @@ func TestOpenRunDir(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			_, err = OpenRunDir(ctx, dir, OpenOptions{})
+			_, err = Open(ctx, dir, OpenOptions{})
 			if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), "--overwrite") {
 				t.Fatalf("open a used folder without resume: %v, want ErrNotEmpty naming --resume and --overwrite", err)
 			}
-			d, err = OpenRunDir(ctx, dir, OpenOptions{Resume: true})
+			d, err = Open(ctx, dir, OpenOptions{Resume: true})
 			if err != nil {
 				t.Fatalf("resume: %v", err)
 			}
@@ -45,7 +45,7 @@ func TestOpenRunDir(t *testing.T) {
 			}
 			d.Close(ctx)
 
-			d, err = OpenRunDir(ctx, dir, OpenOptions{Overwrite: true})
+			d, err = Open(ctx, dir, OpenOptions{Overwrite: true})
 			if err != nil {
 				t.Fatalf("overwrite: %v", err)
 			}
@@ -75,7 +75,7 @@ func TestOpenRunDir(t *testing.T) {
 				t.Errorf("the emptied epochs folder is still there (%v)", err)
 			}
 			d.Close(ctx)
-			if _, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true, Overwrite: true}); err == nil {
+			if _, err := Open(ctx, dir, OpenOptions{Resume: true, Overwrite: true}); err == nil {
 				t.Fatal("resume with overwrite accepted")
 			}
 		})
@@ -90,7 +90,7 @@ func TestRunDirNotStarted(t *testing.T) {
 	ctx := context.Background()
 	for name, dir := range folders(t) {
 		t.Run(name, func(t *testing.T) {
-			d, err := OpenRunDir(ctx, dir, OpenOptions{})
+			d, err := Open(ctx, dir, OpenOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,12 +102,12 @@ func TestRunDirNotStarted(t *testing.T) {
 			if err := d.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
-			d, err = OpenRunDir(ctx, dir, OpenOptions{})
+			d, err = Open(ctx, dir, OpenOptions{})
 			if err != nil {
 				t.Fatalf("open after a run that never started: %v", err)
 			}
 			d.Close(ctx)
-			if d, err = OpenRunDir(ctx, dir, OpenOptions{Resume: true}); err != nil {
+			if d, err = Open(ctx, dir, OpenOptions{Resume: true}); err != nil {
 				t.Fatal(err)
 			}
 			if err := storage.WriteFile(ctx, d.Log(), []byte("x\n")); err != nil {
@@ -116,7 +116,7 @@ func TestRunDirNotStarted(t *testing.T) {
 			if err := d.Close(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := OpenRunDir(ctx, dir, OpenOptions{}); !errors.Is(err, ErrNotEmpty) {
+			if _, err := Open(ctx, dir, OpenOptions{}); !errors.Is(err, ErrNotEmpty) {
 				t.Fatalf("a resumed folder's run.log was removed: %v", err)
 			}
 		})
@@ -136,7 +136,7 @@ func TestOpenRunDirRemovesTemps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true})
+	d, err := Open(ctx, dir, OpenOptions{Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestOpenRunDirForeign(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, o := range []OpenOptions{{}, {Overwrite: true}, {Resume: true}} {
-				if _, err := OpenRunDir(ctx, dir, o); !errors.Is(err, ErrNoRun) || !strings.Contains(err.Error(), "docs/thesis.tex") {
+				if _, err := Open(ctx, dir, o); !errors.Is(err, ErrNoRun) || !strings.Contains(err.Error(), "docs/thesis.tex") {
 					t.Errorf("open %+v: %v, want ErrNoRun naming docs/thesis.tex", o, err)
 				}
 			}
@@ -180,7 +180,7 @@ func TestOpenRunDirForeign(t *testing.T) {
 			if err := storage.WriteFile(ctx, storage.Join(dir, "demo-model", "moses.ini"), []byte("x\n")); err != nil {
 				t.Fatal(err)
 			}
-			d, err := OpenRunDir(ctx, dir, OpenOptions{Resume: true})
+			d, err := Open(ctx, dir, OpenOptions{Resume: true})
 			if err != nil {
 				t.Fatalf("resume a run killed before its manifest: %v", err)
 			}
@@ -212,7 +212,7 @@ func TestClearResolvesPaths(t *testing.T) {
 		"epochs/001/weights", ".metrics.jsonl.mtune-tmp-1x", ".notes.txt.mtune-tmp-2y", "notes.txt"} {
 		write(f)
 	}
-	d, err := OpenRunDir(ctx, "out", OpenOptions{Overwrite: true})
+	d, err := Open(ctx, "out", OpenOptions{Overwrite: true})
 	if err != nil {
 		t.Fatal(err)
 	}

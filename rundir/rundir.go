@@ -1,4 +1,4 @@
-package tune
+package rundir
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type RunDir struct {
 // LeaseName is the lease file of a run folder.
 const LeaseName = "lease"
 
-// OpenOptions say how OpenRunDir treats a folder that holds files already.
+// OpenOptions say how Open treats a folder that holds files already.
 type OpenOptions struct {
 	// Resume continues the run in the folder: its files are kept, and the
 	// temporary files of writes a killed run left behind are removed.
@@ -49,16 +49,16 @@ type OpenOptions struct {
 	Lease LeaseOptions
 }
 
-// ErrNotEmpty is returned, wrapped, by OpenRunDir for a folder that holds
+// ErrNotEmpty is returned, wrapped, by Open for a folder that holds
 // an earlier run when neither Resume nor Overwrite is set.
 var ErrNotEmpty = errors.New("folder is not empty")
 
-// ErrNoRun is returned, wrapped, by OpenRunDir for a folder that holds
+// ErrNoRun is returned, wrapped, by Open for a folder that holds
 // files of which none is a run's manifest.json and some are not a run's:
 // a folder of the user's, which no flag lets mtune write into.
 var ErrNoRun = errors.New("holds no run of mtune")
 
-// OpenRunDir takes the lease of the run folder root (a *BusyError if
+// Open takes the lease of the run folder root (a *BusyError if
 // another process holds it) and readies the folder. A folder that holds
 // files but no run (no manifest.json, and files a run does not write) is
 // refused whatever the options (ErrNoRun): it is the user's. Otherwise,
@@ -66,7 +66,7 @@ var ErrNoRun = errors.New("holds no run of mtune")
 // o.Overwrite the earlier run is accepted, for the caller to Clear; with
 // neither, a folder holding any file is refused (ErrNotEmpty), so that two
 // runs never mix in one folder. The caller must Close the RunDir.
-func OpenRunDir(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
+func Open(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
 	if o.Resume && o.Overwrite {
 		return nil, errors.New("--resume and --overwrite exclude each other")
 	}

@@ -1,0 +1,13 @@
+// Package rundir owns a tuning run's output folder (DESIGN.md §6, §8),
+// local or gs://, apart from what the run computes: every path of it
+// (Layout, EpochLayout, BestLayout), opening it with --resume or
+// --overwrite (Open, Clear) under the lease that keeps two processes from
+// writing it at once (Lease), its files — manifest.json with the inputs'
+// checksums (Manifest, Checksum, SameRun, Finish), metrics.jsonl
+// (Metrics, WriteMetrics, ReadMetrics), an epoch's complete marker
+// (WriteComplete, CompleteEpochs) and report.html (Report) — and the
+// choice of the best epoch and replica they record (BestEpoch,
+// BestReplica). It imports neither Beam nor the epoch's domain (package
+// tune, the learners, the decoder): tune, the pipelines, the registry and
+// the commands call it.
+package rundir

@@ -1,0 +1,90 @@
+package rundir
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSameRun: a run resumes with its starting weights and inputs at other
+// paths (a registry moved with its runs) if their content is the same.
+func TestSameRun(t *testing.T) {
+	in := func(init, sha string) Manifest {
+		m := Manifest{Init: init, Inputs: []InputFile{{Role: "src", Path: "/d/tune.src", SHA256: "aa"}}}
+		if init != "" {
+			m.Inputs = append(m.Inputs, InputFile{Role: "init", Path: init, SHA256: sha})
+		}
+		return m
+	}
+	tests := []struct {
+		name      string
+		prev, cur Manifest
+		wantErr   string // "" for none
+	}{
+		{"same", in("/r1/runs/a/best/weights.json", "01"), in("/r1/runs/a/best/weights.json", "01"), ""},
+		{"moved, same content", in("/r1/runs/a/best/weights.json", "01"), in("/r2/runs/a/best/weights.json", "01"), ""},
+		{"moved, other content", in("/r1/runs/a/best/weights.json", "01"), in("/r2/runs/a/best/weights.json", "02"), "input init: /r1/runs/a/best/weights.json had sha256 01"},
+		{"init, none now", in("/r1/w.json", "01"), in("", ""), `--init: "/r1/w.json" in the run, "" now`},
+		{"none, init now", in("", ""), in("/r1/w.json", "01"), `--init: "" in the run, "/r1/w.json" now`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := SameRun("out", tc.prev, tc.cur)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestDistributionMerge(t *testing.T) {
+	a := Distribution{Count: 2, Sum: 30, Min: 10, Max: 20}
+	b := Distribution{Count: 1, Sum: 5, Min: 5, Max: 5}
+	if got, want := a.Merge(b), (Distribution{Count: 3, Sum: 35, Min: 5, Max: 20}); got != want {
+		t.Errorf("merge %+v, want %+v", got, want)
+	}
+	// An empty distribution's zero Min does not win.
+	if got := a.Merge(Distribution{}); got != a {
+		t.Errorf("merge with none %+v, want %+v", got, a)
+	}
+	if got := (Distribution{}).Merge(b); got != b {
+		t.Errorf("none merged with %+v: %+v", b, got)
+	}
+}
+
+// TestManifestDiffEvalTune: --eval-tune changes what chooses the best epoch
+// without a dev set, so a resume names it.
+func TestManifestDiffEvalTune(t *testing.T) {
+	d := ManifestFlags{Mode: "ipm", EvalTune: true}.Diff(ManifestFlags{Mode: "ipm"})
+	if len(d) != 1 || !strings.Contains(d[0], "--eval-tune: true in the run, false now") {
+		t.Errorf("diff %q", d)
+	}
+}
+
+// TestManifestDiffNoise: a changed noise type or number of unlabelled
+// pairs (and the other later flags: search, mix weights, decoder, …) is
+// named; dropout given or left out is the same.
+func TestManifestDiffNoise(t *testing.T) {
+	base := ManifestFlags{Mode: "ipm", Noise: 0.1}
+	for _, tc := range []struct {
+		now  ManifestFlags
+		want string
+	}{
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseType: "gaussian"}, "--noise-type: dropout in the run, gaussian now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseUnlabeled: 15}, "--noise-unlabeled: 0 in the run, 15 now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, Search: "cube"}, "--search-algorithm: the moses.ini's in the run, cube now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, MixWeights: "uniform"}, "--mix-weights: updates in the run, uniform now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, Decoder: "moses -v 0"}, "--decoder: in process in the run, moses -v 0 now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, RestartRange: &[2]float64{-1, 1}}, "--restart-range: the default in the run, -1,1 now"},
+		{ManifestFlags{Mode: "ipm", Noise: 0.1, MIRAC: 0.1}, "--mira-c: 0 in the run, 0.1 now"},
+	} {
+		if d := base.Diff(tc.now); len(d) != 1 || d[0] != tc.want {
+			t.Errorf("diff %q, want %q", d, tc.want)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package rundir
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/metric"
+)
+
+// Metrics is one line of metrics.jsonl: the outcome of one epoch.
+type Metrics struct {
+	// Epoch is 1-based.
+	Epoch int `json:"epoch"`
+	// Replica is the 0-based replica of a run of several (--replicas;
+	// tune's ReplicaSeed): absent for replica 0, and so on every line of a
+	// run of one.
+	Replica int `json:"replica,omitempty"`
+	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
+	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning
+	// decoded them (TuneDecoded is then true), unless --eval-tune decoded
+	// the tuning set once more with the epoch's merged weights (1-best)
+	// for it; in batch mode it is the BLEU of the pool's 1-bests under the
+	// new weights. DevBLEU is the BLEU of the dev set decoded with the
+	// epoch's weights (absent without one).
+	TuneBLEU float64  `json:"tune_bleu"`
+	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
+	// TuneDecoded reports that TuneBLEU is ProgressiveBLEU, not a
+	// decoding of its own (ipm and stale mode without --eval-tune).
+	TuneDecoded bool `json:"tune_decoded,omitempty"`
+	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
+	// during the epoch, with the weights current then (batch mode: the
+	// previous epoch's weights).
+	ProgressiveBLEU float64 `json:"progressive_bleu"`
+	// Alpha is the line search's α (mix linesearch only).
+	Alpha *float64 `json:"alpha,omitempty"`
+	// NonZero counts the non-zero merged weights.
+	NonZero int `json:"nonzero"`
+	// Updates sums the shards' learner updates of the epoch.
+	Updates int `json:"updates"`
+	// Pool is batch mode's pool size: distinct hypotheses of every epoch
+	// so far.
+	Pool int `json:"pool,omitempty"`
+	// MERTRounds is the number of launches batch MERT's passes took (one
+	// a round, besides the epoch's decoding launch).
+	MERTRounds int     `json:"mert_rounds,omitempty"`
+	Sentences  int     `json:"sentences"`
+	Seconds    float64 `json:"seconds"`
+	// Staleness is stale mode's staleness distribution over every
+	// shard's updates (absent in other modes).
+	Staleness *Staleness `json:"staleness,omitempty"`
+	// Counters and Distributions are the Beam metrics the epoch's
+	// pipeline reported (namespace "mtune", summed over steps and
+	// workers; package transforms names them), absent when the runner
+	// reported none. With several replicas, which share the launch, they
+	// are on replica 0's line only, summed over every replica.
+	Counters      map[string]int64        `json:"counters,omitempty"`
+	Distributions map[string]Distribution `json:"distributions,omitempty"`
+}
+
+// Distribution is a Beam distribution metric: the count, sum, least and
+// greatest of the values reported.
+type Distribution struct {
+	Count int64 `json:"count"`
+	Sum   int64 `json:"sum"`
+	Min   int64 `json:"min"`
+	Max   int64 `json:"max"`
+}
+
+// Merge returns d and e as one distribution.
+func (d Distribution) Merge(e Distribution) Distribution {
+	switch {
+	case e.Count == 0:
+		return d
+	case d.Count == 0:
+		return e
+	}
+	return Distribution{Count: d.Count + e.Count, Sum: d.Sum + e.Sum, Min: min(d.Min, e.Min), Max: max(d.Max, e.Max)}
+}
+
+// Staleness is the staleness distribution of an epoch's updates in stale
+// mode: the staleness of an update is the number of updates applied
+// between reading the weights its gradient was computed at and applying it.
+type Staleness struct {
+	// Histogram maps a staleness ("0", "1", …) to its count of updates.
+	Histogram  map[string]int `json:"histogram"`
+	Max        int            `json:"max"`
+	Mean       float64        `json:"mean"`
+	Recomputes int            `json:"recomputes"`
+}
+
+// Score is the figure by which epoch m is ranked: its dev BLEU, or its
+// tune BLEU without a dev set (in ipm and stale mode the progressive BLEU
+// unless --eval-tune decoded the tuning set again).
+func (m Metrics) Score() float64 {
+	if m.DevBLEU != nil {
+		return *m.DevBLEU
+	}
+	return m.TuneBLEU
+}
+
+// BestEpoch returns the 1-based epoch of ms with the best Score, the
+// earlier on ties; 0 for none. best/ holds its weights.
+func BestEpoch(ms []Metrics) int {
+	var b Best
+	for _, m := range ms {
+		b.Add(m.Epoch, m.Score())
+	}
+	return b.Epoch
+}
+
+// Best keeps the best of a run of epochs by score: the rule both
+// `mtune tune` (BestEpoch) and `mtune tune-nbest` choose their weights by.
+// A later epoch replaces the best only with a strictly higher score, so
+// the earlier wins ties; a NaN score never wins. The zero Best holds none.
+type Best struct {
+	// Epoch and Score are those of the best epoch so far (Epoch 0 and
+	// Score 0 while there is none, unless epoch 0 was added).
+	Epoch int
+	Score float64
+	ok    bool
+}
+
+// Add offers epoch with score and reports whether it is the new best.
+func (b *Best) Add(epoch int, score float64) bool {
+	cur := math.Inf(-1)
+	if b.ok {
+		cur = b.Score
+	}
+	if !(score > cur) {
+		return false
+	}
+	b.Epoch, b.Score, b.ok = epoch, score, true
+	return true
+}
+
+// WriteMetrics writes ms as metrics.jsonl at path: one line an epoch.
+func WriteMetrics(ctx context.Context, path string, ms []Metrics) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, m := range ms {
+		if err := enc.Encode(m); err != nil {
+			return fmt.Errorf("rundir: %w", err)
+		}
+	}
+	if err := storage.WriteFile(ctx, path, b.Bytes()); err != nil {
+		return fmt.Errorf("rundir: %w", err)
+	}
+	return nil
+}
+
+// ReadMetrics reads metrics.jsonl at path: one Metrics a line, epochs 1,
+// 2, … in order; blank lines are skipped.
+func ReadMetrics(ctx context.Context, path string) ([]Metrics, error) {
+	return ReadReplicaMetrics(ctx, path, 1)
+}
+
+// ReadReplicaMetrics reads metrics.jsonl at path of a run of replicas
+// replicas (--replicas; 1 is ReadMetrics): epoch 1's lines of replicas 0,
+// 1, …, then epoch 2's, and so on.
+func ReadReplicaMetrics(ctx context.Context, path string, replicas int) ([]Metrics, error) {
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("rundir: report: %w", err)
+	}
+	if replicas <= 1 {
+		return parseMetrics(path, data)
+	}
+	return parseReplicaMetrics(path, data, replicas)
+}
+
+// parseReplicaMetrics parses metrics.jsonl of a run of replicas replicas
+// (at least 2); path names it in errors. An epoch that lacks some
+// replicas' lines is an error: the driver writes every replica's line of
+// an epoch at once.
+func parseReplicaMetrics(path string, data []byte, replicas int) ([]Metrics, error) {
+	ms, err := parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k/replicas+1 || m.Replica != k%replicas {
+			return fmt.Errorf("epoch %d replica %d, want epoch %d replica %d", m.Epoch, m.Replica, k/replicas+1, k%replicas)
+		}
+		return nil
+	})
+	if err == nil && len(ms)%replicas != 0 {
+		return nil, fmt.Errorf("rundir: report: %s: epoch %d has %d of %d replicas' lines", path, len(ms)/replicas+1, len(ms)%replicas, replicas)
+	}
+	return ms, err
+}
+
+// parseMetrics parses the content of metrics.jsonl; path names it in errors.
+func parseMetrics(path string, data []byte) ([]Metrics, error) {
+	return parseLines(path, data, func(k int, m Metrics) error {
+		if m.Epoch != k+1 {
+			return fmt.Errorf("epoch %d, want %d", m.Epoch, k+1)
+		}
+		return nil
+	})
+}
+
+// parseLines parses the lines of metrics.jsonl (path names it in errors),
+// blank ones skipped, and checks the k-th Metrics (0-based) with check: an
+// error names the line. No line at all is an error too.
+func parseLines(path string, data []byte, check func(k int, m Metrics) error) ([]Metrics, error) {
+	var ms []Metrics
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m Metrics
+		if err := json.Unmarshal(line, &m); err != nil {
+			return nil, fmt.Errorf("rundir: report: %s:%d: %w", path, i+1, err)
+		}
+		if err := check(len(ms), m); err != nil {
+			return nil, fmt.Errorf("rundir: report: %s:%d: %w", path, i+1, err)
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("rundir: report: %s: no epochs", path)
+	}
+	return ms, nil
+}
+
+// ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a
+// metric.Stats in JSON, as work/dev-stats.json) and returns their BLEU in
+// points.
+func ReadBLEU(ctx context.Context, path string) (float64, error) {
+	var st metric.Stats
+	if err := ReadJSON(ctx, path, &st); err != nil {
+		return 0, err
+	}
+	return 100 * st.BLEU(), nil
+}
