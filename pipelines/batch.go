@@ -1,9 +1,9 @@
 package pipelines
 
 import (
-	"github.com/mtune/mtune/rundir"
 	"context"
 	"fmt"
+	"github.com/mtune/mtune/rundir"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -33,7 +33,7 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	m.NonZero = tune.NonZero(ww)
 	if e.dev != nil && m.DevBLEU == nil {
 		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev); err != nil {
-			return Metrics{}, err
+			return rundir.Metrics{}, err
 		}
 	}
 	m.Seconds = time.Since(t0).Seconds()
@@ -82,7 +82,7 @@ func readDevBLEU(ctx context.Context, dir rundir.EpochLayout) (*float64, error) 
 // not nil) and any optimizer but MERT, the same launch decodes the dev set
 // with the new weights and the metrics hold its BLEU. It returns the
 // epoch's metrics and new weights.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string) (Metrics, weights.ByName, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string) (rundir.Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress")
 	prevPath := startPath
@@ -131,7 +131,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	}
 	decoded, err := rundir.ReadBLEU(ctx, decodedPath)
 	if err != nil {
-		return Metrics{}, weights.ByName{}, err
+		return rundir.Metrics{}, weights.ByName{}, err
 	}
 	var res tune.BatchResult
 	var ww weights.ByName
@@ -140,14 +140,14 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if err := weights.WriteTrioOf(ctx, dir.Dir, ww, o.dense); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	} else {
 		if err := rundir.ReadJSON(ctx, dir.BatchResult(), &res); err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if ww, err = weights.ReadByName(ctx, dir.JSON()); err != nil {
-			return Metrics{}, weights.ByName{}, err
+			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if pro {
 			if res.TuneBLEU, err = rundir.ReadBLEU(ctx, dir.TuneStats()); err != nil {
@@ -155,7 +155,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			}
 		}
 	}
-	m := Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
+	m := rundir.Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
 	if dev != nil && learn.Step != nil {
 		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err

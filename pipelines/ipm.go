@@ -1,11 +1,11 @@
 package pipelines
 
 import (
-	"github.com/mtune/mtune/rundir"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mtune/mtune/rundir"
 	"io"
 	"path/filepath"
 	"strings"
@@ -158,18 +158,8 @@ type Options struct {
 	dense []string
 }
 
-// Metrics, Staleness, Manifest, ManifestFlags and InputFile are tune's:
-// the run folder's files, read by its report.
-type (
-	Metrics       = rundir.Metrics
-	Staleness     = rundir.Staleness
-	Manifest      = rundir.Manifest
-	ManifestFlags = rundir.ManifestFlags
-	InputFile     = rundir.InputFile
-)
-
-func (o *Options) manifestFlags() ManifestFlags {
-	f := ManifestFlags{Mode: o.Mode.String(), Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
+func (o *Options) manifestFlags() rundir.ManifestFlags {
+	f := rundir.ManifestFlags{Mode: o.Mode.String(), Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
 		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
 		KeepScale: o.KeepScale && o.Mode == tune.Batch, EvalTune: o.EvalTune,
 		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
@@ -282,7 +272,7 @@ const ReadRangeLines = 256
 // (whose checksums their scans computed), the starting weights. dev may be
 // nil. It records the environment variables the moses.ini uses in o.dec,
 // for the workers.
-func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]InputFile, error) {
+func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]rundir.InputFile, error) {
 	in, err := o.dec.Inputs(ctx)
 	if err != nil {
 		return nil, err
@@ -492,7 +482,7 @@ func (e *ipmEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
 	return ms[0], nil
 }
 
-func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) {
+func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error) {
 	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start)
 }
 
@@ -501,7 +491,7 @@ func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]Metrics, error) 
 // and reads back what each wrote (tune.ReadEpoch: the weights trio its
 // last step wrote, the shards' summaries, the BLEU statistics). It returns
 // the replicas' metrics, replica 0's first.
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string) ([]Metrics, error) {
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string) ([]rundir.Metrics, error) {
 	t0 := time.Now()
 	o.startLaunch(n, "progress")
 	p, s := beam.NewPipelineWithRoot()

@@ -1,10 +1,10 @@
 package tune
 
 import (
-	"github.com/mtune/mtune/rundir"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mtune/mtune/rundir"
 
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/io/storage"
