@@ -24,20 +24,20 @@ type batchEpoch struct {
 
 // Epoch runs epoch n. The driver holds no sentence and no pool: the pool
 // is written by parts on the workers and the optimizer reads it there.
-func (e *batchEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
+func (e *batchEpoch) Epoch(ctx context.Context, n int, prev tune.Weights) (rundir.Metrics, tune.Weights, error) {
 	t0 := time.Now()
-	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start)
+	m, ww, err := runBatchEpoch(ctx, e.o, n, e.ranges, e.dev, e.start, prev)
 	if err != nil {
-		return rundir.Metrics{}, err
+		return rundir.Metrics{}, tune.Weights{}, err
 	}
 	m.NonZero = tune.NonZero(ww)
 	if e.dev != nil && m.DevBLEU == nil {
 		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev); err != nil {
-			return rundir.Metrics{}, err
+			return rundir.Metrics{}, tune.Weights{}, err
 		}
 	}
 	m.Seconds = time.Since(t0).Seconds()
-	return m, nil
+	return m, tune.Weights{ByName: ww, File: e.o.layout().Epoch(n).JSON()}, nil
 }
 
 // scoreDev is the second launch of a batch MERT epoch n with a dev set
@@ -82,14 +82,13 @@ func readDevBLEU(ctx context.Context, dir rundir.EpochLayout) (*float64, error) 
 // not nil) and any optimizer but MERT, the same launch decodes the dev set
 // with the new weights and the metrics hold its BLEU. It returns the
 // epoch's metrics and new weights.
-func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string) (rundir.Metrics, weights.ByName, error) {
+func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.Index, startPath string, prev tune.Weights) (rundir.Metrics, weights.ByName, error) {
 	dir := o.layout().Epoch(n)
 	o.startLaunch(n, "progress")
-	prevPath := startPath
+	prevPath := prev.File
 	var prevDir rundir.EpochLayout
 	if n > 1 {
 		prevDir = o.layout().Epoch(n - 1)
-		prevPath = prevDir.JSON()
 	}
 	decodedPath := dir.DecodedStats()
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
@@ -136,7 +135,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	var res tune.BatchResult
 	var ww weights.ByName
 	if learn.Step == nil {
-		if ww, res, err = runMERT(ctx, o, n, step, prevPath, parts); err != nil {
+		if ww, res, err = runMERT(ctx, o, n, step, prev.ByName, parts); err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if err := weights.WriteTrioOf(ctx, dir.Dir, ww, o.dense); err != nil {
@@ -169,12 +168,8 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 // launch a round, in which every part's share is computed where the part
 // is read and every line is swept where its envelopes meet
 // (transforms.MERTRound); the driver holds only the runs' points.
-func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prevPath string, parts int) (weights.ByName, tune.BatchResult, error) {
+func runMERT(ctx context.Context, o *Options, n int, step tune.BatchStep, prev weights.ByName, parts int) (weights.ByName, tune.BatchResult, error) {
 	dir := o.layout().Epoch(n)
-	prev, err := weights.ReadByName(ctx, prevPath)
-	if err != nil {
-		return weights.ByName{}, tune.BatchResult{}, err
-	}
 	var sum tune.PoolSummary
 	if err := rundir.ReadJSON(ctx, dir.PoolSummary(), &sum); err != nil {
 		return weights.ByName{}, tune.BatchResult{}, err

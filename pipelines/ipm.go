@@ -457,7 +457,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
 	report := tune.NewReport(dir.Layout)
-	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
+	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Start: tune.Weights{ByName: init, File: startPath},
+		Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
 		res.BestReplica, res.Best = rundir.BestReplica(res.Epochs)
@@ -474,24 +475,25 @@ type ipmEpoch struct {
 	start     string        // the run's starting weights (init/weights.json)
 }
 
-func (e *ipmEpoch) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
-	ms, err := e.EpochReplicas(ctx, n)
+func (e *ipmEpoch) Epoch(ctx context.Context, n int, prev tune.Weights) (rundir.Metrics, tune.Weights, error) {
+	ms, next, err := e.EpochReplicas(ctx, n, []tune.Weights{prev})
 	if err != nil {
-		return rundir.Metrics{}, err
+		return rundir.Metrics{}, tune.Weights{}, err
 	}
-	return ms[0], nil
+	return ms[0], next[0], nil
 }
 
-func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error) {
-	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start)
+func (e *ipmEpoch) EpochReplicas(ctx context.Context, n int, prev []tune.Weights) ([]rundir.Metrics, []tune.Weights, error) {
+	return runEpoch(ctx, e.o, n, e.tune, e.dev, e.start, prev)
 }
 
 // runEpoch launches epoch n's pipeline, which holds every replica's epoch
 // (replicaEpoch; the tuning and dev sets are read once for all of them),
 // and reads back what each wrote (tune.ReadEpoch: the weights trio its
-// last step wrote, the shards' summaries, the BLEU statistics). It returns
-// the replicas' metrics, replica 0's first.
-func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string) ([]rundir.Metrics, error) {
+// last step wrote, the shards' summaries, the BLEU statistics). Replica r
+// learns from prev[r]. It returns the replicas' metrics and new weights,
+// replica 0's first.
+func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index, startPath string, prev []tune.Weights) ([]rundir.Metrics, []tune.Weights, error) {
 	t0 := time.Now()
 	o.startLaunch(n, "progress")
 	p, s := beam.NewPipelineWithRoot()
@@ -501,7 +503,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		devSents = transforms.ReadSentences(s.Scope("dev"), dev.Ranges())
 	}
 	for r := range o.replicas() {
-		o.replicaEpoch(replicaScope(s, r, o.replicas()), r, n, tuneSet, dev, sents, devSents, startPath)
+		o.replicaEpoch(replicaScope(s, r, o.replicas()), r, n, tuneSet, dev, sents, devSents, prev[r].File)
 	}
 	total := tuneSet.Lines
 	if o.EvalTune {
@@ -516,19 +518,21 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	}
 	counters, dists, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d", n, o.Epochs), total)
 	if err != nil {
-		return nil, &PipelineError{Epoch: n, Err: err}
+		return nil, nil, &PipelineError{Epoch: n, Err: err}
 	}
 	if n == 1 && dev != nil {
 		o.printStartDev(ctx)
 	}
 
 	var out []rundir.Metrics
+	var next []tune.Weights
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
-		m, _, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale})
+		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		next = append(next, tune.Weights{ByName: ww, File: dir.JSON()})
 		m.Replica = r
 		if r == 0 {
 			m.Counters, m.Distributions = counters, dists
@@ -536,22 +540,22 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		m.Seconds = time.Since(t0).Seconds()
 		out = append(out, m)
 	}
-	return out, nil
+	return out, next, nil
 }
 
 // replicaEpoch adds to s replica r's epoch n: sents (the tuning set,
 // tuneSet) dealt out to the shards with the replica's seed
-// (tune.ReplicaSeed), each shard's learning from the replica's previous
-// epoch (or startPath), the mixing, the 1-best decodings of devSents (dev,
+// (tune.ReplicaSeed), each shard's learning from prevPath (the replica's
+// previous weights, read when the pipeline runs) and its state of the
+// previous epoch, the mixing, the 1-best decodings of devSents (dev,
 // nil without a dev set) and, with o.EvalTune, sents; every file in the
 // replica's folder of epoch n (replicaLayout).
-func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Index, sents, devSents beam.PCollection, startPath string) {
+func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Index, sents, devSents beam.PCollection, prevPath string) {
 	dir := o.replicaLayout(r).Epoch(n)
-	prevPath, stateDir := startPath, dir.State()
+	stateDir := dir.State()
 	var statePaths []string
 	if n > 1 {
 		prevDir := o.replicaLayout(r).Epoch(n - 1)
-		prevPath = prevDir.JSON()
 		for k := 0; k < o.Shards; k++ {
 			statePaths = append(statePaths, prevDir.ShardState(k))
 		}

@@ -5,26 +5,49 @@ import (
 	"fmt"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/rundir"
 )
 
+// Weights are an epoch's weights as one value: the weights by name, and
+// File, the trio's weights.json that holds them (written once, where the
+// epoch that made them ended), which a Beam launch reads (weights never
+// sit in a job graph, DESIGN.md §1). The run's starting weights are
+// init/weights.json.
+type Weights struct {
+	weights.ByName
+	File string
+}
+
+// ReadWeights reads the weights file at path (weights.ReadByName) as
+// Weights.
+func ReadWeights(ctx context.Context, path string) (Weights, error) {
+	ww, err := weights.ReadByName(ctx, path)
+	if err != nil {
+		return Weights{}, err
+	}
+	return Weights{ByName: ww, File: path}, nil
+}
+
 // Epocher runs one epoch of a tuning run in one mode (ipm, stale or batch
-// in package pipelines: one Beam launch each). The Driver calls it for
-// epochs first, first+1, …; epoch n starts from epoch n−1's weights
-// (rundir.Layout.Epoch(n−1).JSON(), or rundir.Layout.Init() for the first) and must
-// leave its weights trio and its learner state in rundir.Layout.Epoch(n).
+// in package pipelines: one Beam launch each; tune-nbest's pool). The
+// Driver calls it for epochs first, first+1, …: epoch n learns from prev,
+// epoch n−1's weights (the run's starting weights for the first), and
+// returns its metrics and new weights, which it has written once, as the
+// trio in rundir.Layout.Epoch(n), with its learner state.
 type Epocher interface {
-	Epoch(ctx context.Context, n int) (rundir.Metrics, error)
+	Epoch(ctx context.Context, n int, prev Weights) (rundir.Metrics, Weights, error)
 }
 
 // ReplicasEpocher is an Epocher that runs every replica of a run
 // (--replicas, Driver.Replicas) in the same launch an epoch.
 type ReplicasEpocher interface {
 	Epocher
-	// EpochReplicas runs epoch n of every replica and returns their
-	// metrics, replica 0's first (Metrics.Replica set); replica r's files
-	// go to rundir.Layout.Replica(r, replicas).Epoch(n).
-	EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error)
+	// EpochReplicas runs epoch n of every replica r from prev[r] and
+	// returns their metrics (Metrics.Replica set) and new weights,
+	// replica 0's first; replica r's files go to
+	// rundir.Layout.Replica(r, replicas).Epoch(n).
+	EpochReplicas(ctx context.Context, n int, prev []Weights) ([]rundir.Metrics, []Weights, error)
 }
 
 // Driver runs the epoch loop of a run (DESIGN.md §1, §6) over an Epocher:
@@ -47,6 +70,9 @@ type Driver struct {
 	Epochs int
 	// Replicas is the number of replicas; 0 means 1.
 	Replicas int
+	// Start are the run's starting weights, every replica's first
+	// epoch's prev.
+	Start Weights
 	// Recorders are called, in their order, before the first epoch and
 	// after each epoch is complete (Recorder): the report
 	// (rundir.Report, NewReport) before the progress line (Printer), so
@@ -58,12 +84,14 @@ type Driver struct {
 // Run runs epochs len(done)/Replicas+1 … d.Epochs after the complete
 // epochs done (a resumed run's, every replica's, as rundir.CompleteReplicas
 // returns them; none for a new one) and returns every epoch's metrics.
-// On error it returns the epochs that completed.
+// Each epoch starts from the weights the one before returned: d.Start for
+// the first, the last complete epoch's trio (read once) for a resumed
+// run. On error it returns the epochs that completed.
 func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]rundir.Metrics, error) {
 	nr := max(1, d.Replicas)
-	epoch := func(ctx context.Context, n int) ([]rundir.Metrics, error) {
-		m, err := e.Epoch(ctx, n)
-		return []rundir.Metrics{m}, err
+	epoch := func(ctx context.Context, n int, prev []Weights) ([]rundir.Metrics, []Weights, error) {
+		m, next, err := e.Epoch(ctx, n, prev[0])
+		return []rundir.Metrics{m}, []Weights{next}, err
 	}
 	if nr > 1 {
 		re, ok := e.(ReplicasEpocher)
@@ -82,14 +110,25 @@ func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]ru
 	}
 	ms := done
 	first := len(done)/nr + 1
+	prev := make([]Weights, nr)
+	for r := range prev {
+		prev[r] = d.Start
+		if first > 1 {
+			var err error
+			if prev[r], err = ReadWeights(ctx, d.Dir.Replica(r, nr).Epoch(first-1).JSON()); err != nil {
+				return done, err
+			}
+		}
+	}
 	for n := first; n <= d.Epochs; n++ {
-		got, err := epoch(ctx, n)
+		got, next, err := epoch(ctx, n, prev)
 		if err != nil {
 			return ms, err
 		}
-		if len(got) != nr {
-			return ms, fmt.Errorf("tune: epoch %d: %d replicas' metrics, want %d", n, len(got), nr)
+		if len(got) != nr || len(next) != nr {
+			return ms, fmt.Errorf("tune: epoch %d: %d replicas' metrics and %d weights, want %d", n, len(got), len(next), nr)
 		}
+		prev = next
 		for r, m := range got {
 			if m.Replica != r {
 				return ms, fmt.Errorf("tune: epoch %d: replica %d's metrics record replica %d", n, r, m.Replica)

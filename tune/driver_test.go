@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/rundir"
 )
 
@@ -23,19 +23,53 @@ type fakeEpocher struct {
 	ran  []int
 }
 
-func (f *fakeEpocher) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
+func (f *fakeEpocher) Epoch(ctx context.Context, n int, prev Weights) (rundir.Metrics, Weights, error) {
 	f.ran = append(f.ran, n)
+	if err := checkPrev(prev, 0, n); err != nil {
+		return rundir.Metrics{}, Weights{}, err
+	}
 	if n == f.fail {
-		return rundir.Metrics{}, errors.New("epoch failed")
+		return rundir.Metrics{}, Weights{}, errors.New("epoch failed")
 	}
-	ep := f.dir.Epoch(n)
-	for _, p := range []string{ep.Moses(), ep.Sparse(), ep.JSON()} {
-		if err := storage.WriteFile(ctx, p, []byte(fmt.Sprintf("epoch %d\n", n))); err != nil {
-			return rundir.Metrics{}, err
-		}
-	}
+	next, err := fakeTrio(ctx, f.dir.Epoch(n), 0, n)
 	d := f.dev[n-1]
-	return rundir.Metrics{Epoch: n, TuneBLEU: 10 * float64(n), DevBLEU: &d, Updates: 3}, nil
+	return rundir.Metrics{Epoch: n, TuneBLEU: 10 * float64(n), DevBLEU: &d, Updates: 3}, next, err
+}
+
+// fakeTrio writes the trio of epoch folder ep, its weights naming replica
+// r and epoch n, and returns them.
+func fakeTrio(ctx context.Context, ep rundir.EpochLayout, r, n int) (Weights, error) {
+	ww := weights.ByName{Names: []string{"d_0", "r", "n"}, Vals: []float64{1, float64(r), float64(n)}}
+	return Weights{ByName: ww, File: ep.JSON()}, weights.WriteTrioOf(ctx, ep.Dir, ww, []string{"d_0"})
+}
+
+// fakeStart are the starting weights of the fake epochers' runs.
+var fakeStart = Weights{ByName: weights.ByName{Names: []string{"d_0", "r", "n"}, Vals: []float64{1, 0, 0}}, File: "init/weights.json"}
+
+// trioOf returns the replica and epoch the fake weights in file p name.
+func trioOf(t *testing.T, p string) (r, n int) {
+	t.Helper()
+	ww, err := weights.ReadByName(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ww.Map()
+	return int(m["r"]), int(m["n"])
+}
+
+// checkPrev checks that epoch n of replica r starts from the weights the
+// Driver must pass: the run's start for epoch 1, else epoch n−1's, read
+// back from its trio on a resumed run.
+func checkPrev(prev Weights, r, n int) error {
+	m := prev.Map()
+	wantR, wantN, wantFile := r, n-1, ""
+	if n == 1 {
+		wantR, wantFile = 0, fakeStart.File
+	}
+	if int(m["r"]) != wantR || int(m["n"]) != wantN || (wantFile != "" && prev.File != wantFile) || (n > 1 && !strings.HasSuffix(prev.File, "weights.json")) {
+		return fmt.Errorf("epoch %d of replica %d starts from %v (%s), want replica %d's epoch %d", n, r, m, prev.File, wantR, wantN)
+	}
+	return nil
 }
 
 // TestDriver: the loop writes metrics.jsonl, complete markers, best/ of the
@@ -49,7 +83,7 @@ func TestDriver(t *testing.T) {
 	}
 	e := &fakeEpocher{dir: dir, dev: []float64{20, 25, 25, 22}, fail: 3}
 	var progress bytes.Buffer
-	d := Driver{Dir: dir, Epochs: 4, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
+	d := Driver{Dir: dir, Epochs: 4, Start: fakeStart, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
 	ms, err := d.Run(ctx, e, nil)
 	if err == nil || len(ms) != 2 {
 		t.Fatalf("run with a failing epoch 3: %d epochs, error %v", len(ms), err)
@@ -69,9 +103,8 @@ func TestDriver(t *testing.T) {
 	if got, err := rundir.ReadMetrics(ctx, dir.Metrics()); err != nil || len(got) != 4 {
 		t.Fatalf("metrics.jsonl: %d epochs, %v", len(got), err)
 	}
-	best, err := os.ReadFile(dir.Best().JSON())
-	if err != nil || string(best) != "epoch 2\n" {
-		t.Errorf("best/weights.json %q (%v): want epoch 2's (25 ties 25: the earlier)", best, err)
+	if _, n := trioOf(t, dir.Best().JSON()); n != 2 {
+		t.Errorf("best/weights.json: epoch %d's, want epoch 2's (25 ties 25: the earlier)", n)
 	}
 	var be rundir.Metrics
 	if err := rundir.ReadJSON(ctx, dir.Best().Epoch(), &be); err != nil || be.Epoch != 2 {
@@ -99,15 +132,11 @@ type metricsEpocher struct {
 	m   rundir.Metrics
 }
 
-func (f metricsEpocher) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
-	for _, p := range []string{f.dir.Epoch(n).Moses(), f.dir.Epoch(n).Sparse(), f.dir.Epoch(n).JSON()} {
-		if err := storage.WriteFile(ctx, p, []byte("w 1\n")); err != nil {
-			return rundir.Metrics{}, err
-		}
-	}
+func (f metricsEpocher) Epoch(ctx context.Context, n int, prev Weights) (rundir.Metrics, Weights, error) {
+	next, err := fakeTrio(ctx, f.dir.Epoch(n), 0, n)
 	m := f.m
 	m.Epoch = n
-	return m, nil
+	return m, next, err
 }
 
 // TestProgressLine: "decoded" marks the progressive BLEU, given as the tune

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/rundir"
 )
 
@@ -46,20 +45,23 @@ type fakeReplicas struct {
 	ran  []int
 }
 
-func (f *fakeReplicas) Epoch(ctx context.Context, n int) (rundir.Metrics, error) {
-	return rundir.Metrics{}, errors.New("fakeReplicas runs every replica")
+func (f *fakeReplicas) Epoch(ctx context.Context, n int, prev Weights) (rundir.Metrics, Weights, error) {
+	return rundir.Metrics{}, Weights{}, errors.New("fakeReplicas runs every replica")
 }
 
-func (f *fakeReplicas) EpochReplicas(ctx context.Context, n int) ([]rundir.Metrics, error) {
+func (f *fakeReplicas) EpochReplicas(ctx context.Context, n int, prev []Weights) ([]rundir.Metrics, []Weights, error) {
 	f.ran = append(f.ran, n)
 	var out []rundir.Metrics
+	var next []Weights
 	for r := range f.dev {
-		ep := f.dir.Replica(r, len(f.dev)).Epoch(n)
-		for _, p := range []string{ep.Moses(), ep.Sparse(), ep.JSON()} {
-			if err := storage.WriteFile(ctx, p, []byte(fmt.Sprintf("replica%d %d\n", r, n))); err != nil {
-				return nil, err
-			}
+		if err := checkPrev(prev[r], r, n); err != nil {
+			return nil, nil, err
 		}
+		w, err := fakeTrio(ctx, f.dir.Replica(r, len(f.dev)).Epoch(n), r, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		next = append(next, w)
 		d := f.dev[r][n-1]
 		out = append(out, rundir.Metrics{Epoch: n, Replica: r, TuneBLEU: float64(10*n + r), DevBLEU: &d, Updates: 3, Seconds: 2})
 	}
@@ -67,11 +69,11 @@ func (f *fakeReplicas) EpochReplicas(ctx context.Context, n int) ([]rundir.Metri
 		// A run killed while the driver wrote the markers: replica 0's
 		// is there, the others' are not.
 		if err := rundir.WriteJSON(ctx, f.dir.Replica(0, len(f.dev)).Epoch(n).Complete(), out[0]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, errors.New("epoch failed")
+		return nil, nil, errors.New("epoch failed")
 	}
-	return out, nil
+	return out, next, nil
 }
 
 func TestDriverReplicas(t *testing.T) {
@@ -82,7 +84,7 @@ func TestDriverReplicas(t *testing.T) {
 	}
 	e := &fakeReplicas{dir: dir, dev: [][]float64{{20, 21, 23}, {22, 26, 24}, {19, 20, 26}}, fail: 3}
 	var progress bytes.Buffer
-	d := Driver{Dir: dir, Epochs: 3, Replicas: 3, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
+	d := Driver{Dir: dir, Epochs: 3, Replicas: 3, Start: fakeStart, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
 	ms, err := d.Run(ctx, e, nil)
 	if err == nil || len(ms) != 6 {
 		t.Fatalf("run with a failing epoch 3: %d lines, error %v", len(ms), err)
@@ -107,25 +109,18 @@ func TestDriverReplicas(t *testing.T) {
 			t.Errorf("line %d: epoch %d replica %d", i+1, m.Epoch, m.Replica)
 		}
 	}
-	read := func(p string) string {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Error(err)
-		}
-		return string(b)
-	}
 	// Replica 1's 26 in epoch 2 ties replica 2's 26 in epoch 3: the
 	// earlier epoch.
-	if b := read(dir.Best().JSON()); b != "replica1 2\n" {
-		t.Errorf("best/weights.json %q, want replica 1's epoch 2", b)
+	if r, n := trioOf(t, dir.Best().JSON()); r != 1 || n != 2 {
+		t.Errorf("best/weights.json: replica %d's epoch %d, want replica 1's epoch 2", r, n)
 	}
 	var be rundir.Metrics
 	if err := rundir.ReadJSON(ctx, dir.Best().Epoch(), &be); err != nil || be.Epoch != 2 || be.Replica != 1 {
 		t.Errorf("best/epoch.json: replica %d epoch %d, %v", be.Replica, be.Epoch, err)
 	}
-	for r, want := range []string{"replica0 3\n", "replica1 2\n", "replica2 3\n"} {
-		if b := read(dir.Replica(r, 3).Best().JSON()); b != want {
-			t.Errorf("replica %d's best/weights.json %q, want %q", r, b, want)
+	for r, want := range []int{3, 2, 3} {
+		if gr, n := trioOf(t, dir.Replica(r, 3).Best().JSON()); gr != r || n != want {
+			t.Errorf("replica %d's best/weights.json: replica %d's epoch %d, want epoch %d", r, gr, n, want)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir.Root, "epochs")); !errors.Is(err, os.ErrNotExist) {
