@@ -8,10 +8,11 @@
 // ipm (iterative parameter mixing): the tuning set is dealt out to Shards
 // shards (transforms.Shard, seeded by the run's seed and the epoch); each
 // shard's online learner (adagrad, sgd, mira, oro) decodes its mini-batches
-// with the real decoder and updates (transforms.Learn); the shards' weights
-// are averaged, weighted by their updates (transforms.Average), and with
-// Mix "linesearch" the mix (1−α)·prev + α·average is chosen by an exact
-// line search over the epoch's n-best lists (transforms.LineSearchMix).
+// with the real decoder and updates (transforms.Learn); the shards are
+// mixed by Options.Mix, a transforms.Mixer: AverageMixer averages their
+// weights, weighted by their updates (transforms.Average), and
+// LineSearchMixer chooses the mix (1−α)·prev + α·average by an exact line
+// search over the epoch's n-best lists (transforms.LineSearchMix).
 // The same launch decodes the dev set, 1-best, with the mixed weights: its
 // BLEU is the epoch's dev_bleu. The epoch's tune_bleu is the progressive
 // BLEU of the shards' own decoding (tune_decoded), so that an epoch decodes

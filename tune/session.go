@@ -77,7 +77,7 @@ func DefaultLearner(mode Mode) string {
 }
 
 // CheckLearner checks a run's learner: name is a learner of learner/algo,
-// an online one unless mode is "batch" (whose optimizer runs on a pool),
+// an online one unless mode is Batch (whose optimizer runs on a pool),
 // with settings c it takes (algo.Config.Validate).
 func CheckLearner(mode Mode, name string, c AlgoConfig) error {
 	info, ok := algo.Lookup(name)
