@@ -130,8 +130,8 @@ func (b BestLayout) Epoch() string { return storage.Join(b.Dir, "epoch.json") }
 
 // EpochLayout is the folder epochs/NNN of one epoch:
 //
-//	weights, weights.sparse, weights.json   the epoch's weights (Trio)
-//	state/shard-NNN.json                     a shard's result and learner state (ipm, stale)
+//	weights, weights.sparse, weights.json   the epoch's weights (Trio), written once
+//	state/shard-NNN.json                     a shard's learner state and its feature names (ipm, stale)
 //	state/shard-NNN.summary.json             its counts and BLEU statistics, what the driver reads
 //	state/learner.bin                        the batch learner's state (batch)
 //	pool/part-PPPPP.nbest.gz, .scores.gz     batch mode's pool after the epoch, by parts (PoolPart)
@@ -146,7 +146,7 @@ type EpochLayout struct {
 // State is state/: the learner states, enough to resume.
 func (e EpochLayout) State() string { return storage.Join(e.Dir, "state") }
 
-// ShardState is state/shard-NNN.json: 0-based shard k's result.
+// ShardState is state/shard-NNN.json: 0-based shard k's learner state.
 func (e EpochLayout) ShardState(k int) string { return storage.Join(e.State(), ShardStateName(k)) }
 
 // LearnerState is state/learner.bin: batch mode's learner state.

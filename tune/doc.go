@@ -2,7 +2,7 @@
 // run (DESIGN.md §8): a shard's session (LearnShard), stale gradients
 // (StaleLearnShard), mixing (Mix), decoding and scoring, batch mode's pool
 // and optimizer step, the files an epoch's pipeline hands the driver
-// (ReadEpoch, FinishEpoch), and the epoch loop (Driver) with its recorders
+// (ReadEpoch), and the epoch loop (Driver) with its recorders
 // (Printer; NewReport for package rundir's report). The run folder itself
 // — its paths, lease, manifest, metrics and report — is package rundir's.
 // It imports no Beam: the pipelines and the commands call it.

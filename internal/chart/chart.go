@@ -1,5 +1,5 @@
 // Package chart draws line charts as inline SVG for the self-contained
-// HTML reports of mtune (tune.WriteReport, registry.WriteReport): no
+// HTML reports of mtune (rundir.Report, registry.WriteReport): no
 // scripts, fonts or images from elsewhere.
 //
 // New lays a chart out (scales, round tick values, one polyline and its
