@@ -94,7 +94,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
 	parts := tune.PoolParts(ranges.Lines)
 	learn := tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts, Dense: o.dense}
-	if o.Algo == "mert" {
+	if step.RunsRounds() {
 		learn.Step = nil
 	}
 	p, s := beam.NewPipelineWithRoot()

@@ -62,8 +62,9 @@ type Options struct {
 	// decodes each tuning sentence once. The weights do not depend on it;
 	// the best epoch does only without a dev set.
 	EvalTune bool
-	// Algo names a learner of learner/algo; "" means "adagrad" in ipm
-	// mode (which needs an online one) and "mert" in batch mode.
+	// Algo names a learner of learner/algo; "" means the default online
+	// learner in ipm and stale mode (which need an online one), the
+	// default batch one in batch mode (tune.DefaultLearner).
 	Algo string
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).

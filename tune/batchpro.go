@@ -24,7 +24,11 @@ type PartResult struct {
 
 // SamplesPairs reports whether the optimizer samples pairs by part (PRO):
 // its pool then never meets on one machine, only the pairs do.
-func (b BatchStep) SamplesPairs() bool { return b.Algo == "pro" }
+func (b BatchStep) SamplesPairs() bool { in, _ := algo.Lookup(b.Algo); return in.Pairs }
+
+// RunsRounds reports whether the optimizer runs its passes as rounds over
+// the pool's parts, one launch each (MERT: MERTRun).
+func (b BatchStep) RunsRounds() bool { in, _ := algo.Lookup(b.Algo); return in.Rounds }
 
 // SamplePart reads part p of epoch n's pool and samples PRO's pairs from
 // it (batch.SamplePRO with the epoch's seed and the part's number as the

@@ -103,6 +103,12 @@ type Info struct {
 	Check func(c Config) error
 	// New makes the learner, starting from weights w, from a valid c.
 	New func(w feature.Weights, c Config) (learner.Learner, error)
+	// Batch mode's distributed paths (tune/): Rounds runs the learner's
+	// passes as rounds over a pool held by parts (MERT: tune.MERTRun);
+	// Pairs samples its pairs part by part and fits them on one machine
+	// (PRO: tune.BatchStep.SamplePart, FitPRO). Neither: the whole pool on
+	// one machine (tune.BatchStep.RunParts).
+	Rounds, Pairs bool
 }
 
 // reads reports whether the learner reads the setting of flag.

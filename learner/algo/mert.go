@@ -13,6 +13,7 @@ var mertInfo = Info{
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
 		return mert.New(w, MERTOptions(c)), nil
 	},
+	Rounds: true,
 }
 
 // MERTOptions returns the options of the "mert" learner New makes from c

@@ -13,6 +13,7 @@ var proInfo = Info{
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
 		return batch.NewPRO(w, PROOptions(c))
 	},
+	Pairs: true,
 }
 
 // PROOptions returns the options of the "pro" learner New makes from c

@@ -20,6 +20,8 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: no summary or constructor", in.Name)
 		case in.Online != (in.MiniBatch > 0):
 			t.Errorf("%s: online %v, default mini-batch %d", in.Name, in.Online, in.MiniBatch)
+		case (in.Rounds || in.Pairs) && (in.Online || in.Rounds == in.Pairs):
+			t.Errorf("%s: online %v, rounds %v, pairs %v: a distributed path is a batch learner's, and one", in.Name, in.Online, in.Rounds, in.Pairs)
 		}
 		seen[in.Name] = true
 		for _, o := range in.Options {
@@ -32,6 +34,10 @@ func TestRegistry(t *testing.T) {
 		if _, ok := Lookup(name); !ok {
 			t.Errorf("default learner %s is not registered", name)
 		}
+	}
+	// Batch mode's distributed paths: MERT's rounds, PRO's pairs.
+	if m, p := must(Lookup("mert")), must(Lookup("pro")); !m.Rounds || m.Pairs || !p.Pairs || p.Rounds {
+		t.Errorf("mert rounds %v pairs %v, pro rounds %v pairs %v", m.Rounds, m.Pairs, p.Rounds, p.Pairs)
 	}
 	if in, _ := Lookup(DefaultOnline); !in.Online {
 		t.Errorf("DefaultOnline %s is a batch learner", DefaultOnline)
@@ -69,4 +75,12 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("Readers(%q) = %q, want %q", flag, got, want)
 		}
 	}
+}
+
+// must returns in, for a Lookup whose name is known.
+func must(in Info, ok bool) Info {
+	if !ok {
+		panic("algo: unknown learner in a test")
+	}
+	return in
 }
