@@ -1,11 +1,8 @@
 package transforms
 
 import (
-	"fmt"
-
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/tune"
@@ -60,33 +57,18 @@ func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, resu
 // (tune.LineSearchList) along the line from prev to avg (the side inputs,
 // singleton weights.ByName): PCollection<tune.NBest> to PCollection<mix.Lines>.
 type ListLinesFn struct {
-	// Per bundle: the side inputs over idx, and avg − prev.
-	idx            *feature.Index
-	prev, avg, dir feature.Weights
+	line tune.MixLine // the bundle's side inputs
 }
 
-// StartBundle maps the bundle's side inputs to an index.
-func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) error {
-	idx := feature.NewIndexOf(prev.Names...)
-	p, err := prev.Over(idx)
-	if err != nil {
-		return fmt.Errorf("transforms: previous weights: %w", err)
-	}
-	q, err := avg.Over(idx)
-	if err != nil {
-		return fmt.Errorf("transforms: averaged weights: %w", err)
-	}
-	f.idx, f.prev, f.avg, f.dir = idx, p, q, mix.Direction(p, q)
-	return nil
+// StartBundle maps the bundle's side inputs to the line.
+func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) (err error) {
+	f.line, err = tune.NewMixLine(prev, avg)
+	return err
 }
 
 // ProcessElement computes one list's share.
 func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lines, error) {
-	l, err := n.List(f.idx)
-	if err != nil {
-		return mix.Lines{}, err
-	}
-	return tune.LineSearchList(l, f.prev, f.avg, f.dir)
+	return f.line.Share(n)
 }
 
 // LineSearchFn is the CombineFn of line-search mixing: it merges the
@@ -111,22 +93,11 @@ func (f *LineSearchFn) ExtractOutput(a mix.Lines) (LineSearchResult, error) {
 	return tune.LineSearch(a)
 }
 
-// MixWeights returns (1−α)·prev + α·avg (mix.Interpolate) over the union
-// of their names (prev's first, in order).
-func MixWeights(prev, avg weights.ByName, alpha float64) (weights.ByName, error) {
-	if err := prev.Validate(); err != nil {
-		return weights.ByName{}, err
-	}
-	if err := avg.Validate(); err != nil {
-		return weights.ByName{}, err
-	}
-	idx := feature.NewIndexOf(prev.Names...)
-	p, _ := prev.Over(idx)
-	q, _ := avg.Over(idx)
-	return weights.NewByName(idx, mix.Interpolate(p, q, alpha)), nil
-}
-
-// mixFn applies a line search's α.
+// mixFn applies a line search's α (tune.MixLine.At).
 func mixFn(_ []byte, r LineSearchResult, prev, avg weights.ByName) (weights.ByName, error) {
-	return MixWeights(prev, avg, r.Alpha)
+	line, err := tune.NewMixLine(prev, avg)
+	if err != nil {
+		return weights.ByName{}, err
+	}
+	return line.At(r.Alpha), nil
 }

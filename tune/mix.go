@@ -145,6 +145,43 @@ type LineSearchResult struct {
 	Breakpoints, Lists int
 }
 
+// MixLine is the line of line-search mixing over one index: Prev (α = 0),
+// Avg (α = 1) and Dir = Avg − Prev (mix.Direction).
+type MixLine struct {
+	Index          *feature.Index
+	Prev, Avg, Dir feature.Weights
+}
+
+// NewMixLine maps prev and avg onto one index, prev's names first, then
+// the names only avg has.
+func NewMixLine(prev, avg weights.ByName) (MixLine, error) {
+	idx := feature.NewIndexOf(prev.Names...)
+	p, err := prev.Over(idx)
+	if err != nil {
+		return MixLine{}, fmt.Errorf("tune: previous weights: %w", err)
+	}
+	q, err := avg.Over(idx)
+	if err != nil {
+		return MixLine{}, fmt.Errorf("tune: averaged weights: %w", err)
+	}
+	return MixLine{Index: idx, Prev: p, Avg: q, Dir: mix.Direction(p, q)}, nil
+}
+
+// Share returns list n's share of the line search (LineSearchList), its
+// features added to the line's index.
+func (m MixLine) Share(n NBest) (mix.Lines, error) {
+	l, err := n.List(m.Index)
+	if err != nil {
+		return mix.Lines{}, err
+	}
+	return LineSearchList(l, m.Prev, m.Avg, m.Dir)
+}
+
+// At returns (1−α)·Prev + α·Avg (mix.Interpolate) by name.
+func (m MixLine) At(alpha float64) weights.ByName {
+	return weights.NewByName(m.Index, mix.Interpolate(m.Prev, m.Avg, alpha))
+}
+
 // LineSearchList returns list l's share of line-search mixing along the
 // line from prev (α = 0) to avg (α = 1); dir is mix.Direction(prev, avg).
 // Shares merge with mix.Lines.Merge.
