@@ -52,6 +52,17 @@ type ShardSummary struct {
 // ShardSummaryName is the name of shard k's summary in a state folder.
 func ShardSummaryName(k int) string { return fmt.Sprintf("shard-%03d.summary.json", k) }
 
+// shardResultFile is the shard file mtune wrote before an epoch's weights
+// became one value (issue 21): the shard's whole result, its weights
+// naming the state's ids.
+type shardResultFile struct {
+	Shard, Epoch                     int
+	Weights                          weights.ByName
+	State                            []byte
+	Updates, TotalUpdates, Sentences int
+	Stats                            metric.Stats
+}
+
 // ReadShardState reads the shard state file at path (WriteShardState).
 func ReadShardState(ctx context.Context, path string) (ShardState, error) {
 	data, err := storage.ReadFile(ctx, path)
@@ -67,11 +78,17 @@ func ReadShardState(ctx context.Context, path string) (ShardState, error) {
 
 // DecodeShardState decodes the JSON of a shard state file and checks it
 // (ShardState.Validate): unknown fields, trailing data or truncated input
-// are errors too, each wrapping ErrShardState.
+// are errors too, each wrapping ErrShardState. The shard file of earlier
+// versions, the shard's whole result (shardResultFile), is read too, so
+// that a run they started resumes.
 func DecodeShardState(data []byte) (ShardState, error) {
 	var st ShardState
 	if err := rundir.UnmarshalStrict(data, &st); err != nil {
-		return ShardState{}, fmt.Errorf("%w: %w", ErrShardState, err)
+		var old shardResultFile
+		if rundir.UnmarshalStrict(data, &old) != nil || old.Weights.Validate() != nil {
+			return ShardState{}, fmt.Errorf("%w: %w", ErrShardState, err)
+		}
+		st = ShardState{Shard: old.Shard, Names: old.Weights.Names, State: old.State}
 	}
 	if err := st.Validate(); err != nil {
 		return ShardState{}, err

@@ -56,7 +56,7 @@ func TestShardStateFile(t *testing.T) {
 		{"empty", ""},
 		{"truncated", `{"Shard":1,`},
 		{"unknown field", `{"Shard":1,"Names":[],"Extra":1}`},
-		{"weights", `{"Shard":1,"Weights":{"Names":[],"Vals":[]}}`},
+		{"weights of an earlier version, bad", `{"Shard":1,"Weights":{"Names":["a"],"Vals":[]}}`},
 		{"trailing data", `{"Names":[]} {}`},
 		{"negative shard", `{"Shard":-1}`},
 		{"empty name", `{"Names":["a",""]}`},
@@ -67,6 +67,12 @@ func TestShardStateFile(t *testing.T) {
 		if _, err := DecodeShardState([]byte(tc.json)); !errors.Is(err, ErrShardState) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
+	}
+	// The shard file of earlier versions (the whole result, weights
+	// included) reads as its state, so that their runs resume.
+	old := `{"Shard":1,"Epoch":2,"Weights":{"Names":["a","b_1"],"Vals":[0.1,-1e-300]},"State":"c3RhdGUA","Updates":3,"TotalUpdates":9,"Sentences":60,"Stats":{"order":4,"matches":[3,2,1,0,0,0],"totals":[4,3,2,1,0,0],"ref_len":5}}`
+	if got, err := DecodeShardState([]byte(old)); err != nil || !reflect.DeepEqual(got, r.ShardState()) {
+		t.Errorf("earlier version's file: %+v, %v; want %+v", got, err, r.ShardState())
 	}
 	if _, err := ReadShardState(ctx, filepath.Join(e.State(), "missing.json")); err == nil {
 		t.Error("reading a missing file: no error")
