@@ -32,7 +32,7 @@
 //
 // Weights enter a pipeline as a file read when the pipeline runs
 // (ReadWeights), never embedded in the job graph, and leave it as files
-// (WriteWeights, WriteShardResults) that the epoch driver reads back
+// (WriteTrio, WriteShardStates, WriteMixReport) the driver reads back
 // (tune.ReadEpoch; the files' formats are io/weights' and tune's);
 // batch mode's pool is written by parts, Moses n-best and statistics files
 // (WritePool), and its optimizer step reads them back (BatchLearn, MERTRound,
@@ -48,14 +48,14 @@
 //	Learn(s, *LearnFn, sentences, weights, states)             → PCollection<tune.ShardResult>, PCollection<tune.NBest>
 //	Decode(s, *DecodeFn, PCollection<tune.Sentence>, weights)  → PCollection<tune.NBest> (batches of DecodeFn.BatchSize sentences)
 //	Average(s, PCollection<tune.ShardResult>, weighted)        → PCollection<weights.ByName> (one)
-//	LineSearchMix(s, PCollection<tune.NBest>, prev, avg)       → PCollection<weights.ByName>, PCollection<LineSearchResult> (one each)
+//	Mixer.Mix(s, MixInput): AverageMixer, LineSearchMixer     → PCollection<weights.ByName>, PCollection<tune.MixReport> (one each)
 //	SumStats(s, PCollection<metric.Stats>)                     → PCollection<metric.Stats> (one)
 //	OneBest(s, PCollection<tune.NBest>, weights)               → PCollection<metric.Stats> (one)
 //	DecodedStats(s, PCollection<tune.NBest>)                   → PCollection<metric.Stats> (one): the 1-bests as decoded
 //	ReadSentences(s, src, refs, n)                             → PCollection<tune.Sentence>
-//	ReadWeights(s, path) / WriteWeights(s, weights, path)
-//	WriteShardResults(s, results, dir) / ReadShardStates(s, paths)
-//	WriteStats(s, stats, path) / WriteLineSearch(s, result, path): a singleton as JSON
+//	ReadWeights(s, path) / WriteTrio(s, weights, dir, dense): the epoch's trio, written once
+//	WriteShardStates(s, results, dir) / ReadShardStates(s, paths)
+//	WriteStats(s, stats, path) / WriteMixReport(s, report, path): a singleton as JSON
 //	WritePool(s, PCollection<tune.NBest>, *WritePoolFn)        → PCollection<tune.PartResult>: the pool's parts, written (PRO: sampled)
 //	BatchLearn(s, PCollection<tune.PartResult>, *BatchLearnFn): the pool's summary; the optimizer on one worker (tune.BatchLearn)
 //	MERTRound(s, PCollection<int>, *MERTShareFn, path): one round of MERT's passes over the parts
