@@ -30,7 +30,7 @@ func ReadWeights(ctx context.Context, path string) (Weights, error) {
 }
 
 // Epocher runs one epoch of a tuning run in one mode (ipm, stale or batch
-// in package pipelines: one Beam launch each; tune-nbest's pool). The
+// in package pipelines: one Beam launch each). The
 // Driver calls it for epochs first, first+1, …: epoch n learns from prev,
 // epoch n−1's weights (the run's starting weights for the first), and
 // returns its metrics and new weights, which it has written once, as the
