@@ -42,7 +42,7 @@ type LearnOptions struct {
 
 func (o LearnOptions) algo() string {
 	if o.Algo == "" {
-		return algo.DefaultOnline
+		return DefaultLearner(IPM)
 	}
 	return o.Algo
 }
