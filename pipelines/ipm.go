@@ -160,10 +160,9 @@ type Options struct {
 }
 
 func (o *Options) manifestFlags() rundir.ManifestFlags {
-	f := rundir.ManifestFlags{Mode: o.Mode.String(), Algo: o.Algo, Shards: o.Shards, Epochs: o.Epochs, NBest: o.NBest,
-		MiniBatch: o.AlgoConfig.MiniBatch, Sparse: strings.Join(o.Sparse, ","),
-		KeepScale: o.KeepScale && o.Mode == tune.Batch, EvalTune: o.EvalTune,
-		Loss: o.AlgoConfig.Loss, L1: o.AlgoConfig.L1, L2: o.AlgoConfig.L2, Noise: o.AlgoConfig.Noise, Rate: o.AlgoConfig.Rate}
+	f := tune.LearnerManifest(o.Algo, o.AlgoConfig)
+	f.Mode, f.Shards, f.Epochs, f.NBest, f.Sparse = o.Mode.String(), o.Shards, o.Epochs, o.NBest, strings.Join(o.Sparse, ",")
+	f.KeepScale, f.EvalTune = o.KeepScale && o.Mode == tune.Batch, o.EvalTune
 	if o.Mode == tune.Stale {
 		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
 	}
@@ -177,12 +176,6 @@ func (o *Options) manifestFlags() rundir.ManifestFlags {
 		f.Replicas = o.Replicas
 	}
 	f.Search, f.Decoder = o.SearchAlgorithm, o.DecoderCommand
-	if o.AlgoConfig.NoiseType != "dropout" {
-		f.NoiseType = o.AlgoConfig.NoiseType
-	}
-	f.NoiseUnlabeled = o.AlgoConfig.NoiseUnlabeled
-	c := o.AlgoConfig
-	f.Restarts, f.RandomDirections, f.RestartRange, f.MIRAC, f.MIRADecay = c.Restarts, c.RandomDirections, c.RestartRange, c.MIRAC, c.MIRADecay
 	return f
 }
 

@@ -63,7 +63,11 @@ func (l Layout) Log() string { return storage.Join(l.Root, "run.log") }
 func (l Layout) LeaseFile() string { return storage.Join(l.Root, LeaseName) }
 
 // Init is init/weights.json: the weights the run started from.
-func (l Layout) Init() string { return storage.Join(l.Root, "init", weights.TrioJSON) }
+func (l Layout) Init() string { return l.InitTrio().JSON() }
+
+// InitTrio is init/ as the folder of a weights trio: tune-nbest writes
+// its starting weights there whole (tune only init/weights.json).
+func (l Layout) InitTrio() Trio { return Trio{storage.Join(l.Root, "init")} }
 
 // InitDevStats is init/dev-stats.json: the BLEU statistics of the dev set
 // decoded with the starting weights (epoch 0 of the report), written by

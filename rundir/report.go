@@ -145,6 +145,14 @@ func (r Report) build(ctx context.Context) (*reportData, error) {
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
 	d.BestReplica, d.Best = BestReplica(d.Epochs)
+	// best/epoch.json says which epoch best/ holds: tune-nbest's may be
+	// epoch 0, the starting weights, which no line of metrics.jsonl has.
+	var held Metrics
+	if err := ReadJSON(ctx, l.Best().Epoch(), &held); err == nil {
+		d.BestReplica, d.Best = held.Replica, held.Epoch
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("rundir: report: %w", err)
+	}
 	if b, err := ReadBLEU(ctx, l.InitDevStats()); err == nil {
 		d.StartDev = &b
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -23,7 +23,7 @@ run() {
   local start end line nz
   start=$(date +%s.%N)
   line=$("$work/mtune" tune-nbest --seed "$seed" --init "$src/init.weights" --nbest "$src/nbest.gz" \
-    -r "$src/reference" --out "$work/out" "$@" 2>"$work/log" | tail -n 1)
+    -r "$src/reference" --out "$work/out" --overwrite "$@" 2>"$work/log" | tail -n 1)
   end=$(date +%s.%N)
   nz=$(grep -o '[0-9]* non-zero weights' "$work/log" | tail -n 1 | cut -d' ' -f1)
   printf '| %s | %s | %s | %.2f | %s |\n' "$name" "$*" "$(echo "$line" | cut -d, -f1 | cut -d' ' -f3)" \

@@ -2,7 +2,9 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
@@ -29,8 +31,9 @@ func ReadWeights(ctx context.Context, path string) (Weights, error) {
 	return Weights{ByName: ww, File: path}, nil
 }
 
-// Epocher runs one epoch of a tuning run in one mode (ipm, stale or batch
-// in package pipelines: one Beam launch each). The
+// Epocher runs one epoch of a tuning run: in one mode of `mtune tune`
+// (ipm, stale or batch in package pipelines: one Beam launch each), or
+// over a fixed pool of n-best lists (PoolEpocher, `mtune tune-nbest`). The
 // Driver calls it for epochs first, first+1, …: epoch n learns from prev,
 // epoch n−1's weights (the run's starting weights for the first), and
 // returns its metrics and new weights, which it has written once, as the
@@ -73,6 +76,13 @@ type Driver struct {
 	// Start are the run's starting weights, every replica's first
 	// epoch's prev.
 	Start Weights
+	// Baseline, when set, are the metrics of the starting weights (epoch
+	// 0), ranked with the epochs' (a run of one replica): best/ holds the
+	// starting weights, the trio in Dir.InitTrio(), until an epoch beats
+	// them. tune-nbest's online learners keep their starting weights so
+	// when no pass over the pool improves on them; tune takes its best
+	// epoch among those it ran.
+	Baseline *rundir.Metrics
 	// Recorders are called, in their order, before the first epoch and
 	// after each epoch is complete (Recorder): the report
 	// (rundir.Report, NewReport) before the progress line (Printer), so
@@ -100,16 +110,28 @@ func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]ru
 		}
 		epoch = re.EpochReplicas
 	}
+	if d.Baseline != nil && nr > 1 {
+		return done, fmt.Errorf("tune: a baseline (epoch 0) ranks the epochs of one replica, not of %d", nr)
+	}
 	if len(done)%nr != 0 {
 		return done, fmt.Errorf("tune: %d complete epoch lines for %d replicas", len(done), nr)
+	}
+	ms := done
+	first := len(done)/nr + 1
+	var base []rundir.Metrics // epoch 0, ranked before the epochs
+	if d.Baseline != nil {
+		base = []rundir.Metrics{*d.Baseline}
+		if first == 1 {
+			if err := d.keepBest(ctx, d.Dir.InitTrio(), *d.Baseline, d.Dir.Best()); err != nil {
+				return done, err
+			}
+		}
 	}
 	for _, rec := range d.Recorders {
 		if err := rec.Init(ctx, d.Epochs, done); err != nil {
 			return done, err
 		}
 	}
-	ms := done
-	first := len(done)/nr + 1
 	prev := make([]Weights, nr)
 	for r := range prev {
 		prev[r] = d.Start
@@ -141,14 +163,14 @@ func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]ru
 		if nr > 1 {
 			for r, m := range got {
 				if rundir.BestEpoch(rundir.OfReplica(ms, r)) == n {
-					if err := d.keepBest(ctx, m, d.Dir.Replica(r, nr).Best()); err != nil {
+					if err := d.keepBest(ctx, d.trio(m), m, d.Dir.Replica(r, nr).Best()); err != nil {
 						return ms, err
 					}
 				}
 			}
 		}
-		if r, best := rundir.BestReplica(ms); best == n {
-			if err := d.keepBest(ctx, got[r], d.Dir.Best()); err != nil {
+		if r, best := rundir.BestReplica(append(base, ms...)); best == n {
+			if err := d.keepBest(ctx, d.trio(got[r]), got[r], d.Dir.Best()); err != nil {
 				return ms, err
 			}
 		}
@@ -166,12 +188,20 @@ func (d Driver) Run(ctx context.Context, e Epocher, done []rundir.Metrics) ([]ru
 	return ms, nil
 }
 
-// keepBest copies the weights trio of epoch m (of replica m.Replica) to
-// the best folder bd, with m as its epoch.json.
-func (d Driver) keepBest(ctx context.Context, m rundir.Metrics, bd rundir.BestLayout) error {
-	ep := d.Dir.Replica(m.Replica, max(1, d.Replicas)).Epoch(m.Epoch)
+// trio is the weights trio of epoch m (of replica m.Replica).
+func (d Driver) trio(m rundir.Metrics) rundir.Trio {
+	return d.Dir.Replica(m.Replica, max(1, d.Replicas)).Epoch(m.Epoch).Trio
+}
+
+// keepBest copies the weights trio ep, epoch m's, to the best folder bd,
+// with m as its epoch.json. A trio without weights.sparse (every weight
+// dense) gives a best/ without one.
+func (d Driver) keepBest(ctx context.Context, ep rundir.Trio, m rundir.Metrics, bd rundir.BestLayout) error {
 	for _, f := range [][2]string{{ep.Moses(), bd.Moses()}, {ep.Sparse(), bd.Sparse()}, {ep.JSON(), bd.JSON()}} {
 		data, err := storage.ReadFile(ctx, f[0])
+		if errors.Is(err, fs.ErrNotExist) && f[0] == ep.Sparse() {
+			continue // a trio of no dense group has no weights.sparse
+		}
 		if err != nil {
 			return fmt.Errorf("tune: %w", err)
 		}

@@ -35,6 +35,19 @@ func NewReport(dir rundir.Layout) rundir.Report {
 	return rundir.Report{Dir: dir, MiniBatchOf: algo.Config{}.MiniBatchOf}
 }
 
+// LearnerManifest returns the manifest's record (rundir.ManifestFlags) of
+// the learner name with the settings c, the rest left zero for the command
+// to fill in.
+func LearnerManifest(name string, c algo.Config) rundir.ManifestFlags {
+	f := rundir.ManifestFlags{Algo: name, MiniBatch: c.MiniBatch,
+		Loss: c.Loss, L1: c.L1, L2: c.L2, Noise: c.Noise, Rate: c.Rate, NoiseUnlabeled: c.NoiseUnlabeled,
+		Restarts: c.Restarts, RandomDirections: c.RandomDirections, RestartRange: c.RestartRange, MIRAC: c.MIRAC, MIRADecay: c.MIRADecay}
+	if c.NoiseType != "dropout" {
+		f.NoiseType = c.NoiseType
+	}
+	return f
+}
+
 // Printer is the Recorder that prints a progress line an epoch (and
 // replica) to W.
 type Printer struct {

@@ -131,7 +131,7 @@ func TestTuneNbestJoshua(t *testing.T) {
 			if !same {
 				t.Fatalf("Joshua list: %s; original list: %s", got, want)
 			}
-			w := filepath.Join(out, "weights")
+			w := filepath.Join(out, "best", "weights")
 			data, err := os.ReadFile(w)
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestTuneNbestJoshua(t *testing.T) {
 					t.Fatalf("%s:%d is not a \"name value\" line", w, i+1)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(out, "weights.sparse")); err == nil {
+			if _, err := os.Stat(filepath.Join(out, "best", "weights.sparse")); err == nil {
 				t.Errorf("weights.sparse written for a Joshua list")
 			}
 			code, _, rerankErr := mtune(t, "", "rerank", "--weights", w, "--nbest", joshua, "-r", ref)
@@ -162,7 +162,7 @@ func TestTuneNbestJoshua(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tune-nbest without --init: exit %d: %s", code, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(out, "weights")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "best", "weights")); err != nil {
 		t.Fatal(err)
 	}
 }

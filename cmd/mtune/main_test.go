@@ -234,7 +234,7 @@ func TestTuneNbest(t *testing.T) {
 				t.Fatalf("BLEU %.2f, want at least %s", bleu, tc.floor)
 			}
 			for _, f := range []string{"weights", "weights.json"} {
-				code, _, rerankErr := mtune(t, "", "rerank", "--weights", filepath.Join(out, f),
+				code, _, rerankErr := mtune(t, "", "rerank", "--weights", filepath.Join(out, "best", f),
 					"--nbest", filepath.Join(dir, "nbest.gz"), "-r", filepath.Join(dir, "reference"))
 				if code != 0 || strings.TrimSpace(rerankErr) != last {
 					t.Fatalf("rerank with %s: exit %d, %q; tune-nbest printed %q", f, code, rerankErr, last)
@@ -385,7 +385,7 @@ func TestDemoIsATuningProblem(t *testing.T) {
 		if code, _, errOut := mtune(t, "", args...); code != 0 {
 			t.Fatalf("tune-nbest: exit %d: %s", code, errOut)
 		}
-		weights = filepath.Join(out, "weights")
+		weights = filepath.Join(out, "best", "weights")
 	}
 	untuned, tuned := bleu(""), bleu(weights)
 	t.Logf("demo test BLEU: default weights %.2f, tuned %.2f", untuned, tuned)

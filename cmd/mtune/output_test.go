@@ -81,13 +81,24 @@ func TestTuneNbestOutput(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "--overwrite") {
 		t.Fatalf("tune-nbest into its earlier output: exit %d, stderr %q", code, errOut)
 	}
+	// An earlier mtune's tune-nbest wrote its trio at the top of --out:
+	// --overwrite replaces that too.
+	for _, f := range []string{"weights", "weights.sparse", "weights.json"} {
+		if err := os.WriteFile(filepath.Join(out, f), []byte(readFile(t, filepath.Join(out, "best", f))), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if code, _, errOut := mtune(t, "", append(args, "--overwrite")...); code != 0 {
 		t.Fatalf("tune-nbest --overwrite: exit %d: %s", code, errOut)
 	}
-	for _, f := range []string{notes, filepath.Join(out, "weights.json"), filepath.Join(out, "manifest.json")} {
+	for _, f := range []string{notes, filepath.Join(out, "best", "weights.json"), filepath.Join(out, "manifest.json"),
+		filepath.Join(out, "metrics.jsonl"), filepath.Join(out, "report.html"), filepath.Join(out, "epochs", "001", "weights.json")} {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "weights.json")); err == nil {
+		t.Error("--overwrite kept the earlier layout's weights.json")
 	}
 }
 

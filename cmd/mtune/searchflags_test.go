@@ -22,7 +22,7 @@ func TestBatchSearchFlagsTuneNbest(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		b, err := os.ReadFile(filepath.Join(out, "weights.json"))
+		b, err := os.ReadFile(filepath.Join(out, "best", "weights.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

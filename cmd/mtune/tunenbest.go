@@ -16,6 +16,7 @@ import (
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/rundir"
+	"github.com/mtune/mtune/tune"
 )
 
 // tuneNbestFlags registers the flags of "mtune tune-nbest" and returns the
@@ -34,8 +35,8 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
 	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
 	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
-	out := fs.String("out", "", "output folder (local or gs://): weights, weights.sparse, weights.json and manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
-	overwrite := fs.Bool("overwrite", false, "replace the weights an earlier tune-nbest wrote in --out (only its files)")
+	out := fs.String("out", "", "output folder (local or gs://), a run folder as tune writes: best/weights (and weights.sparse, weights.json) the tuned weights, epochs/NNN/ each epoch's, metrics.jsonl, report.html, manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
+	overwrite := fs.Bool("overwrite", false, "replace the run an earlier tune-nbest wrote in --out (only its files)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
 			return usagef("--nbest, -r and --out are required")
@@ -57,6 +58,11 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		dir, err := openOutput(ctx, "tune-nbest", *out, *overwrite, ownsTrio)
 		if err != nil {
 			return err
+		}
+		dir.man.Options = tune.LearnerManifest(info.Name, cfg)
+		dir.man.Options.Mode, dir.man.Options.Epochs = "pool (tune-nbest)", 1
+		if info.Online {
+			dir.man.Options.Epochs = *epochs
 		}
 		var inputs []rundir.InputFile
 		for _, p := range in.nbests {
@@ -103,15 +109,21 @@ type tuneNbestOptions struct {
 }
 
 // ownsTrio reports whether rel, relative to tune-nbest's --out, is one of
-// the files it writes there.
+// the files it writes there: a run folder's (rundir.Layout.Owns), or the
+// weights trio an earlier mtune wrote at its top (before tune-nbest ran
+// through tune.Driver), which --overwrite replaces.
 func ownsTrio(rel string) bool {
 	switch rel {
-	case weights.TrioMoses, weights.TrioSparse, weights.TrioJSON, "manifest.json":
+	case weights.TrioMoses, weights.TrioSparse, weights.TrioJSON:
 		return true
 	}
-	return false
+	return rundir.Layout{}.Owns(rel)
 }
 
+// runTuneNbest tunes on the n-best lists o names through tune.Driver, the
+// one epoch loop: a tune.PoolEpocher runs the learner over the pool, an
+// online learner's --epochs times (its best epoch kept, the starting
+// weights counting as epoch 0), a batch optimizer's once.
 func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	start := time.Now()
 	idx := feature.NewIndex()
@@ -147,37 +159,27 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err := o.start(); err != nil {
 		return err
 	}
-	// An online learner keeps the weights of its best epoch, the starting
-	// weights (epoch 0) included, by rundir.Best's rule; a batch optimizer's
-	// result is taken as it is.
-	best := w
-	var choice rundir.Best
-	choice.Add(0, pool.OneBest(lists, w).BLEU())
-	rounds := 1
+	dir := rundir.Layout{Root: o.out}
+	set.Weights = w
+	e, startW, base, err := tune.NewPoolEpocher(ctx, dir, lists, set, l)
+	if err != nil {
+		return err
+	}
+	d := tune.Driver{Dir: dir, Epochs: 1, Start: startW, Recorders: []tune.Recorder{tune.NewReport(dir)}}
 	if o.info.Online {
-		rounds = o.epochs
+		d.Epochs, d.Baseline = o.epochs, base
+		d.Recorders = append(d.Recorders, tune.NewPrinter(a.stderr))
 	}
-	for e := 1; e <= rounds; e++ {
-		t0 := time.Now()
-		if err := l.Learn(ctx, lists); err != nil {
-			return err
-		}
-		cur := l.Weights()
-		bleu := pool.OneBest(lists, cur).BLEU()
-		if o.info.Online {
-			fmt.Fprintf(a.stderr, "epoch %d: BLEU %.2f, %d non-zero weights, %.2f s\n", e, 100*bleu, cur.NonZero(), time.Since(t0).Seconds())
-		}
-		if choice.Add(e, bleu) || !o.info.Online {
-			best = cur
-		}
+	if _, err := d.Run(ctx, e, nil); err != nil {
+		return err
 	}
-	set.Weights = best
-	if err := weights.WriteTrio(ctx, o.out, set); err != nil {
+	best, err := weights.Read(ctx, dir.Best().JSON(), idx)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
-		o.info.Name, best.NonZero(), time.Since(start).Seconds(), rundir.Trio{Dir: o.out}.Moses())
-	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best)))
+		o.info.Name, best.Weights.NonZero(), time.Since(start).Seconds(), dir.Best().Moses())
+	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best.Weights)))
 	return nil
 }
 
