@@ -44,7 +44,7 @@ func BenchmarkStatsString(b *testing.B) {
 		}
 	}
 	reportPerHyp(b, cpu, len(hyps))
-	if sum.Totals[0] == 0 {
+	if sum.Total(0) == 0 {
 		b.Fatal("no tokens")
 	}
 }
@@ -96,12 +96,12 @@ func BenchmarkNewReference(b *testing.B) {
 }
 
 func BenchmarkAdd(b *testing.B) {
-	s := Stats{Order: 4, Matches: [MaxOrder]float64{6, 1}, Totals: [MaxOrder]float64{14, 13, 12, 11}, RefLen: 18}
+	s := NewBLEUStats(4, []float64{6, 1}, []float64{14, 13, 12, 11}, 18)
 	var sum Stats
 	for i := 0; i < b.N; i++ {
 		sum.Add(s)
 	}
-	if sum.RefLen == 0 {
+	if sum.RefLen() == 0 {
 		b.Fatal("no sum")
 	}
 }

@@ -36,7 +36,7 @@ func naiveStats(order int, hyp []string, refs ...[]string) Stats {
 		}
 		return c
 	}
-	s := Stats{Order: order}
+	s := NewBLEUStats(order, nil, nil, 0)
 	maxRef := make([]map[string]int, order)
 	for n := range maxRef {
 		maxRef[n] = map[string]int{}
@@ -52,14 +52,14 @@ func naiveStats(order int, hyp []string, refs ...[]string) Stats {
 		if d < 0 {
 			d = -d
 		}
-		if bestDiff < 0 || d < bestDiff || (d == bestDiff && float64(len(ref)) < s.RefLen) {
-			bestDiff, s.RefLen = d, float64(len(ref))
+		if bestDiff < 0 || d < bestDiff || (d == bestDiff && float64(len(ref)) < s.RefLen()) {
+			bestDiff, s.V[2*s.Order()] = d, float64(len(ref))
 		}
 	}
 	for n, c := range count(hyp) {
 		for k, v := range c {
-			s.Totals[n] += float64(v)
-			s.Matches[n] += float64(min(v, maxRef[n][k]))
+			s.V[2*n+1] += float64(v)
+			s.V[2*n] += float64(min(v, maxRef[n][k]))
 		}
 	}
 	return s
@@ -237,9 +237,9 @@ func TestMultiBLEUWMT15(t *testing.T) {
 
 func TestMultiBLEU(t *testing.T) {
 	st := func(order int, ref float64, mt ...float64) Stats {
-		s := Stats{Order: order, RefLen: ref}
+		s := NewBLEUStats(order, nil, nil, ref)
 		for n := 0; n < len(mt)/2; n++ {
-			s.Matches[n], s.Totals[n] = mt[2*n], mt[2*n+1]
+			s.V[2*n], s.V[2*n+1] = mt[2*n], mt[2*n+1]
 		}
 		return s
 	}
@@ -292,7 +292,7 @@ func TestStatsArithmetic(t *testing.T) {
 	}
 	c := a
 	c.Scale(0.5)
-	if c.Matches[0] != 3 || c.Totals[3] != 5.5 || c.RefLen != 9 || c.Order != 4 {
+	if c.Match(0) != 3 || c.Total(3) != 5.5 || c.RefLen() != 9 || c.Order() != 4 {
 		t.Errorf("Scale(0.5) = %v", c)
 	}
 	if got := a.Replace(a, b); got != b {
@@ -316,7 +316,7 @@ func TestStatsArithmetic(t *testing.T) {
 			t.Error("adding orders 4 and 2 did not panic")
 		}
 	}()
-	a.Add(Stats{Order: 2})
+	a.Add(NewBLEUStats(2, nil, nil, 0))
 }
 
 func TestScoreJSON(t *testing.T) {

@@ -1,13 +1,16 @@
 package metric
 
-// MaxStats is the most sufficient statistics a hypothesis has under any one
-// metric: chrF++'s 24 (three a character order 1–6 and a word order 1–2).
-const MaxStats = 24
+import "fmt"
+
+// MaxStats is the most sufficient statistics a hypothesis has under any
+// metric: chrF++'s 24 (three a character order 1–6 and a word order 1–2)
+// with room for a weighted sum of it and TER's or an external score's.
+const MaxStats = 32
 
 // Metric is an automatic evaluation metric as Moses' mert/Scorer.h makes
-// one (DESIGN.md §11): per-hypothesis sufficient statistics that add over
-// sentences, a corpus score computed from their sum, a smoothed sentence
-// score for the learners that need one, a direction, a name and a
+// one (DESIGN.md §11): per-hypothesis sufficient statistics (Stats) that
+// add over sentences, a corpus score computed from their sum, a smoothed
+// sentence score for the learners that need one, a direction, a name and a
 // sacreBLEU-style signature. The statistics of a corpus are the sums of its
 // hypotheses', so a corpus score never needs the text again, and line
 // searches (MERT, line-search mixing) stay exact by summing statistics
@@ -17,30 +20,61 @@ type Metric interface {
 	// "BLEU", "chrF2", "chrF2++", "TER".
 	Name() string
 	// Signature is sacreBLEU's signature of the metric's settings
-	// ("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.4.3"
-	// for chrF with sacreBLEU 2.4.3's defaults), nrefs the references
-	// given per segment.
+	// ("nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0" for
+	// chrF with sacreBLEU's defaults), nrefs the references given per
+	// segment (negative: it varies).
 	Signature(nrefs int) string
-	// Len is the number of statistics a hypothesis has, at most MaxStats.
+	// Len is the number of statistics a hypothesis has (Stats.N), at most
+	// MaxStats.
 	Len() int
 	// HigherIsBetter is false for an error rate (TER): the learners
-	// maximise its negation.
+	// maximise its negation (Gain).
 	HigherIsBetter() bool
 	// Segment prepares the references of one segment for scoring its
 	// hypotheses.
 	Segment(refs []string) (Segment, error)
-	// Score is the corpus score, as sacreBLEU prints it (0–100), of the
-	// statistics summed over a corpus' hypotheses (len(stats) == Len()).
-	Score(stats []float64) float64
+	// Score is the corpus score, as sacreBLEU prints it (0–100 for BLEU,
+	// chrF and TER), of the statistics summed over a corpus' hypotheses.
+	Score(s Stats) float64
 	// SentenceScore is one hypothesis' sentence-level score, on Score's
 	// scale, with the smoothing the metric calls for at the sentence
 	// level.
-	SentenceScore(stats []float64) float64
+	SentenceScore(s Stats) float64
+	// Check reports whether s holds statistics a hypothesis (or a sum of
+	// hypotheses) could have under the metric: Len numbers, finite, and
+	// what else the metric asks (BLEU's matches no more than its n-grams).
+	Check(s Stats) error
 }
 
 // Segment scores the hypotheses of one segment against its references. A
 // Segment serves any number of goroutines at once.
 type Segment interface {
-	// Stats writes hyp's statistics into dst, which has Len() elements.
-	Stats(dst []float64, hyp string)
+	// Stats returns hyp's statistics.
+	Stats(hyp string) Stats
+}
+
+// Gain is m's score of s oriented so that higher is better: the score, or
+// its negation for an error rate. The learners maximise it.
+func Gain(m Metric, s Stats) float64 {
+	if m.HigherIsBetter() {
+		return m.Score(s)
+	}
+	return -m.Score(s)
+}
+
+// SentenceGain is m's sentence score of s oriented as Gain.
+func SentenceGain(m Metric, s Stats) float64 {
+	if m.HigherIsBetter() {
+		return m.SentenceScore(s)
+	}
+	return -m.SentenceScore(s)
+}
+
+// checkLen reports whether s has the n numbers of metric name, finite,
+// zero beyond n.
+func checkLen(name string, s Stats, n int) error {
+	if s.N != n {
+		return fmt.Errorf("%w: %d numbers, %s has %d", ErrStats, s.N, name, n)
+	}
+	return s.Validate()
 }

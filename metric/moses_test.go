@@ -142,7 +142,7 @@ func TestMosesLayout(t *testing.T) {
 			}
 		})
 	}
-	frac := Stats{Order: 1, Matches: [MaxOrder]float64{0.5}, Totals: [MaxOrder]float64{1}, RefLen: 1}
+	frac := NewBLEUStats(1, []float64{0.5}, []float64{1}, 1)
 	if _, err := frac.ToMoses(); err == nil {
 		t.Error("ToMoses of fractional statistics: no error")
 	}
@@ -172,8 +172,8 @@ func TestParseMoses(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("ParseMoses(%q) = %v, %v; want error %v", tc.in, s, err, tc.wantErr)
 			}
-			if err == nil && len(strings.Fields(tc.in)) != 2*s.Order+1 {
-				t.Errorf("order %d from %d fields", s.Order, len(strings.Fields(tc.in)))
+			if err == nil && len(strings.Fields(tc.in)) != 2*s.Order()+1 {
+				t.Errorf("order %d from %d fields", s.Order(), len(strings.Fields(tc.in)))
 			}
 		})
 	}

@@ -106,18 +106,18 @@ func checkPaired(ctx context.Context, test string, base, cand []Stats, draws int
 	if draws < 1 {
 		return sb, sc, fmt.Errorf("%w: %s: %d %s, want at least 1", ErrPaired, test, draws, unit)
 	}
-	order := base[0].Order
+	order := base[0].Order()
 	for _, sys := range []struct {
 		name  string
 		stats []Stats
 	}{{"base", base}, {"candidate", cand}} {
 		for i := range sys.stats {
 			s := &sys.stats[i]
-			if err := s.Validate(); err != nil {
+			if err := s.ValidateBLEU(); err != nil {
 				return sb, sc, fmt.Errorf("metric: %s: %s sentence %d: %w", test, sys.name, i+1, err)
 			}
-			if s.Order != order {
-				return sb, sc, fmt.Errorf("%w: %s: %s sentence %d has order %d, base sentence 1 order %d", ErrPaired, test, sys.name, i+1, s.Order, order)
+			if s.Order() != order {
+				return sb, sc, fmt.Errorf("%w: %s: %s sentence %d has order %d, base sentence 1 order %d", ErrPaired, test, sys.name, i+1, s.Order(), order)
 			}
 		}
 	}
@@ -157,39 +157,31 @@ func (t *tally) pValues(n int) (one, two float64) { return pValue(t.one, n), pVa
 
 // pairs holds the counts of both systems' statistics packed for the
 // resampling loops: for sentence i, row i is base's counts then cand's, each
-// as matches[0:order], totals[0:order], reference length (w = 2·order+1
-// values). Summing rows adds exactly what Stats.Add adds, in the same order.
+// its Stats' values V[:w] (w = 2·order+1 for BLEU). Summing rows adds
+// exactly what Stats.Add adds, in the same order.
 type pairs struct {
 	order, w int
 	rows     []float64
 }
 
 func packPairs(base, cand []Stats) pairs {
-	order := base[0].Order
+	order := base[0].Order()
 	p := pairs{order: order, w: 2*order + 1}
 	p.rows = make([]float64, 0, 2*p.w*len(base))
-	put := func(s *Stats) {
-		p.rows = append(p.rows, s.Matches[:order]...)
-		p.rows = append(p.rows, s.Totals[:order]...)
-		p.rows = append(p.rows, s.RefLen)
-	}
 	for i := range base {
-		put(&base[i])
-		put(&cand[i])
+		p.rows = append(p.rows, base[i].V[:p.w]...)
+		p.rows = append(p.rows, cand[i].V[:p.w]...)
 	}
 	return p
 }
 
 // acc is the sum of some rows of a pairs: one system's counts, then the
 // other's.
-type acc [2 * (2*MaxOrder + 1)]float64
+type acc [2 * MaxStats]float64
 
 // stats returns the Stats of the system at offset off (0 or w) of a.
 func (p *pairs) stats(a *acc, off int) Stats {
-	s := Stats{Order: p.order, RefLen: a[off+2*p.order]}
-	copy(s.Matches[:p.order], a[off:])
-	copy(s.Totals[:p.order], a[off+p.order:])
-	return s
+	return StatsOf(a[off : off+p.w]...)
 }
 
 // PairedBootstrap compares two systems' translations of one test set by paired

@@ -15,12 +15,12 @@ import (
 // st1 returns order-1 statistics: m of t unigrams match, reference length r.
 // Its BLEU is m/t times the brevity penalty, easy to follow by hand.
 func st1(m, t, r float64) Stats {
-	return Stats{Order: 1, Matches: [MaxOrder]float64{m}, Totals: [MaxOrder]float64{t}, RefLen: r}
+	return NewBLEUStats(1, []float64{m}, []float64{t}, r)
 }
 
 // st2 returns order-2 statistics.
 func st2(m1, t1, m2, t2, r float64) Stats {
-	return Stats{Order: 2, Matches: [MaxOrder]float64{m1, m2}, Totals: [MaxOrder]float64{t1, t2}, RefLen: r}
+	return NewBLEUStats(2, []float64{m1, m2}, []float64{t1, t2}, r)
 }
 
 // randomStats returns n plausible order-4 statistics: hypotheses of 5 to 44
@@ -30,12 +30,12 @@ func randomStats(rng *rand.Rand, n int) []Stats {
 	for i := range out {
 		c := 5 + rng.IntN(40)
 		p := 0.3 + 0.5*rng.Float64()
-		s := Stats{Order: 4, RefLen: float64(max(1, c+rng.IntN(11)-5))}
+		s := NewBLEUStats(4, nil, nil, float64(max(1, c+rng.IntN(11)-5)))
 		for k := range 4 {
 			t := max(c-k, 0)
-			s.Totals[k] = float64(t)
-			s.Matches[k] = math.Floor(float64(t) * math.Pow(p, float64(k+1)) * (0.5 + rng.Float64()))
-			s.Matches[k] = min(s.Matches[k], s.Totals[k])
+			s.V[2*k+1] = float64(t)
+			s.V[2*k] = math.Floor(float64(t) * math.Pow(p, float64(k+1)) * (0.5 + rng.Float64()))
+			s.V[2*k] = min(s.Match(k), s.Total(k))
 		}
 		out[i] = s
 	}
@@ -47,9 +47,9 @@ func randomStats(rng *rand.Rand, n int) []Stats {
 func perturb(rng *rand.Rand, s []Stats) []Stats {
 	out := slices.Clone(s)
 	for i := range out {
-		for k := range out[i].Order {
-			m := out[i].Matches[k] + float64(rng.IntN(3)-1)
-			out[i].Matches[k] = max(0, min(m, out[i].Totals[k]))
+		for k := range out[i].Order() {
+			m := out[i].Match(k) + float64(rng.IntN(3)-1)
+			out[i].V[2*k] = max(0, min(m, out[i].Total(k)))
 		}
 	}
 	return out

@@ -99,7 +99,7 @@ func extend(prefix, last uint64) uint64 {
 }
 
 // Reference holds one sentence's references, prepared for scoring many
-// hypotheses against them: for each n-gram of order 1..Order found in any
+// hypotheses against them: for each n-gram of order 1..Order() found in any
 // reference the largest number of times it occurs in one reference (the
 // clipping count), and the references' lengths. It is immutable once made and
 // safe for concurrent use.
@@ -277,13 +277,12 @@ func (r *Reference) StatsString(hyp string) Stats {
 
 // stats counts the n-grams of the hypothesis whose token hashes are g.
 func (r *Reference) stats(g []uint64, sc *scratch) Stats {
-	var s Stats
-	s.Order = r.order
+	s := Stats{N: 2*r.order + 1}
 	L := len(g)
 	for n := 0; n < r.order && n < L; n++ {
-		s.Totals[n] = float64(L - n)
+		s.V[2*n+1] = float64(L - n)
 	}
-	s.RefLen = float64(r.ClosestLength(L))
+	s.V[2*r.order] = float64(r.ClosestLength(L))
 	if len(sc.used) < len(r.keys) {
 		sc.used = make([]int32, len(r.keys))
 	}
@@ -324,7 +323,7 @@ func (r *Reference) stats(g []uint64, sc *scratch) Stats {
 	}
 	sc.touched = touched
 	for n := 0; n < r.order; n++ {
-		s.Matches[n] = float64(matches[n])
+		s.V[2*n] = float64(matches[n])
 	}
 	return s
 }

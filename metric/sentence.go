@@ -57,7 +57,12 @@ type Smoothing struct {
 
 // BLEU returns the smoothed BLEU of s, a fraction in [0, 1].
 func (sm Smoothing) BLEU(s Stats) float64 {
-	return sm.Compute(s.Matches[:s.Order], s.Totals[:s.Order], s.Totals[0], s.RefLen)
+	var m, t [MaxOrder]float64
+	o := s.Order()
+	for n := range o {
+		m[n], t[n] = s.Match(n), s.Total(n)
+	}
+	return sm.Compute(m[:o], t[:o], s.HypLen(), s.RefLen())
 }
 
 // Compute is sacreBLEU's compute_bleu on raw statistics (as a fraction, not
@@ -152,14 +157,14 @@ const (
 
 // BLEUPlusOne returns the sentence-level BLEU+1 of s in the given variant.
 func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
-	if s.Order <= 0 {
+	if s.Order() <= 0 {
 		return 0
 	}
 	switch v {
 	case LinOch:
 		var lp float64
-		for n := 0; n < s.Order; n++ {
-			m, t := s.Matches[n], s.Totals[n]
+		for n := 0; n < s.Order(); n++ {
+			m, t := s.Match(n), s.Total(n)
 			if n > 0 {
 				m++
 				t++
@@ -169,14 +174,14 @@ func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
 			}
 			lp += math.Log(m) - math.Log(t)
 		}
-		return s.BrevityPenalty() * math.Exp(lp/float64(s.Order))
+		return s.BrevityPenalty() * math.Exp(lp/float64(s.Order()))
 	case MosesPlusOne, MosesPlusOneSmoothBP:
 		var lp float64
-		for n := 0; n < s.Order; n++ {
-			lp += math.Log(s.Matches[n]+1) - math.Log(s.Totals[n]+1)
+		for n := 0; n < s.Order(); n++ {
+			lp += math.Log(s.Match(n)+1) - math.Log(s.Total(n)+1)
 		}
-		lp /= float64(s.Order)
-		c, r := s.Totals[0], s.RefLen
+		lp /= float64(s.Order())
+		c, r := s.Total(0), s.RefLen()
 		if v == MosesPlusOneSmoothBP {
 			r++
 		}
@@ -196,24 +201,24 @@ func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
 
 // InterpolatedBLEU returns the sentence-level BLEU of Liang et al. (2006):
 // Σ_{i=1..N} BLEU_i / 2^(N-i+1), where BLEU_i is the unsmoothed BLEU of
-// orders 1..i and N = s.Order. An order the hypothesis is too short to have
+// orders 1..i and N = s.Order(). An order the hypothesis is too short to have
 // n-grams of counts as precision 1 instead of making BLEU_i zero (the
 // brevity penalty still applies); an empty hypothesis scores 0.
 func InterpolatedBLEU(s Stats) float64 {
-	if s.Order <= 0 || s.Totals[0] <= 0 {
+	if s.Order() <= 0 || s.Total(0) <= 0 {
 		return 0
 	}
 	bp := s.BrevityPenalty()
 	var sum, logSum float64
-	for i := 0; i < s.Order; i++ {
-		m, t := s.Matches[i], s.Totals[i]
+	for i := 0; i < s.Order(); i++ {
+		m, t := s.Match(i), s.Total(i)
 		if t > 0 {
 			if m <= 0 {
 				break // this and every longer BLEU_i are 0
 			}
 			logSum += math.Log(m / t)
 		}
-		sum += bp * math.Exp(logSum/float64(i+1)) / math.Ldexp(1, s.Order-i)
+		sum += bp * math.Exp(logSum/float64(i+1)) / math.Ldexp(1, s.Order()-i)
 	}
 	return sum
 }
@@ -251,11 +256,12 @@ func NewBackground(order int) *Background {
 	if order < 1 || order > MaxOrder {
 		panic(fmt.Sprintf("metric: n-gram order %d is not in 1..%d", order, MaxOrder))
 	}
-	b := &Background{Stats: Stats{Order: order, RefLen: float64(order)}}
+	b := &Background{Stats: Stats{N: 2*order + 1}}
 	for n := 0; n < order; n++ {
-		b.Stats.Matches[n] = float64(order - n)
-		b.Stats.Totals[n] = float64(order - n)
+		b.Stats.V[2*n] = float64(order - n)
+		b.Stats.V[2*n+1] = float64(order - n)
 	}
+	b.Stats.V[2*order] = float64(order)
 	return b
 }
 
@@ -279,5 +285,5 @@ func (b *Background) Update(stats Stats) {
 // some order of the sum has no match.
 func BackgroundBLEU(sent, bg Stats) float64 {
 	sent.Add(bg)
-	return sent.BLEU() * sent.RefLen
+	return sent.BLEU() * sent.RefLen()
 }

@@ -68,19 +68,19 @@ func TestBackground(t *testing.T) {
 		t.Errorf("background BLEU %v, want %v", got, want)
 	}
 	b.Update(s)
-	if got, want := b.Stats.Matches[0], 4*0.999+6; math.Abs(got-want) > 1e-12 {
+	if got, want := b.Stats.Match(0), 4*0.999+6; math.Abs(got-want) > 1e-12 {
 		t.Errorf("after Update: matches[0] %v, want %v", got, want)
 	}
-	if got, want := b.Stats.RefLen, 4*0.999+18; math.Abs(got-want) > 1e-12 {
+	if got, want := b.Stats.RefLen(), 4*0.999+18; math.Abs(got-want) > 1e-12 {
 		t.Errorf("after Update: ref len %v, want %v", got, want)
 	}
 	b2 := &Background{Stats: b.Stats, Decay: 0.5}
 	b2.Update(Stats{})
-	if got, want := b2.Stats.RefLen, b.Stats.RefLen/2; got != want {
+	if got, want := b2.Stats.RefLen(), b.Stats.RefLen()/2; got != want {
 		t.Errorf("decay 0.5: ref len %v, want %v", got, want)
 	}
 	// A sum with a zero match count scores 0, not NaN.
-	if got := BackgroundBLEU(Stats{Order: 4}, Stats{Order: 4, Totals: [MaxOrder]float64{1, 1, 1, 1}}); got != 0 {
+	if got := BackgroundBLEU(NewBLEUStats(4, nil, nil, 0), NewBLEUStats(4, nil, []float64{1, 1, 1, 1}, 0)); got != 0 {
 		t.Errorf("no matches: %v", got)
 	}
 }

@@ -117,11 +117,11 @@ func devStats(q float64) []metric.Stats {
 	out := make([]metric.Stats, 80)
 	for i := range out {
 		n := float64(15 + rng.IntN(10))
-		s := metric.Stats{Order: 4, RefLen: n}
+		s := metric.NewBLEUStats(4, nil, nil, n)
 		p := q + 0.2*(rng.Float64()-0.5)
 		for k := range 4 {
-			s.Totals[k] = n - float64(k)
-			s.Matches[k] = min(s.Totals[k], max(0, float64(int(s.Totals[k]*p*pow(0.8, k)+0.5))))
+			s.V[2*k+1] = n - float64(k)
+			s.V[2*k] = min(s.Total(k), max(0, float64(int(s.Total(k)*p*pow(0.8, k)+0.5))))
 		}
 		out[i] = s
 	}

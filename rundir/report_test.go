@@ -353,7 +353,7 @@ func TestWriteReportStartAndOptions(t *testing.T) {
 	if err := WriteJSON(ctx, Layout{Root: dir}.Manifest(), man); err != nil {
 		t.Fatal(err)
 	}
-	start := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{8, 4, 2, 1}, Totals: [metric.MaxOrder]float64{10, 9, 8, 7}, RefLen: 10}
+	start := metric.NewBLEUStats(4, []float64{8, 4, 2, 1}, []float64{10, 9, 8, 7}, 10)
 	if err := WriteJSON(ctx, Layout{Root: dir}.InitDevStats(), start); err != nil {
 		t.Fatal(err)
 	}

@@ -24,18 +24,18 @@ func TestSumStatsFn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := metric.Stats{Order: 4, Totals: [6]float64{1}, RefLen: 2}
+	b := metric.NewBLEUStats(4, nil, []float64{1}, 2)
 	if a, err = f.MergeAccumulators(a, b); err != nil {
 		t.Fatal(err)
 	}
-	want := metric.Stats{Order: 4, Matches: [6]float64{9, 6, 3, 0}, Totals: [6]float64{13, 9, 6, 3}, RefLen: 17}
+	want := metric.NewBLEUStats(4, []float64{9, 6, 3, 0}, []float64{13, 9, 6, 3}, 17)
 	if a != want {
 		t.Errorf("sum %v, want %v", a, want)
 	}
-	if _, err := f.AddInput(a, metric.Stats{Order: 2, Totals: [6]float64{1, 1}}); err == nil {
+	if _, err := f.AddInput(a, metric.NewBLEUStats(2, nil, []float64{1, 1}, 0)); err == nil {
 		t.Error("adding BLEU-2 statistics to BLEU-4 ones: no error")
 	}
-	if _, err := f.AddInput(a, metric.Stats{Order: 4, Matches: [6]float64{2}, Totals: [6]float64{1}}); err == nil {
+	if _, err := f.AddInput(a, metric.NewBLEUStats(4, []float64{2}, []float64{1}, 0)); err == nil {
 		t.Error("adding invalid statistics: no error")
 	}
 }

@@ -289,7 +289,7 @@ func TestLineSearchCombine(t *testing.T) {
 }
 
 func TestLineSearchErrors(t *testing.T) {
-	s4, s2 := okStats(), metric.Stats{Order: 2, Totals: [6]float64{1, 1}, RefLen: 1}
+	s4, s2 := okStats(), metric.NewBLEUStats(2, nil, []float64{1, 1}, 1)
 	hyp := func(s metric.Stats) pool.List {
 		return pool.List{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: s}}}
 	}

@@ -65,13 +65,12 @@ func syntheticBatch(i int) []pool.List {
 	for s := 0; s < 2; s++ {
 		l := pool.List{Sent: 2*i + s}
 		for h := 0; h < 3; h++ {
-			var st metric.Stats
-			st.Order = 4
+			st := metric.Stats{N: 9}
 			for n := 0; n < 4; n++ {
-				st.Totals[n] = float64(10 - n)
-				st.Matches[n] = float64(max(0, 2*h+3-n))
+				st.V[2*n+1] = float64(10 - n)
+				st.V[2*n] = float64(max(0, 2*h+3-n))
 			}
-			st.RefLen = 10
+			st.V[8] = 10 // the reference length
 			v := feature.Vector{IDs: []feature.ID{0, 1, feature.ID(2 + (i+h)%5)}, Vals: []float64{float64(h) - 1, float64(s+h) / 3, 1}}
 			l.Hyps = append(l.Hyps, pool.Hyp{Features: v, Stats: st})
 		}

@@ -95,7 +95,7 @@ func TestNBestRoundTrip(t *testing.T) {
 		{"id beyond names", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1}, Vals: []float64{1}}, Stats: okStats()}}}},
 		{"unsorted ids", tune.NBest{Names: []string{"a", "b"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1, 0}, Vals: []float64{1, 1}}, Stats: okStats()}}}},
 		{"repeated name", tune.NBest{Names: []string{"a", "a"}, Hyps: []tune.WireHyp{{Stats: okStats()}}}},
-		{"bad stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: metric.Stats{Order: 9}}}}},
+		{"bad stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: metric.NewBLEUStats(9, nil, nil, 0)}}}},
 	}
 	for _, tc := range bad {
 		if _, err := tc.n.List(feature.NewIndex()); err == nil {
@@ -105,7 +105,7 @@ func TestNBestRoundTrip(t *testing.T) {
 }
 
 func okStats() metric.Stats {
-	return metric.Stats{Order: 4, Matches: [6]float64{3, 2, 1, 0}, Totals: [6]float64{4, 3, 2, 1}, RefLen: 5}
+	return metric.NewBLEUStats(4, []float64{3, 2, 1, 0}, []float64{4, 3, 2, 1}, 5)
 }
 
 func TestShardState(t *testing.T) {

@@ -125,7 +125,7 @@ func TestMergePoolPart(t *testing.T) {
 // two files disagree are refused when read.
 func TestMergePoolPartErrors(t *testing.T) {
 	ctx := context.Background()
-	stats := metric.Stats{Order: 1, Matches: [metric.MaxOrder]float64{1}, Totals: [metric.MaxOrder]float64{1}, RefLen: 1}
+	stats := metric.NewBLEUStats(1, []float64{1}, []float64{1}, 1)
 	one := func(sent int, target string) tune.NBest {
 		return tune.NBest{Sent: sent, Names: []string{"LM0_0"}, Hyps: []tune.WireHyp{
 			{Target: target, Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{-1}}, Stats: stats}}}

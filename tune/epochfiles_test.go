@@ -15,7 +15,7 @@ import (
 )
 
 func okStats() metric.Stats {
-	return metric.Stats{Order: 4, Matches: [6]float64{3, 2, 1, 0}, Totals: [6]float64{4, 3, 2, 1}, RefLen: 5}
+	return metric.NewBLEUStats(4, []float64{3, 2, 1, 0}, []float64{4, 3, 2, 1}, 5)
 }
 
 func sampleResult() ShardResult {
@@ -115,8 +115,8 @@ func normal(s ShardState) ShardState {
 func TestReadEpoch(t *testing.T) {
 	ctx := context.Background()
 	tuneStats := okStats()
-	devStats := metric.Stats{Order: 4, Matches: [6]float64{4, 3, 2, 1}, Totals: [6]float64{4, 3, 2, 1}, RefLen: 4}
-	shardStats := []metric.Stats{okStats(), {Order: 4, Matches: [6]float64{2, 1, 1, 1}, Totals: [6]float64{3, 2, 1, 1}, RefLen: 2}}
+	devStats := metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4)
+	shardStats := []metric.Stats{okStats(), metric.NewBLEUStats(4, []float64{2, 1, 1, 1}, []float64{3, 2, 1, 1}, 2)}
 	var prog metric.Stats
 	for _, s := range shardStats {
 		prog.Add(s)

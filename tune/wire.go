@@ -113,7 +113,7 @@ func (n NBest) Validate() error {
 		if m := len(h.Features.IDs); m > 0 && int(h.Features.IDs[m-1]) >= len(n.Names) {
 			return fmt.Errorf("tune: n-best list of sentence %d, hypothesis %d: feature id %d beyond %d names", n.Sent, k, h.Features.IDs[m-1], len(n.Names))
 		}
-		if err := h.Stats.Validate(); err != nil {
+		if err := h.Stats.ValidateBLEU(); err != nil {
 			return fmt.Errorf("tune: n-best list of sentence %d, hypothesis %d: %w", n.Sent, k, err)
 		}
 	}
@@ -313,7 +313,7 @@ func (r ShardResult) Validate() error {
 		return err
 	}
 	if r.Stats != (metric.Stats{}) {
-		if err := r.Stats.Validate(); err != nil {
+		if err := r.Stats.ValidateBLEU(); err != nil {
 			return fmt.Errorf("tune: shard %d: %w", r.Shard, err)
 		}
 	}

@@ -162,8 +162,8 @@ func TestNewErrors(t *testing.T) {
 // return an error wrapping learner.ErrNoFeatures, not panic or return
 // weights.
 func TestNoFeatures(t *testing.T) {
-	st := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{3, 1}, Totals: [metric.MaxOrder]float64{4, 3, 2, 1}, RefLen: 4}
-	worse := metric.Stats{Order: 4, Matches: [metric.MaxOrder]float64{1}, Totals: [metric.MaxOrder]float64{4, 3, 2, 1}, RefLen: 4}
+	st := metric.NewBLEUStats(4, []float64{3, 1}, []float64{4, 3, 2, 1}, 4)
+	worse := metric.NewBLEUStats(4, []float64{1}, []float64{4, 3, 2, 1}, 4)
 	cases := []struct {
 		name  string
 		lists []pool.List

@@ -61,10 +61,10 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 			}
 			if order == 0 {
-				order = h.Stats.Order
-			} else if h.Stats.Order != order {
+				order = h.Stats.Order()
+			} else if h.Stats.Order() != order {
 				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: BLEU order %d, earlier hypotheses have %d",
-					l.Sent, k, h.Stats.Order, order)
+					l.Sent, k, h.Stats.Order(), order)
 			}
 			if n := len(h.Features.IDs); n > 0 {
 				maxID = max(maxID, h.Features.IDs[n-1])
@@ -135,11 +135,7 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 				}
 				c.off = append(c.off, int32(len(c.lid)))
 			}
-			s := hyp.Stats
-			for n := 0; n < order; n++ {
-				c.stats = append(c.stats, s.Matches[n], s.Totals[n])
-			}
-			c.stats = append(c.stats, s.RefLen)
+			c.stats = append(c.stats, hyp.Stats.V[:2*order+1]...)
 			h++
 		}
 	}
@@ -148,7 +144,7 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 }
 
 func checkHyp(h pool.Hyp) error {
-	if err := h.Stats.Validate(); err != nil {
+	if err := h.Stats.ValidateBLEU(); err != nil {
 		return err
 	}
 	f := h.Features
@@ -292,20 +288,13 @@ func (c *compiled) oneBest(w []float64, threads int) metric.Stats {
 
 // toStats converts a statistics row to metric.Stats.
 func (c *compiled) toStats(r []float64) metric.Stats {
-	s := metric.Stats{Order: c.order, RefLen: r[2*c.order]}
-	for n := 0; n < c.order; n++ {
-		s.Matches[n], s.Totals[n] = r[2*n], r[2*n+1]
-	}
-	return s
+	return metric.StatsOf(r[:2*c.order+1]...)
 }
 
 // fromStats converts metric.Stats to a row of the compiled layout.
 func (c *compiled) fromStats(s metric.Stats) []float64 {
 	r := make([]float64, c.stride)
-	for n := 0; n < c.order; n++ {
-		r[2*n], r[2*n+1] = s.Matches[n], s.Totals[n]
-	}
-	r[2*c.order] = s.RefLen
+	copy(r, s.V[:2*c.order+1])
 	return r
 }
 

@@ -33,13 +33,13 @@ func loadEuroparl100(tb testing.TB) europarl100 {
 // randomStats returns valid BLEU-4 statistics of a hypothesis of length
 // 0..maxLen against a reference of length 1..maxLen.
 func randomStats(r *rand.Rand, maxLen int) metric.Stats {
-	s := metric.Stats{Order: 4, RefLen: float64(1 + r.IntN(maxLen))}
+	s := metric.NewBLEUStats(4, nil, nil, float64(1+r.IntN(maxLen)))
 	n := r.IntN(maxLen + 1)
 	for k := 0; k < 4; k++ {
 		t := max(0, n-k)
-		s.Totals[k] = float64(t)
+		s.V[2*k+1] = float64(t)
 		if t > 0 {
-			s.Matches[k] = float64(r.IntN(t + 1))
+			s.V[2*k] = float64(r.IntN(t + 1))
 		}
 	}
 	return s

@@ -13,8 +13,8 @@ import (
 // Two sentences whose model-best hypothesis is the worse one: MIRA moves
 // the weights until the better one wins.
 func Example() {
-	good := metric.Stats{Order: 4, RefLen: 4, Matches: [6]float64{4, 3, 2, 1}, Totals: [6]float64{4, 3, 2, 1}}
-	bad := metric.Stats{Order: 4, RefLen: 4, Matches: [6]float64{2, 1, 0, 0}, Totals: [6]float64{4, 3, 2, 1}}
+	good := metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4)
+	bad := metric.NewBLEUStats(4, []float64{2, 1, 0, 0}, []float64{4, 3, 2, 1}, 4)
 	hyp := func(lm, tm float64, s metric.Stats) pool.Hyp {
 		return pool.Hyp{Features: feature.FromDense([]float64{lm, tm}), Stats: s}
 	}

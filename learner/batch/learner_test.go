@@ -166,7 +166,7 @@ func TestBadInput(t *testing.T) {
 		return randomPool(r, 5, 5, 3, 0)
 	}
 	v := feature.FromDense([]float64{1, 2})
-	st := metric.Stats{Order: 4, RefLen: 3, Totals: [6]float64{3, 2, 1}}
+	st := metric.NewBLEUStats(4, nil, []float64{3, 2, 1}, 3)
 	tests := []struct {
 		name  string
 		lists func() []pool.List
@@ -196,11 +196,11 @@ func TestBadInput(t *testing.T) {
 		}, false},
 		{"more matches than n-grams", func() []pool.List {
 			bad := st
-			bad.Matches[0] = 5
+			bad.V[2*0] = 5
 			return []pool.List{{Hyps: []pool.Hyp{{Features: v, Stats: st}, {Features: v, Stats: bad}}}}
 		}, false},
 		{"mixed orders", func() []pool.List {
-			o2 := metric.Stats{Order: 2, RefLen: 3, Totals: [6]float64{3, 2}}
+			o2 := metric.NewBLEUStats(2, nil, []float64{3, 2}, 3)
 			return []pool.List{{Hyps: []pool.Hyp{{Features: v, Stats: st}}}, {Hyps: []pool.Hyp{{Features: v, Stats: o2}}}}
 		}, false},
 		{"no statistics", func() []pool.List {

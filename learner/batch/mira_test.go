@@ -33,11 +33,11 @@ func TestBackgroundBLEU(t *testing.T) {
 	}
 	// Other orders go through math.Pow.
 	for _, order := range []int{1, 2, 3, 5, 6} {
-		s := metric.Stats{Order: order, RefLen: 9}
+		s := metric.NewBLEUStats(order, nil, nil, 9)
 		bg := metric.NewBackground(order).Stats
 		for n := 0; n < order; n++ {
-			s.Totals[n] = float64(10 - n)
-			s.Matches[n] = float64(7 - n)
+			s.V[2*n+1] = float64(10 - n)
+			s.V[2*n] = float64(7 - n)
 		}
 		c := &compiled{order: order, stride: 2*order + 1}
 		want := metric.BackgroundBLEU(s, bg)
@@ -96,9 +96,9 @@ func TestMIRAStateLazy(t *testing.T) {
 func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Weights, int) {
 	o, _ = o.withDefaults()
 	w = w.Clone()
-	bg := metric.Stats{Order: 4, RefLen: 1}
+	bg := metric.NewBLEUStats(4, nil, nil, 1)
 	for n := 0; n < 4; n++ {
-		bg.Matches[n], bg.Totals[n] = 1, 1
+		bg.V[2*n], bg.V[2*n+1] = 1, 1
 	}
 	if o.Background == BackgroundDecreasing {
 		bg = metric.NewBackground(4).Stats
@@ -300,8 +300,8 @@ func TestMIRAZeroDiff(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	v := feature.FromDense([]float64{1, 2})
 	l := pool.List{Hyps: []pool.Hyp{{Features: v, Stats: randomStats(r, 20)}, {Features: v, Stats: randomStats(r, 20)}}}
-	l.Hyps[0].Stats = metric.Stats{Order: 4, RefLen: 4, Matches: [6]float64{4, 3, 2, 1}, Totals: [6]float64{4, 3, 2, 1}}
-	l.Hyps[1].Stats = metric.Stats{Order: 4, RefLen: 4, Totals: [6]float64{4, 3, 2, 1}}
+	l.Hyps[0].Stats = metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4)
+	l.Hyps[1].Stats = metric.NewBLEUStats(4, nil, []float64{4, 3, 2, 1}, 4)
 	m, err := NewMIRA(feature.Weights{0.5, -0.5}, MIRAOptions{Passes: 3})
 	if err != nil {
 		t.Fatal(err)

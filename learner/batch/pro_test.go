@@ -111,7 +111,7 @@ func TestPROInterpolate(t *testing.T) {
 // TestPRONoPairs: when every hypothesis of every list scores alike there
 // is nothing to learn from and the weights stay.
 func TestPRONoPairs(t *testing.T) {
-	st := metric.Stats{Order: 4, RefLen: 3, Matches: [6]float64{2, 1}, Totals: [6]float64{3, 2, 1}}
+	st := metric.NewBLEUStats(4, []float64{2, 1}, []float64{3, 2, 1}, 3)
 	l := pool.List{Hyps: []pool.Hyp{
 		{Features: feature.FromDense([]float64{1, 0}), Stats: st},
 		{Features: feature.FromDense([]float64{0, 1}), Stats: st},

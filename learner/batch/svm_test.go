@@ -209,10 +209,10 @@ func tinyPool(hyps [][][3]float64) []pool.List {
 			var b feature.Builder
 			b.Add(0, h[0])
 			b.Add(1, h[1])
-			st := metric.Stats{Order: 4, RefLen: 4, Totals: [6]float64{4, 3, 2, 1}}
+			st := metric.NewBLEUStats(4, nil, []float64{4, 3, 2, 1}, 4)
 			for n := range 4 {
-				st.Matches[n] = min(h[2]-float64(n), st.Totals[n])
-				st.Matches[n] = max(st.Matches[n], 0)
+				st.V[2*n] = min(h[2]-float64(n), st.Total(n))
+				st.V[2*n] = max(st.Match(n), 0)
 			}
 			l.Hyps = append(l.Hyps, pool.Hyp{Features: b.Vector(), Stats: st})
 		}
@@ -301,10 +301,10 @@ func TestSVMAlternations(t *testing.T) {
 			b.Add(feature.ID(j), r.NormFloat64())
 		}
 		// Few distinct statistics, so that many hypotheses tie on BLEU.
-		s := metric.Stats{Order: 4, RefLen: 6, Totals: [6]float64{6, 5, 4, 3}}
+		s := metric.NewBLEUStats(4, nil, []float64{6, 5, 4, 3}, 6)
 		m := float64(r.IntN(4))
 		for n := range 4 {
-			s.Matches[n] = max(0, m+2-float64(n))
+			s.V[2*n] = max(0, m+2-float64(n))
 		}
 		return s
 	})

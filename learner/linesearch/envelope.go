@@ -50,13 +50,13 @@ func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	}
 	base := make([]float64, n)
 	slope := make([]float64, n)
-	order := l.Hyps[0].Stats.Order
+	order := l.Hyps[0].Stats.Order()
 	for k, h := range l.Hyps {
-		if err := h.Stats.Validate(); err != nil {
+		if err := h.Stats.ValidateBLEU(); err != nil {
 			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 		}
-		if h.Stats.Order != order {
-			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has BLEU order %d, others %d", l.Sent, k, h.Stats.Order, order)
+		if h.Stats.Order() != order {
+			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has BLEU order %d, others %d", l.Sent, k, h.Stats.Order(), order)
 		}
 		base[k] = h.Features.Dot(w)
 		slope[k] = h.Features.Dot(dir)

@@ -14,7 +14,7 @@ import (
 // matches, wins for γ > 1.
 func ExampleSearch() {
 	stats := func(matches int) metric.Stats {
-		return metric.Stats{Order: 1, Matches: [6]float64{float64(matches)}, Totals: [6]float64{10}, RefLen: 10}
+		return metric.NewBLEUStats(1, []float64{float64(matches)}, []float64{10}, 10)
 	}
 	lists := []pool.List{{Hyps: []pool.Hyp{
 		{Features: feature.FromDense([]float64{1, 0}), Stats: stats(4)},

@@ -126,13 +126,13 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	n := 0
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := h.Stats.Validate(); err != nil {
+			if err := h.Stats.ValidateBLEU(); err != nil {
 				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
 			if s.order == 0 {
-				s.order = h.Stats.Order
-			} else if h.Stats.Order != s.order {
-				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has BLEU order %d, others %d", i, l.Sent, k, h.Stats.Order, s.order)
+				s.order = h.Stats.Order()
+			} else if h.Stats.Order() != s.order {
+				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has BLEU order %d, others %d", i, l.Sent, k, h.Stats.Order(), s.order)
 			}
 		}
 		n += len(l.Hyps)

@@ -254,7 +254,7 @@ func TestThreadsDeterministic(t *testing.T) {
 // lines the higher one wins, as pool.Best does.
 func TestTies(t *testing.T) {
 	st := func(m int) metric.Stats {
-		return metric.Stats{Order: 1, Matches: [6]float64{float64(m)}, Totals: [6]float64{10}, RefLen: 10}
+		return metric.NewBLEUStats(1, []float64{float64(m)}, []float64{10}, 10)
 	}
 	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
 	tests := []struct {
@@ -288,7 +288,7 @@ func TestTies(t *testing.T) {
 // TestPick checks the point returned inside the best interval.
 func TestPick(t *testing.T) {
 	st := func(m int) metric.Stats {
-		return metric.Stats{Order: 1, Matches: [6]float64{float64(m)}, Totals: [6]float64{10}, RefLen: 10}
+		return metric.NewBLEUStats(1, []float64{float64(m)}, []float64{10}, 10)
 	}
 	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
 	// Lines 0, γ and 2γ-3: breakpoints at 0 and 3.
@@ -327,7 +327,7 @@ func TestPick(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	good := []pool.List{{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: metric.Stats{Order: 1, Matches: [6]float64{1}, Totals: [6]float64{2}, RefLen: 2}}}}}
+	good := []pool.List{{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2)}}}}
 	bad := func(s metric.Stats) []pool.List {
 		return []pool.List{{Hyps: append(slices.Clone(good[0].Hyps), pool.Hyp{Stats: s})}}
 	}
@@ -339,9 +339,9 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no lists", nil, nil, nil, Options{}},
 		{"empty lists", []pool.List{{}, {}}, nil, nil, Options{}},
-		{"invalid stats", bad(metric.Stats{Order: 1, Matches: [6]float64{3}, Totals: [6]float64{2}}), nil, nil, Options{}},
-		{"NaN stats", bad(metric.Stats{Order: 1, Matches: [6]float64{math.NaN()}, Totals: [6]float64{2}}), nil, nil, Options{}},
-		{"mixed orders", bad(metric.Stats{Order: 2}), nil, nil, Options{}},
+		{"invalid stats", bad(metric.NewBLEUStats(1, []float64{3}, []float64{2}, 0)), nil, nil, Options{}},
+		{"NaN stats", bad(metric.NewBLEUStats(1, []float64{math.NaN()}, []float64{2}, 0)), nil, nil, Options{}},
+		{"mixed orders", bad(metric.NewBLEUStats(2, nil, nil, 0)), nil, nil, Options{}},
 		{"empty interval", good, nil, nil, Options{Min: 1, Max: 1}},
 		{"NaN bound", good, nil, nil, Options{Min: math.NaN(), Max: 1}},
 		{"negative margin", good, nil, nil, Options{Margin: -1}},

@@ -59,19 +59,22 @@ func TestPacked(t *testing.T) {
 		}
 	}
 
-	one := metric.Stats{Order: 1, Matches: [metric.MaxOrder]float64{1}, Totals: [metric.MaxOrder]float64{2}, RefLen: 2}
+	one := metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2)
 	scaled := one
-	scaled.Matches[0] = 0.5
+	scaled.V[2*0] = 0.5
 	if _, err := (Envelopes{First: scaled, Lists: 1}).Pack(); err == nil || !strings.Contains(err.Error(), "not a count") {
 		t.Errorf("scaled statistics: error %v", err)
 	}
-	two := metric.Stats{Order: 2, Totals: [metric.MaxOrder]float64{1, 0}, RefLen: 1}
+	two := metric.NewBLEUStats(2, nil, []float64{1, 0}, 1)
 	p1, _ := (Envelopes{First: one, Lists: 1}).Pack()
 	p2, _ := (Envelopes{First: two, Lists: 1}).Pack()
 	if err := p1.Merge(p2); err == nil {
 		t.Error("orders 1 and 2 merged")
 	}
-	if _, err := (Packed{Order: 1, First: []int64{1}, Lists: 1}).Unpack(); err == nil {
+	if _, err := (Packed{N: 3, First: []int64{1, 2}, Lists: 1}).Unpack(); err == nil {
+		t.Error("a malformed packing unpacked")
+	}
+	if _, err := (Packed{N: 3, First: []int64{1}, Lists: 1}).Unpack(); err == nil {
 		t.Error("a malformed packing unpacked")
 	}
 }

@@ -110,8 +110,8 @@ func TestSweepEqualsSearcher(t *testing.T) {
 }
 
 func TestSweepErrors(t *testing.T) {
-	s4 := metric.Stats{Order: 4, Matches: [6]float64{1, 1, 1, 1}, Totals: [6]float64{2, 2, 2, 2}, RefLen: 2}
-	s2 := metric.Stats{Order: 2, Totals: [6]float64{1, 1}, RefLen: 1}
+	s4 := metric.NewBLEUStats(4, []float64{1, 1, 1, 1}, []float64{2, 2, 2, 2}, 2)
+	s2 := metric.NewBLEUStats(2, nil, []float64{1, 1}, 1)
 	tests := []struct {
 		name string
 		envs []Envelope

@@ -249,7 +249,7 @@ func (c *Coordinator) Update(res PassResult) error {
 		if n := rp.Directions(len(p.Dims)); len(res.Searches[i]) != n {
 			return fmt.Errorf("mert: round %d run %d searched %d lines, the result has %d", p.N, rp.Run, n, len(res.Searches[i]))
 		}
-		if err := res.Stats[i].Validate(); err != nil {
+		if err := res.Stats[i].ValidateBLEU(); err != nil {
 			return fmt.Errorf("mert: round %d run %d: %w", p.N, rp.Run, err)
 		}
 	}

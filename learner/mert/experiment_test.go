@@ -41,9 +41,9 @@ func widen(lists []pool.List, extra int, seed uint64) []pool.List {
 				var x float64
 				switch e % 3 {
 				case 0:
-					x = h.Stats.Matches[0]/max(1, h.Stats.Totals[0]) + 0.3*r.NormFloat64()
+					x = h.Stats.Match(0)/max(1, h.Stats.Total(0)) + 0.3*r.NormFloat64()
 				case 1:
-					x = h.Stats.Totals[0] + 3*r.NormFloat64()
+					x = h.Stats.Total(0) + 3*r.NormFloat64()
 				default:
 					x = r.NormFloat64()
 				}

@@ -236,7 +236,7 @@ func TestEuroparl100(t *testing.T) {
 // average itself is returned.
 func TestLineSearchTieAtAverage(t *testing.T) {
 	st := func(m int) metric.Stats {
-		return metric.Stats{Order: 1, Matches: [6]float64{float64(m)}, Totals: [6]float64{10}, RefLen: 10}
+		return metric.NewBLEUStats(1, []float64{float64(m)}, []float64{10}, 10)
 	}
 	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
 	lists := []pool.List{

@@ -263,10 +263,17 @@ func (m *MIRA) MarshalBinary() ([]byte, error) {
 		e.F64s(m.w)
 		e.F64s(m.sum)
 		e.I64s(m.last)
-		e.I64(int64(m.bg.Stats.Order))
-		e.F64s(m.bg.Stats.Matches[:])
-		e.F64s(m.bg.Stats.Totals[:])
-		e.F64(m.bg.Stats.RefLen)
+		// The background in BLEU's layout of version 1: the order, the
+		// matches and totals of MaxOrder orders, the reference length.
+		bg := m.bg.Stats
+		var matches, totals [metric.MaxOrder]float64
+		for n := range bg.Order() {
+			matches[n], totals[n] = bg.Match(n), bg.Total(n)
+		}
+		e.I64(int64(bg.Order()))
+		e.F64s(matches[:])
+		e.F64s(totals[:])
+		e.F64(bg.RefLen())
 	})
 }
 
@@ -277,14 +284,18 @@ func (m *MIRA) UnmarshalBinary(data []byte) error {
 	total, ticks := d.I64(), d.I64()
 	w, sum, last := d.FiniteF64s(), d.FiniteF64s(), d.I64s()
 	var bg metric.Stats
-	bg.Order = int(d.I64())
+	order := int(d.I64())
 	matches, totals := d.FiniteF64s(), d.FiniteF64s()
-	bg.RefLen = d.FiniteF64()
+	refLen := d.FiniteF64()
 	d.Check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
-	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder, "background statistics") {
-		copy(bg.Matches[:], matches)
-		copy(bg.Totals[:], totals)
-		err := bg.Validate()
+	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder && order >= 1 && order <= metric.MaxOrder, "background statistics") {
+		bg = metric.NewBLEUStats(order, matches, totals, refLen)
+		err := bg.ValidateBLEU()
+		for n := order; n < metric.MaxOrder && err == nil; n++ {
+			if matches[n] != 0 || totals[n] != 0 {
+				err = fmt.Errorf("non-zero counts for order %d > %d", n+1, order)
+			}
+		}
 		d.Check(err == nil, "background: %v", err)
 	}
 	for j := range last {

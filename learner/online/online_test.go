@@ -330,7 +330,7 @@ func stateful(l learner.Online) bool {
 func TestMIRAStep(t *testing.T) {
 	v := func(xs ...float64) feature.Vector { return feature.FromDense(xs) }
 	st := func(m float64) metric.Stats {
-		return metric.Stats{Order: 1, Matches: [6]float64{m}, Totals: [6]float64{4}, RefLen: 4}
+		return metric.NewBLEUStats(1, []float64{m}, []float64{4}, 4)
 	}
 	l := pool.List{Hyps: []pool.Hyp{
 		{Features: v(1, 0), Stats: st(1)},
@@ -484,7 +484,7 @@ func TestOptionErrors(t *testing.T) {
 func TestNonFinite(t *testing.T) {
 	l := pool.List{Hyps: []pool.Hyp{
 		{Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.Inf(1)}}, Stats: learntest.RandStats(rand.New(rand.NewPCG(1, 1)))},
-		{Features: feature.FromDense([]float64{1}), Stats: metric.Stats{Order: 4, RefLen: 3}},
+		{Features: feature.FromDense([]float64{1}), Stats: metric.NewBLEUStats(4, nil, nil, 3)},
 	}}
 	for name, lr := range newLearners(t, feature.Weights{1}) {
 		before := lr.Current()

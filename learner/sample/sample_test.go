@@ -85,7 +85,7 @@ func TestPROKeepsLargestGaps(t *testing.T) {
 	random := randLists(r, 1, 80, 10)[0]
 	ties := pool.List{Hyps: make([]pool.Hyp, 30)}
 	for k := range ties.Hyps { // three gain values: most gaps tie
-		ties.Hyps[k].Stats = metric.Stats{Order: 1, Matches: [6]float64{float64(k % 3)}, Totals: [6]float64{2}, RefLen: 2}
+		ties.Hyps[k].Stats = metric.NewBLEUStats(1, []float64{float64(k % 3)}, []float64{2}, 2)
 	}
 	tests := []struct {
 		name string
@@ -135,7 +135,7 @@ func TestPROKeepsLargestGaps(t *testing.T) {
 func TestPROUniform(t *testing.T) {
 	l := pool.List{Hyps: make([]pool.Hyp, 4)}
 	for k := range l.Hyps {
-		l.Hyps[k].Stats = metric.Stats{Order: 1, Matches: [6]float64{float64(k % 2)}, Totals: [6]float64{1}, RefLen: 1}
+		l.Hyps[k].Stats = metric.NewBLEUStats(1, []float64{float64(k % 2)}, []float64{1}, 1)
 	}
 	// Two gain values, two hypotheses each: P(differ) = 1/2.
 	const gamma = 200000
@@ -282,8 +282,8 @@ func exhaustive(lists []pool.List) float64 {
 }
 
 func TestOracleSet(t *testing.T) {
-	a := metric.Stats{Order: 1, Matches: [6]float64{1}, Totals: [6]float64{2}, RefLen: 2}
-	b := metric.Stats{Order: 1, Matches: [6]float64{2}, Totals: [6]float64{2}, RefLen: 2}
+	a := metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2)
+	b := metric.NewBLEUStats(1, []float64{2}, []float64{2}, 2)
 	l := pool.List{Hyps: []pool.Hyp{{Stats: a}, {Stats: b}, {Stats: a}, {Stats: b}}}
 	if got := OracleSet(l, 3, nil); !slices.Equal(got, []int{1, 3}) {
 		t.Fatalf("OracleSet = %v", got)

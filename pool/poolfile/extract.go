@@ -82,11 +82,11 @@ func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, sco
 					return block{}, err
 				}
 				fb.Vectors[k] = h.Features
-				row := make([]float64, 0, 2*st.Order+1)
-				for n := 0; n < st.Order; n++ {
-					row = append(row, st.Matches[n], st.Totals[n])
+				row := make([]float64, 0, 2*st.Order()+1)
+				for n := 0; n < st.Order(); n++ {
+					row = append(row, st.Match(n), st.Total(n))
 				}
-				sb.Stats[k] = append(row, st.RefLen)
+				sb.Stats[k] = append(row, st.RefLen())
 			}
 			var fbuf, sbuf bytes.Buffer
 			fwr := nbest.NewFeatStatWriter(&fbuf, idx)

@@ -16,19 +16,19 @@ import (
 // RandStats returns BLEU-4 statistics of a random hypothesis of length
 // 1..30 against a reference of length 5..30.
 func RandStats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4}
+	s := metric.NewBLEUStats(4, nil, nil, 0)
 	n := 1 + r.IntN(30)
 	for k := range 4 {
 		t := max(0, n-k)
-		s.Totals[k] = float64(t)
+		s.V[2*k+1] = float64(t)
 		if t > 0 {
-			s.Matches[k] = float64(r.IntN(t + 1))
+			s.V[2*k] = float64(r.IntN(t + 1))
 		}
 		if k > 0 {
-			s.Matches[k] = min(s.Matches[k], s.Matches[k-1])
+			s.V[2*k] = min(s.Match(k), s.Match(k-1))
 		}
 	}
-	s.RefLen = float64(5 + r.IntN(26))
+	s.V[8] = float64(5 + r.IntN(26)) // the reference length
 	return s
 }
 
@@ -68,11 +68,11 @@ func DenseLists(r *rand.Rand, sentences, hyps, dims int, upTo bool) []pool.List 
 				b.Add(feature.ID(j), x)
 			}
 		}
-		s := metric.Stats{Order: 4, RefLen: float64(5 + r.IntN(10))}
+		s := metric.NewBLEUStats(4, nil, nil, float64(5+r.IntN(10)))
 		n := 5 + r.IntN(10)
 		for o := 0; o < 4; o++ {
-			s.Totals[o] = float64(n - o)
-			s.Matches[o] = float64(r.IntN(n - o + 1))
+			s.V[2*o+1] = float64(n - o)
+			s.V[2*o] = float64(r.IntN(n - o + 1))
 		}
 		return s
 	})

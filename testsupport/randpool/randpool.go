@@ -18,13 +18,13 @@ import (
 // reference of 4 to 15 words, a hypothesis of 4 to 15 words, and matches
 // of each order no more than one above those of the order below.
 func Stats(r *rand.Rand) metric.Stats {
-	s := metric.Stats{Order: 4, RefLen: float64(4 + r.IntN(12))}
+	s := metric.NewBLEUStats(4, nil, nil, float64(4+r.IntN(12)))
 	n := 4 + r.IntN(12)
 	prev := n
 	for o := range 4 {
 		t := n - o
 		m := r.IntN(min(t, prev) + 1)
-		s.Totals[o], s.Matches[o] = float64(t), float64(m)
+		s.V[2*o+1], s.V[2*o] = float64(t), float64(m)
 		prev = m + 1
 	}
 	return s

@@ -1,0 +1,126 @@
+package metric
+
+import (
+	"fmt"
+	"strings"
+)
+
+// BLEU is corpus BLEU (Papineni et al. 2002) as a Metric: statistics in
+// Moses' layout (Stats: matches and n-grams of each order, then the
+// reference length, 2·Order+1 numbers), the unsmoothed corpus score of
+// multi-bleu.perl and Moses' mert (Stats.BLEU), and Lin & Och's BLEU+1 at
+// the sentence level (BLEUPlusOne). Build one with NewBLEU.
+type BLEU struct {
+	order     int
+	tokenize  string
+	lowercase bool
+	tok       Tokenizer // nil: split on white space only
+}
+
+// NewBLEU returns BLEU of the given order (0 means DefaultOrder) over
+// text tokenised by the tokenizer named tokenize (NewTokenizer: "none",
+// "13a", "char"), lower-cased first with lowercase.
+func NewBLEU(order int, tokenize string, lowercase bool) (BLEU, error) {
+	if order == 0 {
+		order = DefaultOrder
+	}
+	if order < 1 || order > MaxOrder {
+		return BLEU{}, fmt.Errorf("metric: BLEU order %d is not in 1..%d", order, MaxOrder)
+	}
+	b := BLEU{order: order, tokenize: tokenize, lowercase: lowercase}
+	if b.tokenize == "" {
+		b.tokenize = "none"
+	}
+	if b.tokenize != "none" || lowercase {
+		tok, err := NewTokenizer(b.tokenize, lowercase)
+		if err != nil {
+			return BLEU{}, err
+		}
+		b.tok = tok
+	}
+	return b, nil
+}
+
+// Order is the n-gram order.
+func (b BLEU) Order() int { return b.order }
+
+// Tokenizer is the tokenizer applied to hypotheses and references, nil
+// when the text is only split on white space.
+func (b BLEU) Tokenizer() Tokenizer { return b.tok }
+
+// Name is "BLEU".
+func (BLEU) Name() string { return "BLEU" }
+
+// Signature is sacreBLEU's BLEU signature for these settings: no
+// smoothing (the corpus score of multi-bleu.perl and Moses), tok "none"
+// for white-space splitting.
+func (b BLEU) Signature(nrefs int) string {
+	kase := "mixed"
+	if b.lowercase {
+		kase = "lc"
+	}
+	s := fmt.Sprintf("nrefs:%s|case:%s|eff:no|tok:%s|smooth:none|version:%s", nrefsField(nrefs), kase, b.tokenize, SacreBLEUVersion)
+	if b.order != DefaultOrder {
+		s = strings.Replace(s, "|eff:no", fmt.Sprintf("|order:%d|eff:no", b.order), 1)
+	}
+	return s
+}
+
+// Len is 2·Order+1.
+func (b BLEU) Len() int { return 2*b.order + 1 }
+
+// HigherIsBetter is true.
+func (BLEU) HigherIsBetter() bool { return true }
+
+// Segment prepares refs (NewReferenceText, after the tokenizer).
+func (b BLEU) Segment(refs []string) (Segment, error) {
+	if b.tok != nil {
+		t := make([]string, len(refs))
+		for i, r := range refs {
+			t[i] = b.tok(r)
+		}
+		refs = t
+	}
+	r, err := NewReferenceText(b.order, refs...)
+	if err != nil {
+		return nil, err
+	}
+	return bleuSegment{ref: r, tok: b.tok}, nil
+}
+
+type bleuSegment struct {
+	ref *Reference
+	tok Tokenizer
+}
+
+func (g bleuSegment) Stats(hyp string) Stats {
+	if g.tok != nil {
+		hyp = g.tok(hyp)
+	}
+	return g.ref.StatsString(hyp)
+}
+
+// Score is 100·Stats.BLEU.
+func (BLEU) Score(s Stats) float64 { return 100 * s.BLEU() }
+
+// SentenceScore is 100·BLEUPlusOne(s, LinOch).
+func (BLEU) SentenceScore(s Stats) float64 { return 100 * BLEUPlusOne(s, LinOch) }
+
+// Check is Stats.ValidateBLEU of the order.
+func (b BLEU) Check(s Stats) error {
+	if s.N != b.Len() {
+		return fmt.Errorf("%w: %d numbers, BLEU-%d has %d", ErrStats, s.N, b.order, b.Len())
+	}
+	return s.ValidateBLEU()
+}
+
+// nrefsField is sacreBLEU's nrefs value: the count, or "var" when it
+// varies (nrefs < 0).
+func nrefsField(nrefs int) string {
+	if nrefs < 0 {
+		return "var"
+	}
+	return fmt.Sprint(nrefs)
+}
+
+var _ Metric = BLEU{}
