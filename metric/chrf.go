@@ -30,7 +30,9 @@ const SacreBLEUVersion = "2.6.0"
 // kept (Whitespace true). Word n-grams run over the words of str.split,
 // each word of two or more code points having one ASCII punctuation mark
 // split off its end or, failing that, its start (sacreBLEU's
-// _remove_punctuation: "(hi)" gives "(hi" and ")").
+// _remove_punctuation: "(hi)" gives "(hi" and ")"). Text is UTF-8, each
+// invalid byte read as U+FFFD (sacreBLEU reads its files as strict UTF-8
+// and stops at such a byte).
 //
 // The zero value has no n-gram orders and is unusable: NewChrF gives
 // sacreBLEU's defaults.
