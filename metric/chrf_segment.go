@@ -18,7 +18,7 @@ import (
 type chrfSegment struct {
 	c     ChrF
 	nrefs int
-	child map[uint64]int32 // chrfEdge(parent, symbol) → node
+	child chrfTable        // chrfEdge(parent, symbol) → node
 	vocab map[string]int32 // reference word → its symbol
 	count []int32          // count[node*nrefs+r]: occurrences of node's n-gram in reference r
 	nodes int
@@ -35,6 +35,50 @@ const (
 // chrfEdge is the key of the edge from node parent by symbol sym (a code
 // point, or a word's symbol).
 func chrfEdge(parent, sym int32) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(sym)) }
+
+// chrfTable maps trie edges to nodes, exactly (keys are compared whole):
+// an open-addressing table with linear probing, at most half full so that
+// a probe always meets an empty slot. It is faster than a Go map for the
+// hypothesis walk, which is most of the time Stats takes.
+type chrfTable struct {
+	keys  []uint64 // edge + 1; 0 marks an empty slot (edges are below 2^63)
+	nodes []int32
+	shift uint // 64 − log2(len(keys))
+}
+
+// newChrfTable holds the edges of m.
+func newChrfTable(m map[uint64]int32) chrfTable {
+	bits := uint(3)
+	for 1<<bits < 2*len(m) {
+		bits++
+	}
+	t := chrfTable{keys: make([]uint64, 1<<bits), nodes: make([]int32, 1<<bits), shift: 64 - bits}
+	mask := len(t.keys) - 1
+	for e, node := range m {
+		i := t.slot(e + 1)
+		for t.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.keys[i], t.nodes[i] = e+1, node
+	}
+	return t
+}
+
+// slot is the first slot key is looked for in (Fibonacci hashing).
+func (t *chrfTable) slot(key uint64) int { return int((key * 0x9e3779b97f4a7c15) >> t.shift) }
+
+// get returns the node edge e leads to.
+func (t *chrfTable) get(e uint64) (int32, bool) {
+	key, mask := e+1, len(t.keys)-1
+	for i := t.slot(key); ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case key:
+			return t.nodes[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
 
 // chrfPunct marks the characters sacreBLEU's chrF splits off words: Python's
 // string.punctuation, ASCII only.
@@ -127,17 +171,23 @@ func (c ChrF) Segment(refs []string) (Segment, error) {
 	if len(refs) == 0 {
 		return nil, errors.New("metric: chrF segment without references")
 	}
-	s := &chrfSegment{
+	b := &chrfBuild{chrfSegment: chrfSegment{
 		c:     c,
 		nrefs: len(refs),
-		child: make(map[uint64]int32),
 		vocab: make(map[string]int32),
 		nodes: 2,
 		chars: make([]int, len(refs)),
 		words: make([]int, len(refs)),
+	}}
+	n := 0 // a bound on the trie's edges
+	for _, ref := range refs {
+		n += utf8.RuneCountInString(ref) * (c.CharOrder + c.WordOrder)
 	}
-	s.count = make([]int32, 2*s.nrefs)
-	sc := new(chrfScratch)
+	b.child = make(map[uint64]int32, n)
+	s := &b.chrfSegment
+	s.count = make([]int32, 2*s.nrefs, (n+2)*s.nrefs)
+	sc := chrfPool.Get().(*chrfScratch)
+	defer chrfPool.Put(sc)
 	for r, ref := range refs {
 		c.text(sc, ref)
 		ch := sc.chars
@@ -145,7 +195,7 @@ func (c ChrF) Segment(refs []string) (Segment, error) {
 		for i := range ch {
 			node := int32(chrfCharRoot)
 			for n := 0; n < c.CharOrder && i+n < len(ch); n++ {
-				node = s.add(node, ch[i+n], r)
+				node = b.add(node, ch[i+n], r)
 			}
 		}
 		syms := sc.syms[:0]
@@ -163,22 +213,30 @@ func (c ChrF) Segment(refs []string) (Segment, error) {
 		for i := range syms {
 			node := int32(chrfWordRoot)
 			for n := 0; n < c.WordOrder && i+n < len(syms); n++ {
-				node = s.add(node, syms[i+n], r)
+				node = b.add(node, syms[i+n], r)
 			}
 		}
 	}
+	s.child = newChrfTable(b.child)
 	return s, nil
+}
+
+// chrfBuild is a chrfSegment being built, its edges in a map.
+type chrfBuild struct {
+	chrfSegment
+	child map[uint64]int32
 }
 
 // add counts one occurrence in reference r of the n-gram that extends
 // parent's by sym, and returns its node.
-func (s *chrfSegment) add(parent, sym int32, r int) int32 {
+func (b *chrfBuild) add(parent, sym int32, r int) int32 {
+	s := &b.chrfSegment
 	e := chrfEdge(parent, sym)
-	node, ok := s.child[e]
+	node, ok := b.child[e]
 	if !ok {
 		node = int32(s.nodes)
 		s.nodes++
-		s.child[e] = node
+		b.child[e] = node
 		for range s.nrefs {
 			s.count = append(s.count, 0)
 		}
@@ -217,7 +275,7 @@ func (s *chrfSegment) Stats(dst []float64, hyp string) {
 				if seq[i+n] < 0 {
 					break
 				}
-				next, ok := s.child[chrfEdge(node, seq[i+n])]
+				next, ok := s.child.get(chrfEdge(node, seq[i+n]))
 				if !ok {
 					break
 				}
