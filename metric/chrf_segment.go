@@ -13,8 +13,9 @@ import (
 // counting how often its n-gram occurs in each reference. A hypothesis'
 // n-grams starting at one position are then the nodes of one walk down the
 // trie, which stops at the first n-gram no reference has: its extensions
-// cannot be in any reference either. The trie is exact (no hashing) and
-// read-only once built, so a chrfSegment serves any number of goroutines.
+// cannot be in any reference either. The trie is exact (edges are compared
+// whole, n-grams are never reduced to a hash) and read-only once built, so
+// a chrfSegment serves any number of goroutines.
 type chrfSegment struct {
 	c     ChrF
 	nrefs int
