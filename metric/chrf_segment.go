@@ -3,6 +3,7 @@ package metric
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -180,13 +181,13 @@ func (c ChrF) Segment(refs []string) (Segment, error) {
 		chars: make([]int, len(refs)),
 		words: make([]int, len(refs)),
 	}}
-	n := 0 // a bound on the trie's edges
+	edges := 0 // a bound on the trie's edges
 	for _, ref := range refs {
-		n += utf8.RuneCountInString(ref) * (c.CharOrder + c.WordOrder)
+		edges += utf8.RuneCountInString(ref) * (c.CharOrder + c.WordOrder)
 	}
-	b.child = make(map[uint64]int32, n)
+	b.child = make(map[uint64]int32, edges)
 	s := &b.chrfSegment
-	s.count = make([]int32, 2*s.nrefs, (n+2)*s.nrefs)
+	s.count = make([]int32, 2*s.nrefs, (edges+2)*s.nrefs)
 	sc := chrfPool.Get().(*chrfScratch)
 	defer chrfPool.Put(sc)
 	for r, ref := range refs {
@@ -219,6 +220,7 @@ func (c ChrF) Segment(refs []string) (Segment, error) {
 		}
 	}
 	s.child = newChrfTable(b.child)
+	s.count = slices.Clone(s.count) // keep no more than the nodes' counts
 	return s, nil
 }
 
