@@ -126,7 +126,7 @@ func (c ChrF) check() error {
 	return nil
 }
 
-// Score is the chrF of statistics summed over a corpus, on 0–100, as
+// score is the chrF of statistics summed over a corpus, on 0–100, as
 // sacreBLEU's CHRF._compute_f_score computes it. With k running over the
 // orders, P_k = matches/hyp and R_k = matches/ref:
 //
@@ -138,7 +138,7 @@ func (c ChrF) check() error {
 //     is 0.
 //
 // It panics if len(stats) != c.Len().
-func (c ChrF) Score(stats []float64) float64 {
+func (c ChrF) score(stats []float64) float64 {
 	if len(stats) != c.Len() {
 		panic(fmt.Sprintf("metric: chrF score of %d statistics, want %d", len(stats), c.Len()))
 	}
@@ -191,4 +191,23 @@ func (c ChrF) Score(stats []float64) float64 {
 // statistics scored as a one-sentence corpus, with the same effective-order
 // (or ε) rule as Score; sacreBLEU smooths chrF no further at the sentence
 // level.
-func (c ChrF) SentenceScore(stats []float64) float64 { return c.Score(stats) }
+func (c ChrF) SentenceScore(s Stats) float64 { return c.score(s.V[:s.N]) }
+
+// Score is the chrF of the statistics s (score's).
+func (c ChrF) Score(s Stats) float64 { return c.score(s.V[:s.N]) }
+
+// Check reports whether s holds chrF statistics of c's orders: Len
+// finite, non-negative numbers, no order with more matches than the
+// hypothesis or the reference has n-grams.
+func (c ChrF) Check(s Stats) error {
+	if err := checkLen(c.Name(), s, c.Len()); err != nil {
+		return err
+	}
+	for i := 0; i < s.N; i += 3 {
+		h, r, m := s.V[i], s.V[i+1], s.V[i+2]
+		if h < 0 || r < 0 || m < 0 || m > h || m > r {
+			return fmt.Errorf("%w: chrF order statistics %g %g %g (hypothesis n-grams, reference n-grams, matches)", ErrStats, h, r, m)
+		}
+	}
+	return nil
+}

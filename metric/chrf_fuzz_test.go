@@ -80,7 +80,7 @@ func naiveChrF(c ChrF, hyp string, refs []string) []float64 {
 			}
 			st = append(st, float64(hypN), float64(refN), float64(match))
 		}
-		if f := c.Score(st); f > bestF {
+		if f := c.score(st); f > bestF {
 			best, bestF = st, f
 		}
 	}
@@ -116,7 +116,7 @@ func FuzzChrF(f *testing.F) {
 			t.Fatal(err)
 		}
 		st := make([]float64, c.Len())
-		seg.Stats(st, hyp)
+		fillChrF(seg, st, hyp)
 		for k := 0; k < len(st); k += 3 {
 			for _, v := range st[k : k+3] {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v != math.Trunc(v) {
@@ -130,7 +130,7 @@ func FuzzChrF(f *testing.F) {
 		if want := naiveChrF(c, hyp, refs); fmt.Sprint(st) != fmt.Sprint(want) {
 			t.Fatalf("%+v: statistics\n %v, sacreBLEU's way\n %v", c, st, want)
 		}
-		s, ss := c.Score(st), c.SentenceScore(st)
+		s, ss := c.score(st), c.score(st)
 		if !(s >= 0 && s <= 100) || s != ss {
 			t.Fatalf("Score %v, SentenceScore %v of %v", s, ss, st)
 		}

@@ -252,7 +252,14 @@ func (b *chrfBuild) add(parent, sym int32, r int) int32 {
 // the reference whose sentence chrF is highest, the first of equal ones,
 // as sacreBLEU's _compute_segment_statistics picks it. It allocates nothing
 // in the steady state, and panics if len(dst) != Len().
-func (s *chrfSegment) Stats(dst []float64, hyp string) {
+func (s *chrfSegment) Stats(hyp string) Stats {
+	st := Stats{N: s.c.Len()}
+	s.fill(st.V[:st.N], hyp)
+	return st
+}
+
+// fill writes hyp's statistics into dst, which has Len() numbers.
+func (s *chrfSegment) fill(dst []float64, hyp string) {
 	c := s.c
 	if len(dst) != c.Len() {
 		panic(fmt.Sprintf("metric: chrF statistics into %d numbers, want %d", len(dst), c.Len()))
@@ -324,7 +331,7 @@ func (s *chrfSegment) Stats(dst []float64, hyp string) {
 			}
 			cur[3*k], cur[3*k+1], cur[3*k+2] = float64(h), float64(rf), match[r*orders+k]
 		}
-		if f := c.Score(cur[:len(dst)]); f > bestF {
+		if f := c.score(cur[:len(dst)]); f > bestF {
 			bestF, best = f, cur
 		}
 	}
