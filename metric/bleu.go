@@ -41,6 +41,10 @@ func NewBLEU(order int, tokenize string, lowercase bool) (BLEU, error) {
 	return b, nil
 }
 
+// DefaultBLEU is BLEU-4 of text split on white space, as
+// multi-bleu.perl and Moses' mert score it: mtune's default metric.
+func DefaultBLEU() BLEU { return BLEU{order: DefaultOrder, tokenize: "none"} }
+
 // Order is the n-gram order.
 func (b BLEU) Order() int { return b.order }
 

@@ -6,46 +6,50 @@ import (
 	"github.com/mtune/mtune/metric"
 )
 
-// Scorer computes the BLEU statistics of hypotheses against the references
-// of each sentence of a tuning set. It is safe for concurrent use.
+// Scorer computes the statistics of hypotheses under a metric against the
+// references of each sentence of a tuning set. It is safe for concurrent
+// use.
 type Scorer struct {
-	refs []*metric.Reference
-	tok  metric.Tokenizer
+	m    metric.Metric
+	segs []metric.Segment
+	refs int // references per sentence; -1 when it varies
 }
 
 // NewScorer prepares the references refs[i] (all references of sentence i)
-// for BLEU of the given order (0 means 4). tok is applied to references and
-// hypotheses alike; nil means the text is already tokenised (split on white
-// space only, as Moses' extractor and multi-bleu.perl do).
-func NewScorer(refs [][]string, order int, tok metric.Tokenizer) (*Scorer, error) {
-	s := &Scorer{refs: make([]*metric.Reference, len(refs)), tok: tok}
+// for the metric m (metric.Metric.Segment: BLEU's tokenizer, chrF's
+// character n-grams, …).
+func NewScorer(refs [][]string, m metric.Metric) (*Scorer, error) {
+	s := &Scorer{m: m, segs: make([]metric.Segment, len(refs))}
 	for i, rs := range refs {
-		if tok != nil {
-			t := make([]string, len(rs))
-			for k, r := range rs {
-				t[k] = tok(r)
-			}
-			rs = t
-		}
-		r, err := metric.NewReferenceText(order, rs...)
+		g, err := m.Segment(rs)
 		if err != nil {
 			return nil, fmt.Errorf("pool: references of sentence %d: %w", i, err)
 		}
-		s.refs[i] = r
+		s.segs[i] = g
+		switch {
+		case i == 0:
+			s.refs = len(rs)
+		case s.refs != len(rs):
+			s.refs = -1
+		}
 	}
 	return s, nil
 }
 
+// Metric is the metric the scorer computes the statistics of.
+func (s *Scorer) Metric() metric.Metric { return s.m }
+
+// Refs is the number of references each sentence has, -1 when it varies
+// (a metric's Signature).
+func (s *Scorer) Refs() int { return s.refs }
+
 // Len returns the number of sentences the scorer has references for.
-func (s *Scorer) Len() int { return len(s.refs) }
+func (s *Scorer) Len() int { return len(s.segs) }
 
 // Stats returns the statistics of target as a translation of sentence sent.
 func (s *Scorer) Stats(sent int, target string) (metric.Stats, error) {
-	if sent < 0 || sent >= len(s.refs) {
-		return metric.Stats{}, fmt.Errorf("pool: sentence id %d out of range: the references have %d sentences", sent, len(s.refs))
+	if sent < 0 || sent >= len(s.segs) {
+		return metric.Stats{}, fmt.Errorf("pool: sentence id %d out of range: the references have %d sentences", sent, len(s.segs))
 	}
-	if s.tok != nil {
-		target = s.tok(target)
-	}
-	return s.refs[sent].StatsString(target), nil
+	return s.segs[sent].Stats(target), nil
 }

@@ -28,7 +28,7 @@ func TestMergePoolPart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	dense := []string{"LM0_0", "TM0_0", "TM0_1"}
-	sc, err := pool.NewScorer([][]string{{"a b"}, {"b"}}, 0, nil)
+	sc, err := pool.NewScorer([][]string{{"a b"}, {"b"}}, metric.DefaultBLEU())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"strings"
 	"log/slog"
 
 	"github.com/mtune/mtune/io/corpus"
@@ -11,9 +13,12 @@ import (
 	"github.com/mtune/mtune/pool"
 )
 
-// scoringFlags are the flags of every command that computes BLEU.
+// scoringFlags are the flags of every command that scores translations:
+// the references, the metric (--metric, parsed once by metric.Parse) and
+// its settings.
 type scoringFlags struct {
 	refs      listFlag
+	metric    string
 	tokenize  string
 	lowercase bool
 	order     int
@@ -22,9 +27,25 @@ type scoringFlags struct {
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
 	fs.Var(&f.refs, "r", refHelp)
 	fs.Var(&f.refs, "ref", "same as -r")
-	fs.StringVar(&f.tokenize, "tokenize", "none", "tokeniser applied to hypotheses and references: none (split on spaces, as multi-bleu.perl) or 13a (as sacreBLEU and mteval-v13a)")
+	fs.StringVar(&f.tokenize, "tokenize", "none", "BLEU's tokeniser, applied to hypotheses and references: none (split on spaces, as multi-bleu.perl) or 13a (as sacreBLEU and mteval-v13a)")
 	fs.BoolVar(&f.lowercase, "lowercase", false, "lower-case hypotheses and references before scoring (multi-bleu.perl -lc)")
 	fs.IntVar(&f.order, "order", 4, "maximum n-gram order of BLEU (1-6)")
+	fs.StringVar(&f.metric, "metric", "bleu", "the metric: "+strings.Join(metric.MetricNames(), ", ")+" (sacreBLEU's defaults; TER case-insensitive), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5 is (BLEU−TER)/2)")
+}
+
+// parseMetric returns the metric the flags choose.
+func (f *scoringFlags) parseMetric() (metric.Metric, error) {
+	if f.order < 1 || f.order > metric.MaxOrder {
+		return nil, usagef("--order %d: must be 1 to %d", f.order, metric.MaxOrder)
+	}
+	if _, err := metric.NewTokenizer(f.tokenize, f.lowercase); err != nil {
+		return nil, usagef("--tokenize: %v", err)
+	}
+	m, err := metric.Parse(f.metric, metric.Options{Order: f.order, Tokenize: f.tokenize, Lowercase: f.lowercase})
+	if err != nil {
+		return nil, usagef("--metric: %v", err)
+	}
+	return m, nil
 }
 
 // nbestFlags are the inputs of the commands that read n-best lists (rerank,
@@ -47,33 +68,41 @@ func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
 	fs.Var(&f.nbests, "nbest", nbestHelp)
 }
 
-// tokenizer returns the tokeniser the flags select, nil for plain
-// whitespace splitting.
-func (f *scoringFlags) tokenizer() (metric.Tokenizer, error) {
-	if f.order < 1 || f.order > metric.MaxOrder {
-		return nil, usagef("--order %d: must be 1 to %d", f.order, metric.MaxOrder)
-	}
-	if f.tokenize == "none" && !f.lowercase {
-		return nil, nil
-	}
-	tok, err := metric.NewTokenizer(f.tokenize, f.lowercase)
-	if err != nil {
-		return nil, usagef("--tokenize: %v", err)
-	}
-	return tok, nil
-}
-
-// scorer loads the references and prepares them for scoring.
+// scorer loads the references and prepares them for scoring under the
+// metric the flags choose.
 func (f *scoringFlags) scorer(ctx context.Context) (*pool.Scorer, error) {
-	tok, err := f.tokenizer()
+	m, err := f.parseMetric()
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := m.(metric.External); ok {
+		return nil, usagef("--metric external: scores computed elsewhere come from a score file aligned with n-best lists, which this command does not read")
 	}
 	refs, err := corpus.LoadRefs(ctx, f.refs)
 	if err != nil {
 		return nil, err
 	}
-	return pool.NewScorer(refs, f.order, tok)
+	return pool.NewScorer(refs, m)
+}
+
+// scoreLine is the line a command prints for the corpus statistics sum
+// under m: multi-bleu.perl's for BLEU, else "chrF2 = 56.76" as sacreBLEU
+// prints it (an external score's mean with 4 decimals); with sig, the
+// metric's signature for nrefs references after it.
+func scoreLine(m metric.Metric, sum metric.Stats, nrefs int, sig bool) string {
+	var line string
+	switch m.(type) {
+	case metric.BLEU:
+		line = metric.MultiBLEU(sum)
+	case metric.External:
+		line = fmt.Sprintf("%s = %.4f", m.Name(), m.Score(sum))
+	default:
+		line = fmt.Sprintf("%s = %.2f", m.Name(), m.Score(sum))
+	}
+	if sig {
+		line += " " + m.Signature(nrefs)
+	}
+	return line
 }
 
 // warnSparseBeside warns, for command cmd, when the weights file path has

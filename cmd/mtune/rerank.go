@@ -20,7 +20,7 @@ import (
 func rerankFlags(fs *flag.FlagSet) runFunc {
 	var in nbestFlags
 	in.add(fs, "n-best list files (several files are pooled per sentence)",
-		"references: with them the BLEU of the re-ranked 1-best goes to stderr")
+		"references: with them the score of the re-ranked 1-best (BLEU, or --metric's) goes to stderr")
 	weightsPath := fs.String("weights", "", "weights: Moses 'Name= v …' lines, a moses.ini, sparse 'name value' lines or mtune JSON")
 	sparsePath := fs.String("sparse-weights", "", "Moses sparse weights file ('name value' lines) added to --weights")
 	return func(ctx context.Context, a *app, args []string) error {
@@ -91,7 +91,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if sc != nil {
-			fmt.Fprintln(a.stderr, metric.MultiBLEU(sum))
+			fmt.Fprintln(a.stderr, scoreLine(sc.Metric(), sum, sc.Refs(), false))
 		}
 		return nil
 	}

@@ -10,11 +10,28 @@ import (
 	"github.com/mtune/mtune/metric"
 )
 
+// bleuJSON is score --json's object for BLEU: metric.Score's fields, as
+// before other metrics, with the name and signature.
+type bleuJSON struct {
+	metric.Score
+	Name      string `json:"name"`
+	Signature string `json:"signature"`
+}
+
+// scoreJSON is score --json's object for a metric other than BLEU.
+type scoreJSON struct {
+	Name      string    `json:"name"`
+	Score     float64   `json:"score"`
+	Signature string    `json:"signature"`
+	Stats     []float64 `json:"stats"`
+}
+
 // scoreFlags registers the flags of "mtune score" and returns the command.
 func scoreFlags(fs *flag.FlagSet) runFunc {
 	var sf scoringFlags
 	sf.add(fs, "reference file, folder of references, or prefix of REF0, REF1, … (repeat for several)")
-	asJSON := fs.Bool("json", false, "print the statistics and score as JSON")
+	asJSON := fs.Bool("json", false, "print the statistics and score as JSON (with the metric's name and signature)")
+	sig := fs.Bool("signature", false, "print the metric's sacreBLEU-style signature after the score")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(sf.refs) == 0 {
 			return usagef("no references: give -r REF")
@@ -49,12 +66,16 @@ func scoreFlags(fs *flag.FlagSet) runFunc {
 			}
 			sum.Add(st)
 		}
+		m := sc.Metric()
 		if *asJSON {
 			enc := json.NewEncoder(a.stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(sum.Score())
+			if _, ok := m.(metric.BLEU); ok {
+				return enc.Encode(bleuJSON{Score: sum.Score(), Name: m.Name(), Signature: m.Signature(sc.Refs())})
+			}
+			return enc.Encode(scoreJSON{Name: m.Name(), Score: m.Score(sum), Signature: m.Signature(sc.Refs()), Stats: sum.Values()})
 		}
-		_, err = fmt.Fprintln(a.stdout, metric.MultiBLEU(sum))
+		_, err = fmt.Fprintln(a.stdout, scoreLine(m, sum, sc.Refs(), *sig))
 		return err
 	}
 }

@@ -23,7 +23,7 @@ type ExtractResult struct {
 // Extract does what Moses' extractor does for a tuning iteration: it reads
 // the n-best files at paths (several files are several iterations), pools
 // each sentence's hypotheses across them without duplicates, scores them
-// with sc, and writes the features to featPath and the BLEU statistics to
+// with sc, and writes the features to featPath and the metric's statistics to
 // scorePath in Moses' FEATSTAT and SCORESTAT formats (mert, pro and kbmira
 // read them). It streams: memory holds a few sentences' lists, whatever the
 // size of the files. Both outputs appear atomically when all is written; on
@@ -75,18 +75,14 @@ func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, sco
 		func(j job) (block, error) {
 			hyps := dedup(j.sent, j.hyps)
 			fb := nbest.FeatBlock{Sentence: j.sent, Dense: j.dense, Vectors: make([]feature.Vector, len(hyps))}
-			sb := nbest.ScoreBlock{Sentence: j.sent, Metric: "BLEU", Stats: make([][]float64, len(hyps))}
+			sb := nbest.ScoreBlock{Sentence: j.sent, Metric: sc.Metric().Name(), Stats: make([][]float64, len(hyps))}
 			for k, h := range hyps {
 				st, err := sc.Stats(j.sent, h.Target)
 				if err != nil {
 					return block{}, err
 				}
 				fb.Vectors[k] = h.Features
-				row := make([]float64, 0, 2*st.Order()+1)
-				for n := 0; n < st.Order(); n++ {
-					row = append(row, st.Match(n), st.Total(n))
-				}
-				sb.Stats[k] = append(row, st.RefLen())
+				sb.Stats[k] = append([]float64(nil), st.Values()...)
 			}
 			var fbuf, sbuf bytes.Buffer
 			fwr := nbest.NewFeatStatWriter(&fbuf, idx)

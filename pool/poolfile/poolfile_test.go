@@ -24,7 +24,7 @@ func loadScorer(tb testing.TB, refPath string) *pool.Scorer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc, err := pool.NewScorer(refs, 0, nil)
+	sc, err := pool.NewScorer(refs, metric.DefaultBLEU())
 	if err != nil {
 		tb.Fatal(err)
 	}

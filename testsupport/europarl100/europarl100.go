@@ -10,6 +10,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/testsupport/shared"
@@ -66,7 +67,7 @@ func read(dir string) ([]pool.List, feature.Weights, *feature.Index, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sc, err := pool.NewScorer(refs, 4, nil)
+	sc, err := pool.NewScorer(refs, metric.DefaultBLEU())
 	if err != nil {
 		return nil, nil, nil, err
 	}
