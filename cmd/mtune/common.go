@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 	"log/slog"
+	"strings"
 
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"

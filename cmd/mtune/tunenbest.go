@@ -138,6 +138,9 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := sc.Metric().(metric.BLEU); !ok {
+		return usagef("--metric %s: tune-nbest's learners optimise BLEU only so far", o.scoring.metric)
+	}
 	lists, groups, err := poolfile.Load(ctx, o.nbests, idx, sc, poolfile.Options{Threads: o.cfg.Threads})
 	if err != nil {
 		return err
