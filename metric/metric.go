@@ -78,3 +78,20 @@ func checkLen(name string, s Stats, n int) error {
 	}
 	return s.Validate()
 }
+
+// Objective returns the function by which the learners compare
+// statistics, higher being better: for BLEU (or a nil m) corpus BLEU as a
+// fraction, Stats.BLEU, as Moses' mert compares; for any other metric its
+// Gain.
+func Objective(m Metric) func(Stats) float64 {
+	if _, ok := m.(BLEU); ok || m == nil {
+		return Stats.BLEU
+	}
+	return func(s Stats) float64 { return Gain(m, s) }
+}
+
+// IsBLEU reports whether m is BLEU or nil (BLEU by default).
+func IsBLEU(m Metric) bool {
+	_, ok := m.(BLEU)
+	return ok || m == nil
+}

@@ -28,6 +28,13 @@ type Metrics struct {
 	// epoch's weights (absent without one).
 	TuneBLEU float64  `json:"tune_bleu"`
 	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
+	// Metric names the metric TuneBLEU, DevBLEU and ProgressiveBLEU hold
+	// when it is not BLEU (--metric: "chrF2", "TER"); absent for BLEU,
+	// so that the field names stay those of earlier runs.
+	Metric string `json:"metric,omitempty"`
+	// LowerIsBetter marks a metric where lower is better (TER): Score
+	// ranks epochs by its negation.
+	LowerIsBetter bool `json:"lower_is_better,omitempty"`
 	// TuneDecoded reports that TuneBLEU is ProgressiveBLEU, not a
 	// decoding of its own (ipm and stale mode without --eval-tune).
 	TuneDecoded bool `json:"tune_decoded,omitempty"`
@@ -92,14 +99,28 @@ type Staleness struct {
 	Recomputes int            `json:"recomputes"`
 }
 
-// Score is the figure by which epoch m is ranked: its dev BLEU, or its
-// tune BLEU without a dev set (in ipm and stale mode the progressive BLEU
-// unless --eval-tune decoded the tuning set again).
+// Score is the figure by which epoch m is ranked, higher being better:
+// its dev BLEU, or its tune BLEU without a dev set (in ipm and stale mode
+// the progressive BLEU unless --eval-tune decoded the tuning set again);
+// of the metric, negated when LowerIsBetter.
 func (m Metrics) Score() float64 {
+	x := m.TuneBLEU
 	if m.DevBLEU != nil {
-		return *m.DevBLEU
+		x = *m.DevBLEU
 	}
-	return m.TuneBLEU
+	if m.LowerIsBetter {
+		return -x
+	}
+	return x
+}
+
+// MetricName is the name of the metric the epoch's figures are of:
+// Metric, or "BLEU".
+func (m Metrics) MetricName() string {
+	if m.Metric == "" {
+		return "BLEU"
+	}
+	return m.Metric
 }
 
 // BestEpoch returns the 1-based epoch of ms with the best Score, the

@@ -8,6 +8,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/rundir"
 )
@@ -16,15 +17,16 @@ import (
 // once, before the run (no decoder in the loop), and a learner that each
 // epoch runs over them: an online learner one pass, a batch optimizer its
 // whole optimisation (a run of one epoch). Its metrics are those of batch
-// mode on the pool: TuneBLEU the BLEU of the lists' 1-bests under the
-// epoch's weights, ProgressiveBLEU under the weights it started from, Pool
-// the hypotheses.
+// mode on the pool: TuneBLEU the score (BLEU, or the metric the lists'
+// statistics are of) of the lists' 1-bests under the epoch's weights,
+// ProgressiveBLEU under the weights it started from, Pool the hypotheses.
 //
 // The learner keeps its state (AdaGrad's accumulators, an average) in
 // memory from one epoch to the next, so its weights are the prev the
 // Driver passes back: a PoolEpocher runs a new run only (tune-nbest has no
 // --resume), and refuses a prev it did not return.
 type PoolEpocher struct {
+	metric  metric.Metric
 	dir     rundir.Layout
 	lists   []pool.List
 	set     *weights.Set
@@ -50,7 +52,8 @@ type poolEpoch struct {
 }
 
 // NewPoolEpocher returns the PoolEpocher of the run folder dir over lists,
-// whose features set's Index names, learning with l, which starts from
+// whose features set's Index names and whose statistics are m's (nil:
+// BLEU), learning with l, which starts from
 // set's weights (the run's starting weights). It writes them as the trio
 // in dir's init/ (rundir.Layout.InitTrio) and returns them as the
 // Driver's Start, and their metrics as epoch 0 (Driver.Baseline, for an
@@ -58,9 +61,12 @@ type poolEpoch struct {
 // that are all zero without a dense group (a cdec or Joshua list without
 // --init) make no weights file, and no epoch 0: then base is nil and
 // start's File empty.
-func NewPoolEpocher(ctx context.Context, dir rundir.Layout, lists []pool.List, set *weights.Set, l PoolLearner) (e *PoolEpocher, start Weights, base *rundir.Metrics, err error) {
-	e = &PoolEpocher{dir: dir, lists: lists, set: set, learner: l}
-	bleu := 100 * pool.OneBest(lists, set.Weights).BLEU()
+func NewPoolEpocher(ctx context.Context, dir rundir.Layout, lists []pool.List, m metric.Metric, set *weights.Set, l PoolLearner) (e *PoolEpocher, start Weights, base *rundir.Metrics, err error) {
+	if m == nil {
+		m = metric.DefaultBLEU()
+	}
+	e = &PoolEpocher{metric: m, dir: dir, lists: lists, set: set, learner: l}
+	bleu := m.Score(pool.OneBest(lists, set.Weights))
 	if len(set.Groups) == 0 && set.Weights.NonZero() == 0 {
 		start = Weights{ByName: weights.NewByName(set.Index, set.Weights)}
 	} else {
@@ -89,7 +95,7 @@ func (e *PoolEpocher) Epoch(ctx context.Context, n int, prev Weights) (rundir.Me
 	if err != nil {
 		return rundir.Metrics{}, Weights{}, err
 	}
-	bleu := 100 * pool.OneBest(e.lists, w).BLEU()
+	bleu := e.metric.Score(pool.OneBest(e.lists, w))
 	m := e.metrics(n, bleu, e.last.bleu, w, time.Since(t0).Seconds())
 	e.last = poolEpoch{file: next.File, bleu: bleu}
 	return m, next, nil
@@ -106,6 +112,10 @@ func (e *PoolEpocher) write(ctx context.Context, t rundir.Trio, w feature.Weight
 }
 
 func (e *PoolEpocher) metrics(n int, bleu, before float64, w feature.Weights, secs float64) rundir.Metrics {
-	return rundir.Metrics{Epoch: n, TuneBLEU: bleu, ProgressiveBLEU: before, NonZero: w.NonZero(),
+	m := rundir.Metrics{Epoch: n, TuneBLEU: bleu, ProgressiveBLEU: before, NonZero: w.NonZero(),
 		Pool: pool.Size(e.lists), Sentences: len(e.lists), Seconds: secs}
+	if !metric.IsBLEU(e.metric) {
+		m.Metric, m.LowerIsBetter = e.metric.Name(), !e.metric.HigherIsBetter()
+	}
+	return m
 }

@@ -51,7 +51,7 @@ func TestPoolEpocher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, start, base, err := NewPoolEpocher(ctx, dir, lists, set(init.Clone()), l)
+		e, start, base, err := NewPoolEpocher(ctx, dir, lists, nil, set(init.Clone()), l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestPoolEpocher(t *testing.T) {
 
 	t.Run("no epoch beats the start", func(t *testing.T) {
 		dir := rundir.Layout{Root: t.TempDir()}
-		e, start, base, err := NewPoolEpocher(ctx, dir, lists, set(init.Clone()), &worseLearner{init.Clone()})
+		e, start, base, err := NewPoolEpocher(ctx, dir, lists, nil, set(init.Clone()), &worseLearner{init.Clone()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestPoolEpocher(t *testing.T) {
 		}
 		// Without the baseline the Driver takes the best epoch it ran.
 		dir2 := rundir.Layout{Root: t.TempDir()}
-		e2, start2, _, err := NewPoolEpocher(ctx, dir2, lists, set(init.Clone()), &worseLearner{init.Clone()})
+		e2, start2, _, err := NewPoolEpocher(ctx, dir2, lists, nil, set(init.Clone()), &worseLearner{init.Clone()})
 		if err != nil {
 			t.Fatal(err)
 		}

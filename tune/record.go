@@ -103,9 +103,10 @@ func (p *Printer) Record(ctx context.Context, ms, got []rundir.Metrics) error {
 
 // progressLine describes epoch m's BLEU and work.
 func progressLine(m rundir.Metrics) string {
+	name := m.MetricName()
 	dev := ""
 	if m.DevBLEU != nil {
-		dev = fmt.Sprintf(" dev BLEU %6.2f", *m.DevBLEU)
+		dev = fmt.Sprintf(" dev %s %6.2f", name, *m.DevBLEU)
 	}
 	work := fmt.Sprintf("%d updates", m.Updates)
 	if m.Pool > 0 {
@@ -116,9 +117,9 @@ func progressLine(m rundir.Metrics) string {
 	}
 	// "decoded" always marks the progressive BLEU: as the tune BLEU when
 	// it is that, else after the tune and dev figures.
-	bleu := fmt.Sprintf("tune BLEU %6.2f%s (decoded %6.2f)", m.TuneBLEU, dev, m.ProgressiveBLEU)
+	bleu := fmt.Sprintf("tune %s %6.2f%s (decoded %6.2f)", name, m.TuneBLEU, dev, m.ProgressiveBLEU)
 	if m.TuneDecoded {
-		bleu = fmt.Sprintf("tune BLEU (decoded) %6.2f%s", m.TuneBLEU, dev)
+		bleu = fmt.Sprintf("tune %s (decoded) %6.2f%s", name, m.TuneBLEU, dev)
 	}
 	return fmt.Sprintf("%s, %s, %d non-zeros", bleu, work, m.NonZero)
 }

@@ -22,6 +22,7 @@ type scoringFlags struct {
 	tokenize  string
 	lowercase bool
 	order     int
+	m         metric.Metric // parseMetric's, once parsed
 }
 
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
@@ -33,8 +34,12 @@ func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
 	fs.StringVar(&f.metric, "metric", "bleu", "the metric: "+strings.Join(metric.MetricNames(), ", ")+" (sacreBLEU's defaults; TER case-insensitive), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5 is (BLEU−TER)/2)")
 }
 
-// parseMetric returns the metric the flags choose.
+// parseMetric returns the metric the flags choose, parsing the flags
+// the first time.
 func (f *scoringFlags) parseMetric() (metric.Metric, error) {
+	if f.m != nil {
+		return f.m, nil
+	}
 	if f.order < 1 || f.order > metric.MaxOrder {
 		return nil, usagef("--order %d: must be 1 to %d", f.order, metric.MaxOrder)
 	}
@@ -45,6 +50,7 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	if err != nil {
 		return nil, usagef("--metric: %v", err)
 	}
+	f.m = m
 	return m, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/rundir"
@@ -52,6 +51,11 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err := positiveFlags(fs, "minibatch", "restarts", "passes", "threads", "rate", "noise-unlabeled"); err != nil {
 			return err
 		}
+		m, err := in.parseMetric()
+		if err != nil {
+			return err
+		}
+		cfg.Metric = m
 		if err := cfg.Validate(info.Name); err != nil {
 			return usagef("%v", err)
 		}
@@ -138,9 +142,6 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := sc.Metric().(metric.BLEU); !ok {
-		return usagef("--metric %s: tune-nbest's learners optimise BLEU only so far", o.scoring.metric)
-	}
 	lists, groups, err := poolfile.Load(ctx, o.nbests, idx, sc, poolfile.Options{Threads: o.cfg.Threads})
 	if err != nil {
 		return err
@@ -152,8 +153,9 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
+	m := sc.Metric()
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
-		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
+		len(lists), pool.Size(lists), idx.Len(), scoreLine(m, pool.OneBest(lists, w), sc.Refs(), false))
 
 	l, err := algo.New(o.info.Name, w, o.cfg)
 	if err != nil {
@@ -164,7 +166,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	}
 	dir := rundir.Layout{Root: o.out}
 	set.Weights = w
-	e, startW, base, err := tune.NewPoolEpocher(ctx, dir, lists, set, l)
+	e, startW, base, err := tune.NewPoolEpocher(ctx, dir, lists, m, set, l)
 	if err != nil {
 		return err
 	}
@@ -182,7 +184,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	}
 	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
 		o.info.Name, best.Weights.NonZero(), time.Since(start).Seconds(), dir.Best().Moses())
-	fmt.Fprintln(a.stdout, metric.MultiBLEU(pool.OneBest(lists, best.Weights)))
+	fmt.Fprintln(a.stdout, scoreLine(m, pool.OneBest(lists, best.Weights), sc.Refs(), false))
 	return nil
 }
 

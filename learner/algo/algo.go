@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
+	"github.com/mtune/mtune/metric"
 )
 
 // Config holds the settings shared by the --algo flags. The zero value
@@ -63,6 +64,9 @@ type Config struct {
 	// Features restricts MERT to these dimensions (nil: the features
 	// active in the pool).
 	Features []feature.ID
+	// Metric is the metric the learner optimises (nil: BLEU); only the
+	// learners whose Info.AnyMetric is set take another.
+	Metric metric.Metric
 	// Seed seeds every random choice.
 	Seed uint64
 	// Threads bounds the goroutines of the batch optimizers (0: all cores).
@@ -109,6 +113,9 @@ type Info struct {
 	// (PRO: tune.BatchStep.SamplePart, FitPRO). Neither: the whole pool on
 	// one machine (tune.BatchStep.RunParts).
 	Rounds, Pairs bool
+	// AnyMetric is set for a learner that optimises any metric
+	// (Config.Metric), not BLEU only.
+	AnyMetric bool
 }
 
 // reads reports whether the learner reads the setting of flag.
@@ -230,6 +237,15 @@ func (c Config) Validate(name string) error {
 		return info.notFor("passes")
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
+	}
+	if c.Metric != nil && !metric.IsBLEU(c.Metric) && !info.AnyMetric {
+		var any []string
+		for _, in := range All() {
+			if in.AnyMetric {
+				any = append(any, in.Name)
+			}
+		}
+		return fmt.Errorf("algo: %s optimises BLEU only; --metric %s is for %s", name, c.Metric.Name(), strings.Join(any, ", "))
 	}
 	if err := c.validateNoise(info); err != nil {
 		return err

@@ -13,14 +13,15 @@ var mertInfo = Info{
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
 		return mert.New(w, MERTOptions(c)), nil
 	},
-	Rounds: true,
+	Rounds:    true,
+	AnyMetric: true,
 }
 
 // MERTOptions returns the options of the "mert" learner New makes from c
 // (for mert.NewCoordinator, which runs it over a pool held by parts).
 func MERTOptions(c Config) mert.Options {
 	mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
-		Features: c.Features, Threads: c.Threads, Seed: c.Seed}
+		Features: c.Features, Threads: c.Threads, Seed: c.Seed, Metric: c.Metric}
 	if r := c.RestartRange; r != nil {
 		mo.Min, mo.Max = r[0], r[1]
 	}

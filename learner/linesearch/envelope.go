@@ -40,8 +40,9 @@ type Envelope struct {
 // SentenceEnvelope returns the envelope of list l along the line w + γ·dir:
 // hypothesis k has the line w·φ_k + γ·(dir·φ_k) (Och 2003, §4; Watanabe
 // 2012, §4.2 mixes along dir = w_avg − w_prev). Ties are broken as Search
-// breaks them. It fails for invalid statistics, statistics of different
-// orders and non-finite scores (wrapping ErrNonFinite).
+// breaks them. It fails for invalid statistics (metric.Stats.Validate),
+// statistics of different lengths and non-finite scores (wrapping
+// ErrNonFinite).
 func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	n := len(l.Hyps)
 	e := Envelope{Sent: l.Sent, Hyps: n}
@@ -50,13 +51,13 @@ func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	}
 	base := make([]float64, n)
 	slope := make([]float64, n)
-	order := l.Hyps[0].Stats.Order()
+	width := l.Hyps[0].Stats.N
 	for k, h := range l.Hyps {
-		if err := h.Stats.ValidateBLEU(); err != nil {
+		if err := h.Stats.Validate(); err != nil {
 			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 		}
-		if h.Stats.Order() != order {
-			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has BLEU order %d, others %d", l.Sent, k, h.Stats.Order(), order)
+		if h.Stats.N != width {
+			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has %d statistics, others %d", l.Sent, k, h.Stats.N, width)
 		}
 		base[k] = h.Features.Dot(w)
 		slope[k] = h.Features.Dot(dir)

@@ -44,6 +44,9 @@ type Options struct {
 	// when the best interval is unbounded (but at least a millionth of the
 	// breakpoint's magnitude). Zero means DefaultMargin.
 	Margin float64
+	// Metric is the metric whose corpus score the search maximises over
+	// the statistics summed along the envelope (its Gain); nil is BLEU.
+	Metric metric.Metric
 	// Threads is the number of worker goroutines of a Searcher that
 	// compute envelopes; zero means GOMAXPROCS. Results do not depend on
 	// it. Search and Sweep do not use it.
@@ -54,8 +57,8 @@ type Options struct {
 type Result struct {
 	// Gamma is the chosen point of the line.
 	Gamma float64
-	// Stats are the summed BLEU statistics of the 1-best hypotheses at
-	// Gamma; corpus BLEU is Stats.BLEU().
+	// Stats are the summed statistics of the 1-best hypotheses at Gamma
+	// (the metric's: corpus BLEU is Stats.BLEU()).
 	Stats metric.Stats
 	// Lo and Hi bound the best interval (within Options.Min and Max); they
 	// may be infinite.
@@ -77,6 +80,11 @@ func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma floa
 	}
 	var all Envelopes
 	for i, l := range lists {
+		for k, h := range l.Hyps {
+			if err := checkStats(opts.Metric, h.Stats); err != nil {
+				return 0, metric.Stats{}, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
+			}
+		}
 		e, err := SentenceEnvelope(l, w, dir)
 		if err != nil {
 			return 0, metric.Stats{}, fmt.Errorf("%w (list %d)", err, i)
@@ -101,7 +109,7 @@ func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma floa
 type Searcher struct {
 	lists   []pool.List
 	off     []int32
-	order   int
+	width   int // statistics a hypothesis
 	choose  *chooser
 	maxLen  int
 	first   []int32
@@ -109,8 +117,17 @@ type Searcher struct {
 	heads   []int
 }
 
+// checkStats checks a hypothesis' statistics under the metric m: BLEU's
+// (metric.Stats.ValidateBLEU) when m is nil.
+func checkStats(m metric.Metric, s metric.Stats) error {
+	if m == nil {
+		return s.ValidateBLEU()
+	}
+	return m.Check(s)
+}
+
 // NewSearcher prepares line searches over lists. It fails if a hypothesis
-// has invalid statistics or statistics of another order than the rest, if
+// has invalid statistics (under Options.Metric) or another number of them than the rest, if
 // there are no hypotheses, or if the options are invalid.
 func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	c, err := newChooser(opts)
@@ -126,13 +143,13 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	n := 0
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := h.Stats.ValidateBLEU(); err != nil {
+			if err := checkStats(opts.Metric, h.Stats); err != nil {
 				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
-			if s.order == 0 {
-				s.order = h.Stats.Order()
-			} else if h.Stats.Order() != s.order {
-				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has BLEU order %d, others %d", i, l.Sent, k, h.Stats.Order(), s.order)
+			if s.width == 0 {
+				s.width = h.Stats.N
+			} else if h.Stats.N != s.width {
+				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has %d statistics, others %d", i, l.Sent, k, h.Stats.N, s.width)
 			}
 		}
 		n += len(l.Hyps)

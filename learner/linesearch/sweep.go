@@ -95,11 +95,14 @@ type chooser struct {
 	lo, hi         float64 // Options.Min and Max, or ±Inf
 	prefer, margin float64
 	best, thin     candidate
+	// gain is the metric's Gain when it is not BLEU; nil compares log
+	// BLEU (direct, on the hot path).
+	gain func(metric.Stats) float64
 }
 
 // newChooser checks opts and returns a chooser for them.
 func newChooser(opts Options) (*chooser, error) {
-	c := &chooser{lo: math.Inf(-1), hi: math.Inf(1), prefer: opts.Prefer, margin: opts.Margin}
+	c := &chooser{lo: math.Inf(-1), hi: math.Inf(1), prefer: opts.Prefer, margin: opts.Margin, gain: gainOf(opts.Metric)}
 	if opts.Min != 0 || opts.Max != 0 {
 		c.lo, c.hi = opts.Min, opts.Max
 		if !(c.lo < c.hi) {
@@ -118,10 +121,19 @@ func newChooser(opts Options) (*chooser, error) {
 	return c, nil
 }
 
+// gainOf returns what a chooser compares intervals by for the metric m,
+// besides BLEU (nil): its Gain. BLEU's intervals are compared by log BLEU.
+func gainOf(m metric.Metric) func(metric.Stats) float64 {
+	if metric.IsBLEU(m) {
+		return nil
+	}
+	return func(s metric.Stats) float64 { return metric.Gain(m, s) }
+}
+
 // candidate is an interval of γ considered for the best one.
 type candidate struct {
 	set   bool
-	score float64 // log BLEU
+	score float64 // the chooser's score: log BLEU, or the metric's gain
 	dist  float64 // from the preferred point
 	a, b  float64
 	stats metric.Stats
@@ -143,7 +155,12 @@ func (c *chooser) consider(lo, hi float64, cur metric.Stats) {
 	if !(a < b) {
 		return
 	}
-	score := cur.LogBLEU()
+	var score float64
+	if c.gain == nil {
+		score = cur.LogBLEU()
+	} else {
+		score = c.gain(cur)
+	}
 	dist := distance(c.prefer, a, b)
 	cd := &c.best
 	if finite(b-a) && b-a <= sliver*max(math.Abs(a), math.Abs(b)) {

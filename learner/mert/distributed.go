@@ -125,6 +125,15 @@ func (p Pass) Share(lists []pool.List) (Share, error) {
 // (linesearch.Sweep), those of Learn's.
 func SweepOptions() linesearch.Options { return linesearch.Options{} }
 
+// checkStats checks statistics under the metric m: BLEU's
+// (metric.Stats.ValidateBLEU) when m is nil.
+func checkStats(m metric.Metric, s metric.Stats) error {
+	if m == nil {
+		return s.ValidateBLEU()
+	}
+	return m.Check(s)
+}
+
 // PassResult is the outcome of a round, indexed as the Pass's runs: the
 // statistics of the whole pool's 1-bests at each run's point and the
 // result of each of its line searches.
@@ -249,7 +258,7 @@ func (c *Coordinator) Update(res PassResult) error {
 		if n := rp.Directions(len(p.Dims)); len(res.Searches[i]) != n {
 			return fmt.Errorf("mert: round %d run %d searched %d lines, the result has %d", p.N, rp.Run, n, len(res.Searches[i]))
 		}
-		if err := res.Stats[i].ValidateBLEU(); err != nil {
+		if err := checkStats(c.opts.Metric, res.Stats[i]); err != nil {
 			return fmt.Errorf("mert: round %d run %d: %w", p.N, rp.Run, err)
 		}
 	}
@@ -264,7 +273,8 @@ func (c *Coordinator) Update(res PassResult) error {
 // update is one run's step of Learn's loop (optimize), from the statistics
 // st at its point and its line searches.
 func (c *Coordinator) update(r *distRun, rp RunPass, st metric.Stats, searches []linesearch.Result) {
-	score := st.BLEU()
+	obj := metric.Objective(c.opts.Metric)
+	score := obj(st)
 	switch {
 	case !r.scored:
 		r.stats, r.score, r.scored = st, score, true
@@ -288,7 +298,7 @@ func (c *Coordinator) update(r *distRun, rp RunPass, st metric.Stats, searches [
 	r.searches += len(searches)
 	bestD, bestScore, bestGamma := -1, r.score, 0.0
 	for d, s := range searches {
-		if b := s.Stats.BLEU(); b > bestScore && s.Gamma != 0 {
+		if b := obj(s.Stats); b > bestScore && s.Gamma != 0 {
 			bestD, bestScore, bestGamma = d, b, s.Gamma
 		}
 	}
@@ -326,8 +336,8 @@ func (c *Coordinator) Result() (feature.Weights, Info, error) {
 		info.Passes += r.passes
 		info.LineSearches += r.searches
 		st := r.stats
-		if best < 0 || st.BLEU() > info.BLEU {
-			best, info.Stats, info.BLEU, info.BestRun = i, st, st.BLEU(), i
+		if obj := metric.Objective(c.opts.Metric); best < 0 || obj(st) > info.BLEU {
+			best, info.Stats, info.BLEU, info.BestRun = i, st, obj(st), i
 		}
 	}
 	w := c.runs[best].pt.Clone()

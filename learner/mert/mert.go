@@ -44,8 +44,13 @@ type Options struct {
 	// DefaultMin and DefaultMax ([0, 1]). They do not bound the result.
 	Min, Max float64
 	// Epsilon: passes go on while a pass improves corpus BLEU (in [0, 1])
-	// by more than Epsilon. Zero means DefaultEpsilon.
+	// by more than Epsilon, or another metric's gain (on its own scale:
+	// 0–100 for chrF and −TER) by more. Zero means DefaultEpsilon.
 	Epsilon float64
+	// Metric is the metric maximised (metric.Objective: BLEU as a
+	// fraction, another metric's gain); nil is BLEU. The line searches sum
+	// its statistics along the envelope, so they stay exact.
+	Metric metric.Metric
 	// MaxPasses limits the passes of one run; zero means no limit.
 	MaxPasses int
 	// NoNormalize keeps the weights as optimised instead of dividing them
@@ -107,7 +112,8 @@ func (o Options) validate() error {
 // Info describes the last optimisation.
 type Info struct {
 	// Stats are the statistics of the re-ranked lists at the result; BLEU
-	// is Stats.BLEU().
+	// is Stats.BLEU() (the objective, metric.Objective, under another
+	// metric).
 	Stats metric.Stats
 	BLEU  float64
 	// Dims is the number of dimensions optimised.
@@ -203,8 +209,8 @@ func (m *MERT) Learn(ctx context.Context, lists []pool.List) error {
 		}
 		info.Passes += r.passes
 		info.LineSearches += r.searches
-		if best == nil || st.BLEU() > info.BLEU {
-			best, info.Stats, info.BLEU, info.BestRun = pt, st, st.BLEU(), i
+		if best == nil || p.obj(st) > info.BLEU {
+			best, info.Stats, info.BLEU, info.BestRun = pt, st, p.obj(st), i
 		}
 	}
 	w := m.w.Clone()
@@ -226,7 +232,7 @@ func (m *MERT) Learn(ctx context.Context, lists []pool.List) error {
 	// Report what re-ranking with the final weights gives (normalising may
 	// change the rounding of near-tied scores).
 	info.Stats = pool.OneBest(lists, w)
-	info.BLEU = info.Stats.BLEU()
+	info.BLEU = p.obj(info.Stats)
 	m.info = info
 	return nil
 }
@@ -243,14 +249,15 @@ type problem struct {
 	opts    Options
 	threads int
 	n       int
+	obj     func(metric.Stats) float64 // metric.Objective(opts.Metric)
 }
 
 func newProblem(lists []pool.List, w feature.Weights, opts Options) (*problem, error) {
-	s, err := linesearch.NewSearcher(lists, linesearch.Options{Threads: opts.Threads})
+	s, err := linesearch.NewSearcher(lists, linesearch.Options{Threads: opts.Threads, Metric: opts.Metric})
 	if err != nil {
 		return nil, fmt.Errorf("mert: %w", err)
 	}
-	p := &problem{s: s, opts: opts, threads: opts.threads(), n: s.Len()}
+	p := &problem{s: s, opts: opts, threads: opts.threads(), n: s.Len(), obj: metric.Objective(opts.Metric)}
 	maxID := feature.ID(-1)
 	for _, l := range lists {
 		for _, h := range l.Hyps {
@@ -381,7 +388,7 @@ func (r *run) optimize(ctx context.Context, pt []float64) (metric.Stats, error) 
 	if err != nil {
 		return metric.Stats{}, fmt.Errorf("mert: %w", err)
 	}
-	score := stats.BLEU()
+	score := p.obj(stats)
 	var (
 		dir, bestDir     = make([]float64, dims), make([]float64, dims)
 		slope, bestSlope []float64
@@ -413,7 +420,7 @@ func (r *run) optimize(ctx context.Context, pt []float64) (metric.Stats, error) 
 				return metric.Stats{}, fmt.Errorf("mert: %w", err)
 			}
 			r.searches++
-			if b := res.Stats.BLEU(); b > bestScore && res.Gamma != 0 {
+			if b := p.obj(res.Stats); b > bestScore && res.Gamma != 0 {
 				bestD, bestScore, bestGamma = d, b, res.Gamma
 				if d >= dims {
 					copy(bestDir, dir)
@@ -440,7 +447,7 @@ func (r *run) optimize(ctx context.Context, pt []float64) (metric.Stats, error) 
 		if err != nil {
 			return metric.Stats{}, fmt.Errorf("mert: %w", err)
 		}
-		if st.BLEU() <= score {
+		if p.obj(st) <= score {
 			break // rounding made the line search's interval unreachable
 		}
 		if bestD < dims {
@@ -452,7 +459,7 @@ func (r *run) optimize(ctx context.Context, pt []float64) (metric.Stats, error) 
 		}
 		base, next = next, base
 		prev := score
-		stats, score = st, st.BLEU()
+		stats, score = st, p.obj(st)
 		if score-prev <= eps {
 			break
 		}
