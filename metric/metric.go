@@ -95,3 +95,15 @@ func IsBLEU(m Metric) bool {
 	_, ok := m.(BLEU)
 	return ok || m == nil
 }
+
+// SentenceFraction is SentenceGain on the scale of a fraction, as the
+// learners' thresholds and step sizes expect (BLEU+1 is in [0, 1]): the
+// gain over 100 for a metric scored 0–100 (chrF, TER, a weighted sum),
+// an external score as it is.
+func SentenceFraction(m Metric, s Stats) float64 {
+	g := SentenceGain(m, s)
+	if _, ok := m.(External); ok {
+		return g
+	}
+	return g / 100
+}

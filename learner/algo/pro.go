@@ -13,11 +13,12 @@ var proInfo = Info{
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
 		return batch.NewPRO(w, PROOptions(c))
 	},
-	Pairs: true,
+	Pairs:     true,
+	AnyMetric: true,
 }
 
 // PROOptions returns the options of the "pro" learner New makes from c
 // (for batch.SamplePRO, which samples a part of a pool held by parts).
 func PROOptions(c Config) batch.PROOptions {
-	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed}
+	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed, Metric: c.Metric}
 }

@@ -49,22 +49,28 @@ const (
 // compile checks and lays out lists. Lists without hypotheses are dropped.
 // It returns ErrEmpty when no hypothesis is left, and an error wrapping
 // learner.ErrNoFeatures when no hypothesis has a feature.
-func compile(lists []pool.List) (*compiled, error) { return compileLayout(lists, layoutAuto) }
+func compile(lists []pool.List) (*compiled, error) { return compileLayout(lists, layoutAuto, nil) }
 
-func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
+// compileMetric is compile for lists whose statistics are m's (nil:
+// BLEU).
+func compileMetric(lists []pool.List, m metric.Metric) (*compiled, error) {
+	return compileLayout(lists, layoutAuto, m)
+}
+
+func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, error) {
 	nHyp, nnz := 0, 0
 	maxID := feature.ID(-1)
-	order := 0
+	width := 0
 	for _, l := range lists {
 		for k, h := range l.Hyps {
-			if err := checkHyp(h); err != nil {
+			if err := checkHyp(h, m); err != nil {
 				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 			}
-			if order == 0 {
-				order = h.Stats.Order()
-			} else if h.Stats.Order() != order {
-				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: BLEU order %d, earlier hypotheses have %d",
-					l.Sent, k, h.Stats.Order(), order)
+			if width == 0 {
+				width = h.Stats.N
+			} else if h.Stats.N != width {
+				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: %d statistics, earlier hypotheses have %d",
+					l.Sent, k, h.Stats.N, width)
 			}
 			if n := len(h.Features.IDs); n > 0 {
 				maxID = max(maxID, h.Features.IDs[n-1])
@@ -91,7 +97,10 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 			}
 		}
 	}
-	c := &compiled{order: order, stride: 2*order + 1}
+	c := &compiled{stride: width}
+	if metric.IsBLEU(m) {
+		c.order = width / 2
+	}
 	for id, seen := range local {
 		if seen != 0 {
 			local[id] = int32(len(c.ids))
@@ -135,7 +144,7 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 				}
 				c.off = append(c.off, int32(len(c.lid)))
 			}
-			c.stats = append(c.stats, hyp.Stats.V[:2*order+1]...)
+			c.stats = append(c.stats, hyp.Stats.V[:width]...)
 			h++
 		}
 	}
@@ -143,8 +152,12 @@ func compileLayout(lists []pool.List, lay layout) (*compiled, error) {
 	return c, nil
 }
 
-func checkHyp(h pool.Hyp) error {
-	if err := h.Stats.ValidateBLEU(); err != nil {
+func checkHyp(h pool.Hyp, m metric.Metric) error {
+	check := h.Stats.ValidateBLEU
+	if m != nil {
+		check = func() error { return m.Check(h.Stats) }
+	}
+	if err := check(); err != nil {
 		return err
 	}
 	f := h.Features
@@ -288,13 +301,13 @@ func (c *compiled) oneBest(w []float64, threads int) metric.Stats {
 
 // toStats converts a statistics row to metric.Stats.
 func (c *compiled) toStats(r []float64) metric.Stats {
-	return metric.StatsOf(r[:2*c.order+1]...)
+	return metric.StatsOf(r[:c.stride]...)
 }
 
 // fromStats converts metric.Stats to a row of the compiled layout.
 func (c *compiled) fromStats(s metric.Stats) []float64 {
 	r := make([]float64, c.stride)
-	copy(r, s.V[:2*c.order+1])
+	copy(r, s.V[:c.stride])
 	return r
 }
 

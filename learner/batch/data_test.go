@@ -74,7 +74,7 @@ func checkBadOptions[O any, L any](t *testing.T, newL func(feature.Weights, O) (
 // mustCompile is compileLayout failing tb on an error.
 func mustCompile(tb testing.TB, lists []pool.List, lay layout) *compiled {
 	tb.Helper()
-	c, err := compileLayout(lists, lay)
+	c, err := compileLayout(lists, lay, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -54,6 +54,10 @@ type PROOptions struct {
 	MinDiff   float64
 	// Gain is the BLEU+1 the sampler ranks by; the zero value is Moses'.
 	Gain PROGain
+	// Metric, when not nil nor BLEU, replaces BLEU+1: the sampler ranks
+	// hypotheses by its sentence score as a fraction
+	// (metric.SentenceFraction), so that MinDiff keeps its scale.
+	Metric metric.Metric
 	// Lambda is the weight λ of the L2 term (λ/2)‖w‖² added to the mean
 	// logistic loss of the sampled pairs; zero means 1/(2N) for N pairs,
 	// which is MegaM's default Gaussian prior of precision 1 on the summed
@@ -94,9 +98,16 @@ func (o PROOptions) withDefaults() (PROOptions, error) {
 	return o, nil
 }
 
+// statsMetric is the metric the pool's statistics are of (nil: BLEU).
+func (o PROOptions) statsMetric() metric.Metric { return o.Metric }
+
 // sampler returns the pair sampler the options describe.
 func (o PROOptions) sampler() sample.PRO {
-	return sample.PRO{Gamma: o.Gamma, Xi: o.Xi, MinDiff: o.MinDiff, Gain: sample.PlusOne(o.Gain.variant())}
+	gain := sample.PlusOne(o.Gain.variant())
+	if m := o.Metric; !metric.IsBLEU(m) {
+		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	}
+	return sample.PRO{Gamma: o.Gamma, Xi: o.Xi, MinDiff: o.MinDiff, Gain: gain}
 }
 
 // PRORun summarises the last Learn of a PRO.

@@ -9,6 +9,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/learner/internal/statecodec"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -66,7 +67,11 @@ func newLearner[L ~struct{ state[O, R] }, O options[O, R], R summary[R]](w featu
 // so that a Learn that fails leaves the learner unchanged.
 func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func(c *compiled) (feature.Weights, R, error)) error {
 	return s.learnOn(ctx, func() (feature.Weights, R, error) {
-		c, err := compile(lists)
+		var m metric.Metric
+		if o, ok := any(s.opts).(interface{ statsMetric() metric.Metric }); ok {
+			m = o.statsMetric()
+		}
+		c, err := compileMetric(lists, m)
 		if err != nil {
 			var none R
 			return nil, none, err
