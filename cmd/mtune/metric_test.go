@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +52,59 @@ func TestScoreMetric(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("score --metric %s: exit %d, %q; want 2 and %q", tc.metric, code, errOut, tc.msg)
 		}
+	}
+}
+
+// TestTuneNbestMetric: tune-nbest --metric tunes toward the metric on
+// europarl100: MERT and PRO raise chrF from init.weights, and MERT's chrF
+// beats what BLEU-tuned weights give; the learners that optimise BLEU only
+// refuse another metric before any work (exit 2, --out untouched).
+func TestTuneNbestMetric(t *testing.T) {
+	dir := shared.Path(t, "nbest", "europarl100")
+	tmp := t.TempDir()
+	base := []string{"tune-nbest", "--init", filepath.Join(dir, "init.weights"), "--nbest", filepath.Join(dir, "nbest.gz"), "-r", filepath.Join(dir, "reference")}
+	score := func(name string, args ...string) float64 {
+		t.Helper()
+		code, stdout, errOut := mtune(t, "", append(append(base, "--out", filepath.Join(tmp, name)), args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var x float64
+		line := strings.TrimSpace(stdout)
+		if _, err := fmt.Sscanf(line[strings.Index(line, "= ")+2:], "%f", &x); err != nil {
+			t.Fatalf("%s: last line %q", name, line)
+		}
+		if !strings.Contains(errOut, "start: chrF2 = 37.54") && strings.Contains(line, "chrF2") {
+			t.Errorf("%s: no starting chrF2 37.54 in %q", name, errOut)
+		}
+		return x
+	}
+	mertChrF := score("mert-chrf", "--algo", "mert", "--metric", "chrf")
+	proChrF := score("pro-chrf", "--algo", "pro", "--metric", "chrf")
+	if mertChrF <= 37.54 || proChrF <= 37.54 {
+		t.Errorf("chrF2 from 37.54: MERT %.2f, PRO %.2f; want both higher", mertChrF, proChrF)
+	}
+	// The BLEU-tuned weights re-rank to a lower chrF than the chrF-tuned.
+	score("mert-bleu", "--algo", "mert")
+	code, _, errOut := mtune(t, "", "rerank", "--metric", "chrf", "--weights", filepath.Join(tmp, "mert-bleu", "best", "weights"),
+		"--nbest", filepath.Join(dir, "nbest.gz"), "-r", filepath.Join(dir, "reference"))
+	var bleuTuned float64
+	if _, err := fmt.Sscanf(strings.TrimSpace(errOut), "chrF2 = %f", &bleuTuned); code != 0 || err != nil || !(bleuTuned < mertChrF) {
+		t.Errorf("rerank --metric chrf with BLEU-tuned weights: exit %d, %q; want below %.2f", code, errOut, mertChrF)
+	}
+	var m struct {
+		Metric string `json:"metric"`
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(tmp, "mert-chrf", "metrics.jsonl"))), "\n")
+	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil || m.Metric != "chrF2" {
+		t.Errorf("metrics.jsonl %q: metric %q, %v", lines[0], m.Metric, err)
+	}
+	out := filepath.Join(tmp, "kbmira")
+	code, _, errOut = mtune(t, "", append(base, "--out", out, "--algo", "kbmira", "--metric", "chrf")...)
+	if code != 2 || !strings.Contains(errOut, "optimises BLEU only") {
+		t.Errorf("kbmira --metric chrf: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("kbmira --metric chrf created %s", out)
 	}
 }
