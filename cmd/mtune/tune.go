@@ -197,7 +197,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	t.o.Mix = transforms.LineSearchMixer{}
 	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+strings.Join(transforms.MixerNames(), ", "))
 	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
-	learnerFlags(fs, &t.o.AlgoConfig)
+	t.o.AlgoConfig.RegisterLearnerFlags(fs)
 	fs.Func("restarts", "batch mode, mert: random restarts (default 20)", func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -206,7 +206,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		t.o.AlgoConfig.Restarts = n
 		return nil
 	})
-	batchSearchFlags(fs, &t.o.AlgoConfig)
+	t.o.AlgoConfig.RegisterBatchSearchFlags(fs)
 	fs.BoolVar(&t.o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
 	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
