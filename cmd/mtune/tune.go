@@ -153,15 +153,15 @@ func plural(n int, thing string) string {
 // to the run's log; mtune's own warnings to stderr as well.
 func runPipeline(ctx context.Context, o pipelines.Options, dir *rundir.RunDir) (pipelines.Result, error) {
 	prev := slog.Default()
-	runLog := newRunLog(o.Progress)
+	runLog := rundir.NewRunLog(o.Progress)
 	slog.SetDefault(slog.New(runLog))
 	res, err := pipelines.Run(ctx, o)
 	slog.SetDefault(prev)
 	var pe *pipelines.PipelineError
 	if errors.As(err, &pe) {
-		runLog.detail(pe.Detail())
+		runLog.Detail(pe.Detail())
 	}
-	if werr := runLog.write(context.WithoutCancel(ctx), dir.Log()); werr != nil {
+	if werr := runLog.Save(context.WithoutCancel(ctx), dir.Log()); werr != nil {
 		slog.Warn("tune: could not write the run's log", "err", werr)
 	} else if pe != nil {
 		err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
