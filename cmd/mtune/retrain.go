@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/registry"
@@ -66,7 +67,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if demo && o.DevSrc == "" {
-			files := demoFiles(rundir.Layout{Root: o.Out}.DemoModel())
+			_, files := build.DemoIn(rundir.Layout{Root: o.Out}.DemoModel())
 			o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
 		}
 		if o.DevSrc == "" || len(o.DevRefs) == 0 {

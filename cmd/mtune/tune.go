@@ -17,7 +17,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/decoder/build"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/rundir"
@@ -319,47 +318,19 @@ func joinModes(ms []tune.Mode) string {
 // demoPaths points o at the embedded demo system in OUT/demo-model (built
 // there by buildDemo); the demo's test set is the dev set.
 func demoPaths(o *pipelines.Options) {
-	dir := rundir.Layout{Root: o.Out}.DemoModel()
-	files := demoFiles(dir)
-	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
+	config, files := build.DemoIn(rundir.Layout{Root: o.Out}.DemoModel())
+	o.Config, o.Src, o.Refs = config, files.TuneSrc, []string{files.TuneRef}
 	if o.DevSrc == "" {
 		o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
-	}
-}
-
-func demoFiles(dir string) build.DemoFiles {
-	corpus := storage.Join(dir, "corpus")
-	return build.DemoFiles{
-		TuneSrc: storage.Join(corpus, "tune.src"), TuneRef: storage.Join(corpus, "tune.ref"),
-		TestSrc: storage.Join(corpus, "test.src"), TestRef: storage.Join(corpus, "test.ref"),
 	}
 }
 
 // buildDemo builds the demo system into OUT/demo-model unless its
 // moses.ini is already there.
 func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
-	dir := rundir.Layout{Root: o.Out}.DemoModel()
-	ok, err := storage.Exists(ctx, o.Config)
-	if err != nil || ok {
+	dir, t0 := rundir.Layout{Root: o.Out}.DemoModel(), time.Now()
+	if built, err := build.BuildDemoIn(ctx, dir); !built || err != nil {
 		return err
-	}
-	t0 := time.Now()
-	files, err := build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, storage.Join(dir, "corpus"))
-	if err != nil {
-		return err
-	}
-	if want := demoFiles(dir); files.TuneSrc != want.TuneSrc || files.TuneRef != want.TuneRef ||
-		files.TestSrc != want.TestSrc || files.TestRef != want.TestRef {
-		return fmt.Errorf("tune: the demo's corpus is not where it was expected: %+v", files)
-	}
-	// The moses.ini's paths are relative (build's default): an output
-	// folder with a space in its name would otherwise split a path= value.
-	res, err := build.Run(ctx, files.BuildOptions(dir))
-	if err != nil {
-		return err
-	}
-	if res.Config != o.Config {
-		return fmt.Errorf("tune: the demo's moses.ini is %s, expected %s", res.Config, o.Config)
 	}
 	fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
 	return nil
