@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
@@ -111,29 +110,15 @@ func ownsTrio(rel string) bool {
 // weights counting as epoch 0), a batch optimizer's once.
 func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	start := time.Now()
-	idx := feature.NewIndex()
-	var set *weights.Set
-	if o.init != "" {
-		var err error
-		if set, err = weights.ReadWithSparse(ctx, o.init, "", idx); err != nil {
-			return err
-		}
-	}
 	sc, err := o.scoring.scorer(ctx)
 	if err != nil {
 		return err
 	}
-	lists, groups, err := poolfile.Load(ctx, o.nbests, idx, sc, poolfile.Options{Threads: o.cfg.Threads})
+	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, poolfile.Options{Threads: o.cfg.Threads})
 	if err != nil {
 		return err
 	}
-	if len(lists) == 0 {
-		return fmt.Errorf("the n-best lists %v hold no hypotheses", o.nbests)
-	}
-	set, w, err := poolfile.StartWeights(ctx, o.nbests, idx, sc.Len(), lists, groups, set, o.init)
-	if err != nil {
-		return err
-	}
+	lists, idx, set, w := t.Lists, t.Index, t.Set, t.Weights
 	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
 		len(lists), pool.Size(lists), idx.Len(), metric.MultiBLEU(pool.OneBest(lists, w)))
 
