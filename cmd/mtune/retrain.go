@@ -44,7 +44,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		}
 		id := *runID
 		if id == "" {
-			id = defaultRunID(os.Getenv, time.Now())
+			id = registry.DefaultRunID(os.Getenv, time.Now())
 		}
 		if err := registry.CheckRunID(id); err != nil {
 			return usagef("--run-id: %v", err)
@@ -53,7 +53,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		if err := gate.Validate(); err != nil {
 			return usagef("%v", err)
 		}
-		reg, err := openRegistry(*root)
+		reg, err := registry.Open(*root)
 		if err != nil {
 			return err
 		}
@@ -136,15 +136,4 @@ func devScorer(o pipelines.Options) func(context.Context, string) ([]metric.Stat
 var retrainFlagGroups = []flagGroup{
 	tuneFlagGroups[0], tuneFlagGroups[1], tuneFlagGroups[2],
 	{"registry", []string{"registry", "run-id", "min-gain", "max-p", "bootstrap"}},
-}
-
-// defaultRunID is the run id of a night given none: in a Cloud Run job the
-// execution's name, which every retried attempt of the task shares (so a
-// retry resumes the night, as a fixed id does elsewhere), else the UTC
-// date-time of now.
-func defaultRunID(getenv func(string) string, now time.Time) string {
-	if e := getenv("CLOUD_RUN_EXECUTION"); e != "" && registry.CheckRunID(e) == nil {
-		return e
-	}
-	return registry.DefaultRunID(now)
 }
