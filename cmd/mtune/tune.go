@@ -86,65 +86,11 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		printEnd(a, *o, res, time.Since(start))
+		ran, files := res.Summary(*o, time.Since(start))
+		fmt.Fprintf(a.stderr, "tune: %s\n", ran)
+		fmt.Fprintln(a.stdout, strings.Join(files, "\n"))
 		return nil
 	}
-}
-
-// printEnd prints the end of a tuning run o whose result is res, after
-// elapsed: on stderr what ran (the epochs of this session, those a
-// --resume kept) and the best epoch; on stdout the report, the complete
-// best weights (best/weights.json, dense and sparse) and the decode
-// command that uses them.
-func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Duration) {
-	last := res.Epochs[len(res.Epochs)-1]
-	ran := fmt.Sprintf("%s in %.1f s", plural(last.Epoch-res.Resumed, "epoch"), elapsed.Seconds())
-	switch {
-	case res.Resumed == 1:
-		ran += " (epoch 1 resumed)"
-	case res.Resumed > 1:
-		ran = fmt.Sprintf("%s (epochs 1-%d resumed)", ran, res.Resumed)
-	}
-	best := res.Epochs[0]
-	for _, m := range res.Epochs {
-		if m.Epoch == res.Best && m.Replica == res.BestReplica {
-			best = m
-		}
-	}
-	score := "tune BLEU"
-	if best.DevBLEU != nil {
-		score = "dev BLEU"
-	} else if best.TuneDecoded {
-		score = "tune BLEU (decoded)"
-	}
-	if o.Replicas > 1 {
-		fmt.Fprintf(a.stderr, "tune: %s of %d replicas; best: replica %d, epoch %d of %d, %s %.2f\n",
-			ran, o.Replicas, res.BestReplica, res.Best, last.Epoch, score, best.Score())
-	} else {
-		fmt.Fprintf(a.stderr, "tune: %s; best: epoch %d of %d, %s %.2f\n", ran, res.Best, last.Epoch, score, best.Score())
-	}
-	l := rundir.Layout{Root: o.Out}
-	fmt.Fprintf(a.stdout, "report:  %s\n", l.Report())
-	fmt.Fprintf(a.stdout, "weights: %s (dense and sparse; metrics: %s)\n", res.BestWeights, l.Metrics())
-	if o.DecoderCommand != "" {
-		return // the weights are the external decoder's
-	}
-	cmd := []string{"mtune", "decode", "--config", o.Config, "--weights", res.BestWeights}
-	if len(o.Sparse) > 0 {
-		cmd = append(cmd, "--sparse", strings.Join(o.Sparse, ","))
-	}
-	if o.SearchAlgorithm != "" {
-		cmd = append(cmd, "--search-algorithm", o.SearchAlgorithm)
-	}
-	fmt.Fprintf(a.stdout, "decode:  %s INPUT > OUTPUT\n", rundir.ShellJoin(cmd))
-}
-
-// plural returns "n thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // runPipeline runs the tuning pipeline of o into dir. The runner's
