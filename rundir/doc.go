@@ -9,5 +9,7 @@
 // runner's messages (RunLog) — and the choice of the best epoch and
 // replica they record (BestEpoch, BestReplica). It imports neither Beam
 // nor the epoch's domain (package tune, the learners, the decoder): tune,
-// the pipelines, the registry and the commands call it.
+// the pipelines, the registry and the commands call it. The folder of a
+// command that writes its output in one go (build, tune-nbest) is an
+// Output (OpenOutput): the same lease, manifest and --overwrite.
 package rundir

@@ -68,6 +68,12 @@ type app struct {
 	stdin  io.Reader
 }
 
+// commandLine is the command line of command cmd as a run's manifest
+// records it.
+func commandLine(cmd string) []string {
+	return append([]string{"mtune", cmd}, os.Args[min(len(os.Args), 2):]...)
+}
+
 // usageError marks an error in the command line: exit status 2.
 type usageError struct{ msg string }
 

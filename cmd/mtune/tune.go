@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,7 +174,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err error) {
 	o := &t.o
 	o.Refs, o.DevRefs = t.refs, t.devRefs
-	o.CommandLine = append([]string{"mtune", cmd}, os.Args[min(len(os.Args), 2):]...)
+	o.CommandLine = commandLine(cmd)
 	o.Progress = a.stderr
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -52,14 +52,15 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err := cfg.Validate(info.Name); err != nil {
 			return usagef("%v", err)
 		}
-		dir, err := openOutput(ctx, "tune-nbest", *out, *overwrite, ownsTrio)
+		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "tune-nbest",
+			CommandLine: commandLine("tune-nbest"), Overwrite: *overwrite, Owns: ownsTrio})
 		if err != nil {
 			return err
 		}
-		dir.man.Options = tune.LearnerManifest(info.Name, cfg)
-		dir.man.Options.Mode, dir.man.Options.Epochs = "pool (tune-nbest)", 1
+		dir.Manifest.Options = tune.LearnerManifest(info.Name, cfg)
+		dir.Manifest.Options.Mode, dir.Manifest.Options.Epochs = "pool (tune-nbest)", 1
 		if info.Online {
-			dir.man.Options.Epochs = *epochs
+			dir.Manifest.Options.Epochs = *epochs
 		}
 		var inputs []rundir.InputFile
 		for _, p := range in.nbests {
@@ -74,9 +75,9 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		err = runTuneNbest(ctx, a, tuneNbestOptions{
 			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
 			init: *initPath, out: *out, epochs: *epochs,
-			start: func() error { return dir.start(ctx, *overwrite, *seed, inputs...) },
+			start: func() error { return dir.Start(ctx, *seed, inputs...) },
 		})
-		return dir.close(ctx, err)
+		return dir.Close(ctx, err)
 	}
 }
 
