@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/testsupport/parsetest"
 )
 
@@ -126,6 +127,34 @@ func TestLoadWeightsFile(t *testing.T) {
 	checkScore(t, "per-call weights", &res.Best, w2)
 }
 
+// TestLoadWeightOverwrite: -weight-overwrite's weights replace those of
+// the moses.ini and of the weights file for the features they name, in
+// Load and ShowWeights alike.
+func TestLoadWeightOverwrite(t *testing.T) {
+	opts := LoadOptions{WeightsFile: writeFile(t, "[weight]\nLM0= 0.1\nWordPenalty0= 0.5\n"), WeightOverwrite: "LM0= 0.25 Distortion0= 0.7"}
+	ini := writeSmall(t, nil)
+	m, err := Load(context.Background(), ini, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := m.Weights()
+	for name, want := range map[string]float64{"LM0_0": 0.25, "WordPenalty0_0": 0.5, "Distortion0_0": 0.7, "UnknownWordPenalty0_0": 1} {
+		id, _ := m.Index().Lookup(name)
+		if got := w.At(id); got != want {
+			t.Errorf("%s = %g, want %g", name, got, want)
+		}
+	}
+	var shown strings.Builder
+	if err := ShowWeights(context.Background(), &shown, ini, opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nLM0= 0.25\n", "\nWordPenalty0= 0.5\n", "\nDistortion0= 0.7\n"} {
+		if !strings.Contains(shown.String(), want) {
+			t.Errorf("ShowWeights printed %q, want a line %q", shown.String(), want)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -150,6 +179,15 @@ func TestLoadErrors(t *testing.T) {
 		{"weights of the wrong length", nil, func(t *testing.T) LoadOptions {
 			return LoadOptions{WeightsFile: writeFile(t, "TranslationModel0= 1 2\n")}
 		}, ErrConfig},
+		{"overwrite for a missing feature", nil, func(t *testing.T) LoadOptions {
+			return LoadOptions{WeightOverwrite: "Nope0= 1"}
+		}, ErrConfig},
+		{"overwrite of the wrong length", nil, func(t *testing.T) LoadOptions {
+			return LoadOptions{WeightOverwrite: "LM0= 1 TranslationModel0= 1"}
+		}, ErrConfig},
+		{"overwrite not dense weights", nil, func(t *testing.T) LoadOptions {
+			return LoadOptions{WeightOverwrite: "pp_x 1"}
+		}, weights.ErrSyntax},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

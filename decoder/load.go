@@ -31,6 +31,11 @@ type LoadOptions struct {
 	// its weights replace those of the moses.ini's [weight] section that it
 	// names. Empty means the ini's weights only.
 	WeightsFile string
+	// WeightOverwrite is Moses' -weight-overwrite: dense weights
+	// 'Name= v … Name2= v …' (weights.ParseOverwrite) replacing those of
+	// the moses.ini and of WeightsFile for the features they name, read
+	// before the sparse weights files. Empty means none.
+	WeightOverwrite string
 	// SparseWeightsFile is a Moses sparse weights file ("name value" lines)
 	// read after the ini's [weight-file] (which is always read). Empty
 	// means none.
@@ -398,17 +403,17 @@ func (m *Model) loadWeights(ctx context.Context, opts LoadOptions) error {
 		if err != nil {
 			return fmt.Errorf("decoder: %w", err)
 		}
-		for _, g := range o.Groups {
-			fi := m.featureByName(g.Label)
-			if fi < 0 {
-				return fmt.Errorf("decoder: %w: %s has weights for %s, which the model does not have", ErrConfig, opts.WeightsFile, g.Label)
-			}
-			if m.feats[fi].n != g.Len {
-				return fmt.Errorf("decoder: %w: %s has %d weights for %s, which has %d features", ErrConfig, opts.WeightsFile, g.Len, g.Label, m.feats[fi].n)
-			}
+		if err := m.mergeDense(set, o, opts.WeightsFile); err != nil {
+			return err
 		}
-		if err := set.Merge(o); err != nil {
-			return fmt.Errorf("decoder: %w", err)
+	}
+	if opts.WeightOverwrite != "" {
+		o, err := parseOverwrite(opts.WeightOverwrite, m.index)
+		if err != nil {
+			return err
+		}
+		if err := m.mergeDense(set, o, "-weight-overwrite"); err != nil {
+			return err
 		}
 	}
 	for _, path := range []string{m.cfg.WeightFile, opts.SparseWeightsFile} {
@@ -435,6 +440,34 @@ func (m *Model) loadWeights(ctx context.Context, opts LoadOptions) error {
 		return fmt.Errorf("decoder: %w: a sparse weight is not finite", ErrConfig)
 	}
 	m.weights = w
+	return nil
+}
+
+// parseOverwrite parses Moses' -weight-overwrite string spec
+// (LoadOptions.WeightOverwrite) over idx.
+func parseOverwrite(spec string, idx *feature.Index) (*weights.Set, error) {
+	o, err := weights.ParseOverwrite(spec, idx)
+	if err != nil {
+		return nil, fmt.Errorf("decoder: -weight-overwrite %q: %w", spec, err)
+	}
+	return o, nil
+}
+
+// mergeDense merges the weights o, read from src, into set, once every
+// group of o is checked to be a feature of the model with as many values.
+func (m *Model) mergeDense(set, o *weights.Set, src string) error {
+	for _, g := range o.Groups {
+		fi := m.featureByName(g.Label)
+		if fi < 0 {
+			return fmt.Errorf("decoder: %w: %s has weights for %s, which the model does not have", ErrConfig, src, g.Label)
+		}
+		if m.feats[fi].n != g.Len {
+			return fmt.Errorf("decoder: %w: %s has %d weights for %s, which has %d features", ErrConfig, src, g.Len, g.Label, m.feats[fi].n)
+		}
+	}
+	if err := set.Merge(o); err != nil {
+		return fmt.Errorf("decoder: %w", err)
+	}
 	return nil
 }
 

@@ -13,9 +13,10 @@ import (
 )
 
 // ShowWeights prints the features of the moses.ini at ini, in its order,
-// with the weights opts gives them, as Moses' -show-weights does: "Name= v
-// …" for a tuneable feature, "Name UNTUNEABLE" for another; then the
-// non-zero sparse weights, "name= v".
+// with the weights opts gives them (WeightsFile, WeightOverwrite, the
+// ini's [weight-file], SparseWeightsFile, each over those before), as
+// Moses' -show-weights does: "Name= v …" for a tuneable feature, "Name
+// UNTUNEABLE" for another; then the non-zero sparse weights, "name= v".
 func ShowWeights(ctx context.Context, w io.Writer, ini string, opts LoadOptions) error {
 	idx := feature.NewIndex()
 	cfg, err := model.LoadConfig(ctx, ini, model.ConfigOptions{Index: idx})
@@ -23,18 +24,27 @@ func ShowWeights(ctx context.Context, w io.Writer, ini string, opts LoadOptions)
 		return err
 	}
 	set := cfg.Weights.Clone()
-	for _, f := range []struct {
-		path   string
-		format weights.Format
-	}{{opts.WeightsFile, weights.Auto}, {cfg.WeightFile, weights.Sparse}, {opts.SparseWeightsFile, weights.Sparse}} {
-		if f.path == "" {
-			continue
+	merge := func(o *weights.Set, err error) error {
+		if err == nil {
+			err = set.Merge(o)
 		}
-		o, err := weights.ReadFormat(ctx, f.path, f.format, idx)
-		if err != nil {
+		return err
+	}
+	if opts.WeightsFile != "" {
+		if err := merge(weights.ReadFormat(ctx, opts.WeightsFile, weights.Auto, idx)); err != nil {
 			return err
 		}
-		if err := set.Merge(o); err != nil {
+	}
+	if opts.WeightOverwrite != "" {
+		if err := merge(parseOverwrite(opts.WeightOverwrite, idx)); err != nil {
+			return err
+		}
+	}
+	for _, path := range []string{cfg.WeightFile, opts.SparseWeightsFile} {
+		if path == "" {
+			continue
+		}
+		if err := merge(weights.ReadFormat(ctx, path, weights.Sparse, idx)); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,8 @@
 // leaves promoted.json either the old pointer or the new one. The files
 // name weights inside R relative to R, so a registry copied or moved
 // elsewhere keeps working; Repair mends files that do not parse.
+// WriteStatus, WriteHistory and WriteRepaired give the registry's records
+// as text (`mtune registry`); Open names a registry, DefaultRunID a night.
 //
 // The package knows nothing of Beam: the night's tuning and decoding are
 // functions its caller (cmd/mtune) binds to the pipeline.

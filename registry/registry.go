@@ -27,6 +27,21 @@ type Registry struct {
 	Log io.Writer
 }
 
+// Open names the registry at root; a local one by its absolute path, so
+// that the paths it hands the night (the weights, resolved from the
+// registry's relative ones) hold from any folder (cron and systemd start
+// in another). It reads nothing (CheckRoot does).
+func Open(root string) (Registry, error) {
+	if storage.IsGCS(root) {
+		return Registry{Root: root}, nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Registry{}, fmt.Errorf("registry %s: %w", root, err)
+	}
+	return Registry{Root: abs}, nil
+}
+
 // Promoted is R/promoted.json.
 func (r Registry) Promoted() string { return storage.Join(r.Root, "promoted.json") }
 
@@ -103,9 +118,17 @@ func CheckRunID(id string) error {
 	return nil
 }
 
-// DefaultRunID is the run id of a night started at t: its UTC date-time,
-// e.g. 20261124T030000Z.
-func DefaultRunID(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
+// DefaultRunID is the run id of a night given none, started at now: in a
+// Cloud Run job the execution's name ($CLOUD_RUN_EXECUTION, looked up
+// with getenv), which every retried attempt of the task shares (so a
+// retry resumes the night, as a fixed id does elsewhere), else the UTC
+// date-time of now, e.g. 20261124T030000Z.
+func DefaultRunID(getenv func(string) string, now time.Time) string {
+	if e := getenv("CLOUD_RUN_EXECUTION"); e != "" && CheckRunID(e) == nil {
+		return e
+	}
+	return now.UTC().Format("20060102T150405Z")
+}
 
 // Pointer is the content of promoted.json: which run's weights are in use.
 type Pointer struct {

@@ -2,9 +2,9 @@
 # dataflow-tune.sh: run "mtune tune" on Google Cloud Dataflow.
 #
 # Builds a linux/amd64 mtune (the worker binary Dataflow stages and runs in
-# the Beam Go SDK container as "mtune --worker=true …"; see main.go's
-# isWorker) and launches the tuning run from this machine, one Dataflow job
-# per epoch. Credentials are the usual Application Default Credentials
+# the Beam Go SDK container as "mtune --worker=true …"; see
+# pipelines.IsWorker) and launches the tuning run from this machine, one
+# Dataflow job per epoch. Credentials are the usual Application Default Credentials
 # (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS);
 # the script neither reads nor prints them.
 set -euo pipefail

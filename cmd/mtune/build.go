@@ -67,12 +67,13 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 		if err := o.Validate(); err != nil {
 			return usagef("%v", err)
 		}
-		out, err := openOutput(ctx, "build", o.Out, *overwrite, build.Owns)
+		out, err := rundir.OpenOutput(ctx, o.Out, rundir.OutputOptions{Command: "build",
+			CommandLine: commandLine("build"), Overwrite: *overwrite, Owns: build.Owns})
 		if err != nil {
 			return err
 		}
-		res, err := runBuild(ctx, a, out, &o, *overwrite, *demo, *seed)
-		if err = out.close(ctx, err); err != nil {
+		res, err := runBuild(ctx, a, out, &o, *demo, *seed)
+		if err = out.Close(ctx, err); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "build: %d sentence pairs (%d skipped), %d phrase pairs, LM n-grams %v, %.2f s\n",
@@ -84,8 +85,8 @@ func buildFlags(fs *flag.FlagSet) runFunc {
 
 // runBuild builds the model of o into the opened folder out: the inputs
 // checked and checksummed first (an earlier build removed with
-// overwrite only then), the demo's bitext written first with demo.
-func runBuild(ctx context.Context, a *app, out *outputFolder, o *build.Options, overwrite, demo bool, seed uint64) (build.Result, error) {
+// --overwrite only then), the demo's bitext written first with demo.
+func runBuild(ctx context.Context, a *app, out *rundir.Output, o *build.Options, demo bool, seed uint64) (build.Result, error) {
 	var inputs []rundir.InputFile
 	if !demo {
 		for _, in := range [][2]string{{"src", o.Src}, {"tgt", o.Tgt}, {"align", o.Align}} {
@@ -96,7 +97,7 @@ func runBuild(ctx context.Context, a *app, out *outputFolder, o *build.Options, 
 			inputs = append(inputs, f)
 		}
 	}
-	if err := out.start(ctx, overwrite, seed, inputs...); err != nil {
+	if err := out.Start(ctx, seed, inputs...); err != nil {
 		return build.Result{}, err
 	}
 	if demo {

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -88,12 +86,10 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 		}
 		warnSparseBeside(ctx, "decode", *weightsPath, *sparsePath)
 		if flagSet(fs, "weight-overwrite") {
-			path, remove, err := overwriteWeights(ctx, *weightsPath, *overwrite)
-			if err != nil {
-				return err
+			if _, err := weights.ParseOverwrite(*overwrite, nil); err != nil {
+				return usagef("-weight-overwrite %q: %v", *overwrite, err)
 			}
-			defer remove()
-			opts.WeightsFile = path
+			opts.WeightOverwrite = *overwrite
 		}
 		if *showWeights {
 			return decoder.ShowWeights(ctx, a.stdout, *ini, opts)
@@ -179,40 +175,4 @@ func mosesDecodeArgs(args []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// overwriteWeights writes the weights of path (none if "") overwritten by
-// those of Moses' -weight-overwrite string spec to a temporary file, in
-// mtune's exact JSON, and returns its path and the function that removes
-// it.
-func overwriteWeights(ctx context.Context, path, spec string) (string, func(), error) {
-	idx := feature.NewIndex()
-	set := weights.NewSet(idx)
-	if path != "" {
-		var err error
-		if set, err = weights.Read(ctx, path, idx); err != nil {
-			return "", nil, err
-		}
-	}
-	ov, err := weights.ReadMoses(strings.NewReader(spec), idx)
-	if err != nil {
-		return "", nil, usagef("-weight-overwrite %q: %v", spec, err)
-	}
-	if len(ov.Groups) == 0 || len(ov.Sparse()) > 0 {
-		return "", nil, usagef("-weight-overwrite %q: want dense weights 'Name= v …' only (sparse weights go in -weight-file)", spec)
-	}
-	if err := set.Merge(ov); err != nil {
-		return "", nil, usagef("-weight-overwrite %q: %v", spec, err)
-	}
-	dir, err := os.MkdirTemp("", "mtune-weights-")
-	if err != nil {
-		return "", nil, err
-	}
-	remove := func() { os.RemoveAll(dir) }
-	file := filepath.Join(dir, "weights.json")
-	if err := weights.Write(ctx, file, set, weights.JSON); err != nil {
-		remove()
-		return "", nil, err
-	}
-	return file, remove, nil
 }

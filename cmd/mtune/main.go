@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -23,6 +22,7 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/pipelines"
 )
 
 // command is one sub-command of mtune.
@@ -66,6 +66,12 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+}
+
+// commandLine is the command line of command cmd as a run's manifest
+// records it.
+func commandLine(cmd string) []string {
+	return append([]string{"mtune", cmd}, os.Args[min(len(os.Args), 2):]...)
 }
 
 // usageError marks an error in the command line: exit status 2.
@@ -169,10 +175,11 @@ var commands = []command{
 }
 
 func main() {
-	if isWorker(os.Args[1:]) {
+	if pipelines.IsWorker(os.Args[1:]) {
 		// Started as a Beam SDK worker: hand over to Beam's harness
-		// (see isWorker). Every DoFn is registered by the packages this
-		// binary imports (pipelines, transforms), as on the launcher.
+		// (see pipelines.IsWorker). Every DoFn is registered by the
+		// packages this binary imports (pipelines, transforms), as on the
+		// launcher.
 		flag.Parse()
 		beam.Init() // runs the harness; exits the process when it ends
 		return
@@ -181,41 +188,6 @@ func main() {
 	code := run(ctx, os.Args[1:], &app{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin})
 	stop()
 	os.Exit(code)
-}
-
-// isWorker reports whether args (without the program name) are those a
-// Beam SDK worker is started with rather than an mtune command line. The
-// Go SDK's boot program (in the Dataflow worker container, or behind a
-// runner's PROCESS/EXTERNAL environment) runs the staged binary as
-// "BIN --worker=true --id=… --logging_endpoint=… --control_endpoint=…
-// --semi_persist_dir=…", without a sub-command; the harness's init hook,
-// run by beam.Init, starts the harness exactly when the boolean flag
-// "worker" parses as true, and so does isWorker. A LOOPBACK worker runs
-// inside the launching process and never comes here.
-func isWorker(args []string) bool {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			return false // flags end here: a sub-command or an argument
-		}
-		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name == "worker" {
-			if !hasVal {
-				return true
-			}
-			b, err := strconv.ParseBool(val)
-			return err == nil && b
-		}
-		if f := flag.CommandLine.Lookup(name); f != nil && !hasVal && !isBoolFlag(f) {
-			i++ // "--id X": X is the flag's value
-		}
-	}
-	return false
-}
-
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 // run executes the command line args and returns the exit status.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/registry"
@@ -43,7 +44,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		}
 		id := *runID
 		if id == "" {
-			id = defaultRunID(os.Getenv, time.Now())
+			id = registry.DefaultRunID(os.Getenv, time.Now())
 		}
 		if err := registry.CheckRunID(id); err != nil {
 			return usagef("--run-id: %v", err)
@@ -52,7 +53,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		if err := gate.Validate(); err != nil {
 			return usagef("%v", err)
 		}
-		reg, err := openRegistry(*root)
+		reg, err := registry.Open(*root)
 		if err != nil {
 			return err
 		}
@@ -66,7 +67,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if demo && o.DevSrc == "" {
-			files := demoFiles(rundir.Layout{Root: o.Out}.DemoModel())
+			_, files := build.DemoIn(rundir.Layout{Root: o.Out}.DemoModel())
 			o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
 		}
 		if o.DevSrc == "" || len(o.DevRefs) == 0 {
@@ -135,15 +136,4 @@ func devScorer(o pipelines.Options) func(context.Context, string) ([]metric.Stat
 var retrainFlagGroups = []flagGroup{
 	tuneFlagGroups[0], tuneFlagGroups[1], tuneFlagGroups[2],
 	{"registry", []string{"registry", "run-id", "min-gain", "max-p", "bootstrap"}},
-}
-
-// defaultRunID is the run id of a night given none: in a Cloud Run job the
-// execution's name, which every retried attempt of the task shares (so a
-// retry resumes the night, as a fixed id does elsewhere), else the UTC
-// date-time of now.
-func defaultRunID(getenv func(string) string, now time.Time) string {
-	if e := getenv("CLOUD_RUN_EXECUTION"); e != "" && registry.CheckRunID(e) == nil {
-		return e
-	}
-	return registry.DefaultRunID(now)
 }

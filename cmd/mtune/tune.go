@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/decoder/build"
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/rundir"
@@ -87,65 +85,11 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		printEnd(a, *o, res, time.Since(start))
+		ran, files := res.Summary(*o, time.Since(start))
+		fmt.Fprintf(a.stderr, "tune: %s\n", ran)
+		fmt.Fprintln(a.stdout, strings.Join(files, "\n"))
 		return nil
 	}
-}
-
-// printEnd prints the end of a tuning run o whose result is res, after
-// elapsed: on stderr what ran (the epochs of this session, those a
-// --resume kept) and the best epoch; on stdout the report, the complete
-// best weights (best/weights.json, dense and sparse) and the decode
-// command that uses them.
-func printEnd(a *app, o pipelines.Options, res pipelines.Result, elapsed time.Duration) {
-	last := res.Epochs[len(res.Epochs)-1]
-	ran := fmt.Sprintf("%s in %.1f s", plural(last.Epoch-res.Resumed, "epoch"), elapsed.Seconds())
-	switch {
-	case res.Resumed == 1:
-		ran += " (epoch 1 resumed)"
-	case res.Resumed > 1:
-		ran = fmt.Sprintf("%s (epochs 1-%d resumed)", ran, res.Resumed)
-	}
-	best := res.Epochs[0]
-	for _, m := range res.Epochs {
-		if m.Epoch == res.Best && m.Replica == res.BestReplica {
-			best = m
-		}
-	}
-	score := "tune BLEU"
-	if best.DevBLEU != nil {
-		score = "dev BLEU"
-	} else if best.TuneDecoded {
-		score = "tune BLEU (decoded)"
-	}
-	if o.Replicas > 1 {
-		fmt.Fprintf(a.stderr, "tune: %s of %d replicas; best: replica %d, epoch %d of %d, %s %.2f\n",
-			ran, o.Replicas, res.BestReplica, res.Best, last.Epoch, score, best.Score())
-	} else {
-		fmt.Fprintf(a.stderr, "tune: %s; best: epoch %d of %d, %s %.2f\n", ran, res.Best, last.Epoch, score, best.Score())
-	}
-	l := rundir.Layout{Root: o.Out}
-	fmt.Fprintf(a.stdout, "report:  %s\n", l.Report())
-	fmt.Fprintf(a.stdout, "weights: %s (dense and sparse; metrics: %s)\n", res.BestWeights, l.Metrics())
-	if o.DecoderCommand != "" {
-		return // the weights are the external decoder's
-	}
-	cmd := []string{"mtune", "decode", "--config", o.Config, "--weights", res.BestWeights}
-	if len(o.Sparse) > 0 {
-		cmd = append(cmd, "--sparse", strings.Join(o.Sparse, ","))
-	}
-	if o.SearchAlgorithm != "" {
-		cmd = append(cmd, "--search-algorithm", o.SearchAlgorithm)
-	}
-	fmt.Fprintf(a.stdout, "decode:  %s INPUT > OUTPUT\n", rundir.ShellJoin(cmd))
-}
-
-// plural returns "n thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // runPipeline runs the tuning pipeline of o into dir. The runner's
@@ -153,15 +97,15 @@ func plural(n int, thing string) string {
 // to the run's log; mtune's own warnings to stderr as well.
 func runPipeline(ctx context.Context, o pipelines.Options, dir *rundir.RunDir) (pipelines.Result, error) {
 	prev := slog.Default()
-	runLog := newRunLog(o.Progress)
+	runLog := rundir.NewRunLog(o.Progress)
 	slog.SetDefault(slog.New(runLog))
 	res, err := pipelines.Run(ctx, o)
 	slog.SetDefault(prev)
 	var pe *pipelines.PipelineError
 	if errors.As(err, &pe) {
-		runLog.detail(pe.Detail())
+		runLog.Detail(pe.Detail())
 	}
-	if werr := runLog.write(context.WithoutCancel(ctx), dir.Log()); werr != nil {
+	if werr := runLog.Save(context.WithoutCancel(ctx), dir.Log()); werr != nil {
 		slog.Warn("tune: could not write the run's log", "err", werr)
 	} else if pe != nil {
 		err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
@@ -197,7 +141,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	t.o.Mix = transforms.LineSearchMixer{}
 	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+strings.Join(transforms.MixerNames(), ", "))
 	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
-	learnerFlags(fs, &t.o.AlgoConfig)
+	t.o.AlgoConfig.RegisterLearnerFlags(fs)
 	fs.Func("restarts", "batch mode, mert: random restarts (default 20)", func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -206,7 +150,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		t.o.AlgoConfig.Restarts = n
 		return nil
 	})
-	batchSearchFlags(fs, &t.o.AlgoConfig)
+	t.o.AlgoConfig.RegisterBatchSearchFlags(fs)
 	fs.BoolVar(&t.o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
 	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
@@ -230,7 +174,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err error) {
 	o := &t.o
 	o.Refs, o.DevRefs = t.refs, t.devRefs
-	o.CommandLine = append([]string{"mtune", cmd}, os.Args[min(len(os.Args), 2):]...)
+	o.CommandLine = commandLine(cmd)
 	o.Progress = a.stderr
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -319,47 +263,19 @@ func joinModes(ms []tune.Mode) string {
 // demoPaths points o at the embedded demo system in OUT/demo-model (built
 // there by buildDemo); the demo's test set is the dev set.
 func demoPaths(o *pipelines.Options) {
-	dir := rundir.Layout{Root: o.Out}.DemoModel()
-	files := demoFiles(dir)
-	o.Config, o.Src, o.Refs = storage.Join(dir, "moses.ini"), files.TuneSrc, []string{files.TuneRef}
+	config, files := build.DemoIn(rundir.Layout{Root: o.Out}.DemoModel())
+	o.Config, o.Src, o.Refs = config, files.TuneSrc, []string{files.TuneRef}
 	if o.DevSrc == "" {
 		o.DevSrc, o.DevRefs = files.TestSrc, []string{files.TestRef}
-	}
-}
-
-func demoFiles(dir string) build.DemoFiles {
-	corpus := storage.Join(dir, "corpus")
-	return build.DemoFiles{
-		TuneSrc: storage.Join(corpus, "tune.src"), TuneRef: storage.Join(corpus, "tune.ref"),
-		TestSrc: storage.Join(corpus, "test.src"), TestRef: storage.Join(corpus, "test.ref"),
 	}
 }
 
 // buildDemo builds the demo system into OUT/demo-model unless its
 // moses.ini is already there.
 func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
-	dir := rundir.Layout{Root: o.Out}.DemoModel()
-	ok, err := storage.Exists(ctx, o.Config)
-	if err != nil || ok {
+	dir, t0 := rundir.Layout{Root: o.Out}.DemoModel(), time.Now()
+	if built, err := build.BuildDemoIn(ctx, dir); !built || err != nil {
 		return err
-	}
-	t0 := time.Now()
-	files, err := build.Demo(build.DemoOptions{Seed: 1}).Write(ctx, storage.Join(dir, "corpus"))
-	if err != nil {
-		return err
-	}
-	if want := demoFiles(dir); files.TuneSrc != want.TuneSrc || files.TuneRef != want.TuneRef ||
-		files.TestSrc != want.TestSrc || files.TestRef != want.TestRef {
-		return fmt.Errorf("tune: the demo's corpus is not where it was expected: %+v", files)
-	}
-	// The moses.ini's paths are relative (build's default): an output
-	// folder with a space in its name would otherwise split a path= value.
-	res, err := build.Run(ctx, files.BuildOptions(dir))
-	if err != nil {
-		return err
-	}
-	if res.Config != o.Config {
-		return fmt.Errorf("tune: the demo's moses.ini is %s, expected %s", res.Config, o.Config)
 	}
 	fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
 	return nil

@@ -90,5 +90,7 @@
 //
 // Demo generates a small invented language pair with a known alignment, a
 // training, a tuning and a test part, designed so that tuning matters (see
-// Demo); Write writes it as files Run can build from.
+// Demo); Write writes it as files Run can build from. BuildDemoIn builds
+// the demo system, its corpus and model, into a folder (as `mtune tune`
+// does without a moses.ini), and DemoIn names its files.
 package build

@@ -42,6 +42,9 @@
 // dropped weights. A feature that Moses weighs by default when [weight]
 // omits it (UnknownWordPenalty0 = 1) gets no weight here.
 //
+// Moses' -weight-overwrite string is dense weights of this format on one
+// line, "LM0= 0.5 TranslationModel0= 0.2 0.2 0.2 0.2" (ParseOverwrite).
+//
 // # Moses sparse weights (ReadSparse, WriteSparse)
 //
 // Moses' weight-file: one "name value" a line, separated by spaces or tabs;

@@ -9,7 +9,8 @@
 // without scoring; Extract writes it as Moses' FEATSTAT and SCORESTAT files
 // for Moses' own mert, pro and kbmira. Rerank picks each sentence's best
 // hypothesis under given weights; CheckWeights and StartWeights match
-// weights to the features the lists hold. The files are n-best lists in any
+// weights to the features the lists hold, and LoadTuning reads a pool and
+// the weights tuning on it starts from (`mtune tune-nbest`). The files are n-best lists in any
 // format io/nbest reads, local or gs://, plain or .gz/.zst (io/storage),
 // each in increasing sentence order, all from one model (the same dense
 // feature groups).

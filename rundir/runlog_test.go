@@ -1,4 +1,4 @@
-package main
+package rundir
 
 import (
 	"bytes"
@@ -16,13 +16,13 @@ import (
 func TestRunLog(t *testing.T) {
 	ctx := context.Background()
 	var stderr bytes.Buffer
-	l := newRunLog(&stderr)
+	l := NewRunLog(&stderr)
 	log := slog.New(l)
 	log.Info("Job[job-001] state: RUNNING")
 	log.Error("[SDK] process bundle failed", "plan", strings.Repeat("x", 5000))
 	log.Error("Prism received bundle error from worker response", "bundle", "inst001")
 	log.With("shard", 1).Warn("sparse weights without a template")
-	l.detail("the runner's report")
+	l.Detail("the runner's report")
 	if s := stderr.String(); strings.Contains(s, "bundle") || strings.Contains(s, "RUNNING") || !strings.Contains(s, "shard=1") {
 		t.Errorf("stderr holds %q; want the warning only", s)
 	}
@@ -30,7 +30,7 @@ func TestRunLog(t *testing.T) {
 	if err := os.WriteFile(path, []byte("the first session\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.write(ctx, path); err != nil {
+	if err := l.Save(ctx, path); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

@@ -1,4 +1,4 @@
-package main
+package rundir
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"github.com/mtune/mtune/io/storage"
 )
 
-// runLog is the slog handler of a tuning run: every record (Info and up)
-// goes to the run's log, kept in memory and written to the run folder at
-// the end; warnings go to the terminal as well. Errors do not: during a
-// run they are the runner's and the SDK harness's reports of a failed
-// bundle or job, which repeat the pipeline's error (mtune's own errors are
-// returned, not logged, and the command prints the cause last, on one
-// line).
-type runLog struct {
+// RunLog is the slog handler of a tuning run: every record (Info and up)
+// goes to the run's log (Layout.Log, run.log), kept in memory and written
+// to the run folder at the end (Save); warnings go to the terminal as
+// well. Errors do not: during a run they are the runner's and the SDK
+// harness's reports of a failed bundle or job, which repeat the
+// pipeline's error (mtune's own errors are returned, not logged, and the
+// command prints the cause last, on one line).
+type RunLog struct {
 	mu     *sync.Mutex
 	buf    *bytes.Buffer
 	file   slog.Handler // into buf
@@ -27,15 +27,17 @@ type runLog struct {
 // maxRunLog bounds the log kept in memory: the last bytes are kept.
 const maxRunLog = 8 << 20
 
-func newRunLog(stderr io.Writer) *runLog {
-	l := &runLog{mu: &sync.Mutex{}, buf: &bytes.Buffer{}}
+// NewRunLog returns an empty run's log whose warnings go to stderr as
+// well.
+func NewRunLog(stderr io.Writer) *RunLog {
+	l := &RunLog{mu: &sync.Mutex{}, buf: &bytes.Buffer{}}
 	l.file = slog.NewTextHandler(lockedWriter{l}, &slog.HandlerOptions{Level: slog.LevelInfo})
 	l.stderr = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
 	return l
 }
 
 // lockedWriter appends to the log's buffer, trimming its front.
-type lockedWriter struct{ l *runLog }
+type lockedWriter struct{ l *RunLog }
 
 func (w lockedWriter) Write(p []byte) (int, error) {
 	w.l.mu.Lock()
@@ -47,9 +49,12 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (l *runLog) Enabled(ctx context.Context, level slog.Level) bool { return level >= slog.LevelInfo }
+// Enabled implements slog.Handler: records of Info and up.
+func (l *RunLog) Enabled(ctx context.Context, level slog.Level) bool { return level >= slog.LevelInfo }
 
-func (l *runLog) Handle(ctx context.Context, r slog.Record) error {
+// Handle implements slog.Handler: r to the log, and to the terminal if
+// it is a warning.
+func (l *RunLog) Handle(ctx context.Context, r slog.Record) error {
 	err := l.file.Handle(ctx, r)
 	if r.Level >= slog.LevelWarn && r.Level < slog.LevelError {
 		if e := l.stderr.Handle(ctx, r); err == nil {
@@ -59,26 +64,28 @@ func (l *runLog) Handle(ctx context.Context, r slog.Record) error {
 	return err
 }
 
-func (l *runLog) WithAttrs(as []slog.Attr) slog.Handler {
+// WithAttrs implements slog.Handler.
+func (l *RunLog) WithAttrs(as []slog.Attr) slog.Handler {
 	c := *l
 	c.file, c.stderr = l.file.WithAttrs(as), l.stderr.WithAttrs(as)
 	return &c
 }
 
-func (l *runLog) WithGroup(name string) slog.Handler {
+// WithGroup implements slog.Handler.
+func (l *RunLog) WithGroup(name string) slog.Handler {
 	c := *l
 	c.file, c.stderr = l.file.WithGroup(name), l.stderr.WithGroup(name)
 	return &c
 }
 
-// detail adds a failed pipeline's whole report to the log.
-func (l *runLog) detail(s string) {
+// Detail adds a failed pipeline's whole report to the log.
+func (l *RunLog) Detail(s string) {
 	lockedWriter{l}.Write([]byte("\n== the failed pipeline's report ==\n" + s + "\n"))
 }
 
-// write stores the log at path (atomically), after the log of an earlier
+// Save stores the log at path (atomically), after the log of an earlier
 // session of the run (a resumed run keeps the log of the one it resumes).
-func (l *runLog) write(ctx context.Context, path string) error {
+func (l *RunLog) Save(ctx context.Context, path string) error {
 	l.mu.Lock()
 	data := bytes.Clone(l.buf.Bytes())
 	l.mu.Unlock()
