@@ -83,8 +83,12 @@ type reportData struct {
 	NZChart   chart.Chart
 	Weights   *weightSummary
 	WeightErr string
+	// Metric names the metric of the epochs' figures ("BLEU", "chrF2":
+	// Metrics.MetricName).
+	Metric string
 	// TuneLabel names the tune BLEU: "tune BLEU", or "tune BLEU
-	// (decoded)" when every epoch's is its progressive BLEU.
+	// (decoded)" when every epoch's is its progressive BLEU (the metric's
+	// name for another).
 	TuneLabel string
 	// Runs of several replicas (--replicas): their number and seeds, the
 	// replica of the best epoch, the score's name (dev BLEU, else the
@@ -160,9 +164,13 @@ func (r Report) build(ctx context.Context) (*reportData, error) {
 	}
 	d.StartSpan = 5 + btoi(d.HasAlpha) + btoi(d.HasPool)
 	d.Settings = r.settingsAsUsed(d.Manifest.Options)
-	d.TuneLabel = "tune BLEU"
+	d.Metric = "BLEU"
+	if len(d.Epochs) > 0 {
+		d.Metric = d.Epochs[0].MetricName()
+	}
+	d.TuneLabel = "tune " + d.Metric
 	if len(d.Epochs) > 0 && !slices.ContainsFunc(d.Epochs, func(m Metrics) bool { return !m.TuneDecoded }) {
-		d.TuneLabel = "tune BLEU (decoded)"
+		d.TuneLabel = "tune " + d.Metric + " (decoded)"
 	}
 	if d.Replicas > 1 {
 		d.replicaCharts()
@@ -249,7 +257,7 @@ func (d *reportData) charts() {
 	if len(dev.X) > 0 {
 		bleu = append(bleu, dev)
 	}
-	d.BLEUChart = chart.New("BLEU per epoch", "epoch", "BLEU", 640, 320, bleu)
+	d.BLEUChart = chart.New(d.Metric+" per epoch", "epoch", d.Metric, 640, 320, bleu)
 	d.NZChart = chart.New("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []chart.Series{nz})
 }
 
@@ -428,7 +436,7 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 
 <h2>Metrics per epoch</h2>
 <table id="metrics">
-<tr>{{if gt .Replicas 1}}<th>replica</th>{{end}}<th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev BLEU</th>{{end}}<th>progressive BLEU</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
+<tr>{{if gt .Replicas 1}}<th>replica</th>{{end}}<th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev {{.Metric}}</th>{{end}}<th>progressive {{.Metric}}</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
 {{- $d := .}}
 {{with .StartDev}}<tr id="epoch0">{{if gt $d.Replicas 1}}<td>all</td>{{end}}<td>0</td><td>–</td>{{if $d.HasDev}}<td>{{fixed .}}</td>{{end}}<td class="l" colspan="{{$d.StartSpan}}">the starting weights (init/weights.json), before any learning</td></tr>
 {{end}}{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>

@@ -52,7 +52,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		cfg.Metric = m
+		cfg.SetMetric(m)
 		if err := cfg.Validate(info.Name); err != nil {
 			return usagef("%v", err)
 		}

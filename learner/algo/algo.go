@@ -64,14 +64,22 @@ type Config struct {
 	// Features restricts MERT to these dimensions (nil: the features
 	// active in the pool).
 	Features []feature.ID
-	// Metric is the metric the learner optimises (nil: BLEU); only the
-	// learners whose Info.AnyMetric is set take another.
-	Metric metric.Metric
+	// metric is the metric the learner optimises (nil: BLEU; SetMetric);
+	// only the learners whose Info.AnyMetric is set take another. It is
+	// unexported so that a Config inside a Beam DoFn stays serialisable
+	// (a pipeline's workers optimise BLEU).
+	metric metric.Metric
 	// Seed seeds every random choice.
 	Seed uint64
 	// Threads bounds the goroutines of the batch optimizers (0: all cores).
 	Threads int
 }
+
+// SetMetric sets the metric the learner optimises (nil: BLEU).
+func (c *Config) SetMetric(m metric.Metric) { c.metric = m }
+
+// Metric is the metric the learner optimises (nil: BLEU).
+func (c Config) Metric() metric.Metric { return c.metric }
 
 // The default learners, where a choice of learner is left out: the online
 // one of the modes that learn with the decoder in the loop, and the batch
@@ -114,7 +122,7 @@ type Info struct {
 	// one machine (tune.BatchStep.RunParts).
 	Rounds, Pairs bool
 	// AnyMetric is set for a learner that optimises any metric
-	// (Config.Metric), not BLEU only.
+	// (Config.SetMetric), not BLEU only.
 	AnyMetric bool
 }
 
@@ -238,14 +246,14 @@ func (c Config) Validate(name string) error {
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	if c.Metric != nil && !metric.IsBLEU(c.Metric) && !info.AnyMetric {
+	if c.metric != nil && !metric.IsBLEU(c.metric) && !info.AnyMetric {
 		var any []string
 		for _, in := range All() {
 			if in.AnyMetric {
 				any = append(any, in.Name)
 			}
 		}
-		return fmt.Errorf("algo: %s optimises BLEU only; --metric %s is for %s", name, c.Metric.Name(), strings.Join(any, ", "))
+		return fmt.Errorf("algo: %s optimises BLEU only; --metric %s is for %s", name, c.metric.Name(), strings.Join(any, ", "))
 	}
 	if err := c.validateNoise(info); err != nil {
 		return err

@@ -21,7 +21,7 @@ var mertInfo = Info{
 // (for mert.NewCoordinator, which runs it over a pool held by parts).
 func MERTOptions(c Config) mert.Options {
 	mo := mert.Options{Restarts: c.Restarts, RandomDirections: c.RandomDirections,
-		Features: c.Features, Threads: c.Threads, Seed: c.Seed, Metric: c.Metric}
+		Features: c.Features, Threads: c.Threads, Seed: c.Seed, Metric: c.metric}
 	if r := c.RestartRange; r != nil {
 		mo.Min, mo.Max = r[0], r[1]
 	}

@@ -20,5 +20,5 @@ var proInfo = Info{
 // PROOptions returns the options of the "pro" learner New makes from c
 // (for batch.SamplePRO, which samples a part of a pool held by parts).
 func PROOptions(c Config) batch.PROOptions {
-	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed, Metric: c.Metric}
+	return batch.PROOptions{Lambda: c.l2(0), Seed: c.Seed, Metric: c.metric}
 }
