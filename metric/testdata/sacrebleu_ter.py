@@ -30,6 +30,7 @@ Usage (from the repository root, sacreBLEU's tree extracted with
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
@@ -179,6 +180,25 @@ def random_pairs(lib_ter, seed):
         a, b = words(vocab[:6], short), words(vocab[:6], long_)
         add("length-ratio", a, b)
         add("length-ratio", b, a)
+    noise = ["n%d" % i for i in range(30)]
+    for _ in range(24):  # alignments that leave the beam
+        r = words(vocab[:25], rng.randint(30, 80))
+        k = rng.randint(20, 70)
+        h = words(noise, k) + r if rng.random() < 0.5 else r + words(noise, k)
+        if rng.random() < 0.5:
+            h, r = r, h
+        add("beam", h, r)
+    for nh, nr in ((2, 130), (3, 200), (2, 151), (30, 60), (60, 30), (20, 100), (40, 40)):
+        # A match just inside and just outside row 1's beam.
+        ratio = nr / nh
+        beam = math.ceil(ratio / 2 + 25) if 25 < ratio / 2 else 25
+        pd = math.floor(ratio)
+        lo, hi = max(0, pd - beam), min(nr + 1, pd + beam)
+        for j in (lo - 1, lo, hi - 1, hi):
+            if 1 <= j <= nr:
+                r = ["z"] * nr
+                r[j - 1] = "a"
+                add("beam-edge", ["a"] + ["y"] * (nh - 1), r)
     add("empty", [], ["a", "b"])
     add("empty", ["a", "b"], [])
     add("empty", [], [])
