@@ -98,11 +98,11 @@ func (t TER) Segment(refs []string) (Segment, error) {
 	if len(refs) == 0 {
 		return nil, fmt.Errorf("metric: TER: no references")
 	}
-	s := &terSegment{t: t, vocab: map[string]int32{}, refs: make([][]int32, len(refs))}
+	s := &terSegment{t: t, vocab: map[string]int32{}, refs: make([]terRef, len(refs))}
+	ids := make([][]int32, len(refs))
 	var x terText
 	for k, ref := range refs {
 		text := t.normalize(&x, ref)
-		ids := []int32{}
 		for {
 			i, j := nextPyField(text)
 			if i == j {
@@ -114,11 +114,13 @@ func (t TER) Segment(refs []string) (Segment, error) {
 				id = int32(len(s.vocab))
 				s.vocab[tok] = id
 			}
-			ids = append(ids, id)
+			ids[k] = append(ids[k], id)
 			s.lenSum++
 			text = text[j:]
 		}
-		s.refs[k] = ids
+	}
+	for k := range refs {
+		s.refs[k] = newTERRef(ids[k], len(s.vocab))
 	}
 	return s, nil
 }
@@ -128,7 +130,7 @@ func (t TER) Segment(refs []string) (Segment, error) {
 type terSegment struct {
 	t      TER
 	vocab  map[string]int32 // the references' words
-	refs   [][]int32
+	refs   []terRef
 	lenSum int
 }
 
@@ -162,8 +164,8 @@ func (s *terSegment) Stats(dst []float64, hyp string) {
 	}
 	sc.hyp = ids
 	best := -1
-	for _, ref := range s.refs {
-		if e := sc.work.edits(ids, ref); best < 0 || e < best {
+	for k := range s.refs {
+		if e := sc.work.edits(ids, &s.refs[k]); best < 0 || e < best {
 			best = e
 		}
 	}

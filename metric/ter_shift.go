@@ -89,10 +89,44 @@ func (a terShift) better(b terShift) bool {
 	return a.target < b.target
 }
 
+// terRef is a reference as word ids (0..n-1 for n distinct words), with
+// where each word occurs.
+type terRef struct {
+	ids []int32
+	// The positions of word v are pos[start[v]:start[v+1]], in order.
+	start, pos []int32
+}
+
+// newTERRef indexes the reference ids, whose values are below n.
+func newTERRef(ids []int32, n int) terRef {
+	r := terRef{ids: ids, start: make([]int32, n+1), pos: make([]int32, len(ids))}
+	for _, v := range ids {
+		r.start[v+1]++
+	}
+	for v := range n {
+		r.start[v+1] += r.start[v]
+	}
+	next := append([]int32(nil), r.start[:n]...)
+	for j, v := range ids {
+		r.pos[next[v]] = int32(j)
+		next[v]++
+	}
+	return r
+}
+
+// positions returns where word v (-1 for a word in no reference) occurs.
+func (r *terRef) positions(v int32) []int32 {
+	if v < 0 || int(v)+1 >= len(r.start) {
+		return nil
+	}
+	return r.pos[r.start[v]:r.start[v+1]]
+}
+
 // edits returns the number of TER edits that turn hyp into ref, word ids
-// that are equal exactly when the words are. An empty reference takes
-// len(hyp) edits.
-func (w *terWork) edits(hyp, ref []int32) int {
+// that are equal exactly when the words are (a hypothesis word in no
+// reference is -1). An empty reference takes len(hyp) edits.
+func (w *terWork) edits(hyp []int32, rf *terRef) int {
+	ref := rf.ids
 	nh, nr := len(hyp), len(ref)
 	if nr == 0 {
 		return nh
@@ -103,7 +137,7 @@ func (w *terWork) edits(hyp, ref []int32) int {
 	shifts, checked := 0, 0
 	for {
 		var best terShift
-		best, checked = w.bestShift(ref, checked)
+		best, checked = w.bestShift(rf, checked)
 		if checked >= terMaxShiftCandidates || best.gain <= 0 {
 			break
 		}
@@ -184,8 +218,11 @@ func (w *terWork) shiftedCost(ref []int32, start, length, target int) int {
 
 // terRow computes the cells lo <= j < hi of a row of the edit-distance
 // matrix, for hypothesis word word, from the previous row's cells
-// plo <= j < phi; cells outside those ranges are infinite, and a cell none
-// of whose neighbours is finite stays infinite.
+// plo <= j < phi; cells outside those ranges are infinite. Each row's range
+// starts at most one cell after the previous row's ends (the pseudo-diagonal
+// moves at most ⌈|ref|/|hyp|⌉ <= 2·beam a row) and row 0 is finite, so
+// every cell in range is finite and a cell is the minimum of its three
+// neighbours' costs.
 func terRow(prev []int32, plo, phi int, row []int32, lo, hi int, word int32, ref []int32) {
 	left := int32(terInf)
 	j := lo
@@ -198,30 +235,45 @@ func terRow(prev []int32, plo, phi int, row []int32, lo, hi int, word int32, ref
 		left = row[0]
 		j = 1
 	}
-	for ; j < hi; j++ {
-		diag, up := int32(terInf), int32(terInf)
-		if j > plo && j <= phi {
-			diag = prev[j-1]
-		}
-		if j >= plo && j < phi {
-			up = prev[j]
-		}
-		if word != ref[j-1] {
-			diag++
-		}
-		c := int32(terInf)
-		if diag < c {
-			c = diag
-		}
-		if up+1 < c {
-			c = up + 1
-		}
-		if left+1 < c {
-			c = left + 1
-		}
-		row[j] = c
-		left = c
+	for ; j < hi && j <= plo; j++ {
+		left = terCell(prev, plo, phi, j, left, word, ref[j-1])
+		row[j] = left
 	}
+	// Both neighbours in the previous row are in range.
+	if end := min(hi, phi); j < end {
+		p, r, out := prev[j-1:end], ref[j-1:end-1], row[j:end]
+		_ = p[len(out)]
+		for k := range out {
+			c := p[k]
+			if word != r[k] {
+				c++
+			}
+			c = min(c, p[k+1]+1, left+1)
+			out[k] = c
+			left = c
+		}
+		j = end
+	}
+	for ; j < hi; j++ {
+		left = terCell(prev, plo, phi, j, left, word, ref[j-1])
+		row[j] = left
+	}
+}
+
+// terCell returns cell j > 0 of a row from the previous row (cells
+// plo <= j < phi) and the cell on its left.
+func terCell(prev []int32, plo, phi, j int, left, word, refWord int32) int32 {
+	diag, up := int32(terInf), int32(terInf)
+	if j > plo && j <= phi {
+		diag = prev[j-1]
+	}
+	if j >= plo && j < phi {
+		up = prev[j]
+	}
+	if word != refWord {
+		diag++
+	}
+	return min(terInf, diag, up+1, left+1)
 }
 
 // at returns cell (i, j) of cur's matrix.
@@ -299,13 +351,23 @@ func (w *terWork) alignment(ref []int32) {
 // bestShift returns the best shift of cur (lib_ter.py's _shift) and the
 // number of shifted hypotheses scored so far, checked on entry. The gain is
 // 0 and ok false when no shift was tried.
-func (w *terWork) bestShift(ref []int32, checked int) (terShift, int) {
+func (w *terWork) bestShift(rf *terRef, checked int) (terShift, int) {
+	ref := rf.ids
 	nh, nr, cur := w.nh, w.nr, w.cur
 	pre := int(w.cost[nh*(nr+1)+nr])
 	w.alignment(ref)
 	var best terShift
 	for sh := range nh {
-		for sr := max(0, sh-terMaxShiftDist); sr < min(nr, sh+terMaxShiftDist+1); sr++ {
+		// The reference positions sr, in order, with ref[sr] == cur[sh]
+		// and |sr - sh| <= terMaxShiftDist.
+		for _, p := range rf.positions(cur[sh]) {
+			sr := int(p)
+			if sr < sh-terMaxShiftDist {
+				continue
+			}
+			if sr > sh+terMaxShiftDist {
+				break
+			}
 			// Blocks cur[sh:sh+l] == ref[sr:sr+l], l = 1, 2, ...
 			for l := 1; l <= terMaxShiftSize && sh+l <= nh && sr+l <= nr && cur[sh+l-1] == ref[sr+l-1]; l++ {
 				if !anyTrue(w.hypErr[sh:sh+l]) || !anyTrue(w.refErr[sr:sr+l]) {

@@ -217,8 +217,8 @@ func TestTERPythonUnicode(t *testing.T) {
 		if gi != ign[c] || (isCased(c) && !gi) != cased[c] {
 			t.Errorf("%U: case-ignorable %v, cased %v; Python (Unicode %s): %v, %v", c, gi, isCased(c), v.Unicode, ign[c], cased[c])
 		}
-		if isPySpace(c) != space[c] {
-			t.Errorf("%U: white space %v, Python %v", c, isPySpace(c), space[c])
+		if isPySpace(c) != space[c] || (c >= 0x80 && isPySpaceNonASCII(c) != space[c]) {
+			t.Errorf("%U: white space %v (%v), Python %v", c, isPySpace(c), c >= 0x80 && isPySpaceNonASCII(c), space[c])
 		}
 	}
 	t.Logf("%d code points of Unicode %s agree", checked, v.Unicode)

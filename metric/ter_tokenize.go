@@ -46,21 +46,38 @@ func appendPyLower(dst []byte, s string) []byte {
 			i++
 			continue
 		}
+		if c >= 0xc2 && c <= 0xdf && i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+			// Two bytes: U+0080..U+07FF (Latin, Greek, Cyrillic, ...).
+			r := rune(c&0x1f)<<6 | rune(s[i+1]&0x3f)
+			switch {
+			case r == 0x130:
+				dst = append(dst, "i\u0307"...)
+			case r == 0x3a3 && finalSigma(s, i, i+2):
+				dst = append(dst, "ς"...)
+			default:
+				dst = utf8.AppendRune(dst, lowerTable[r])
+			}
+			i += 2
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
+		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, c)
-		case r == 0x130:
-			dst = append(dst, "i\u0307"...)
-		case r == 0x3a3 && finalSigma(s, i, i+size):
-			dst = utf8.AppendRune(dst, 0x3c2)
-		default:
+		} else {
 			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		}
 		i += size
 	}
 	return dst
 }
+
+// lowerTable is unicode.ToLower of the code points below U+0800.
+var lowerTable = func() (t [0x800]rune) {
+	for r := range t {
+		t[r] = unicode.ToLower(rune(r))
+	}
+	return t
+}()
 
 // finalSigma reports whether the Σ at s[start:end] is in the Final_Sigma
 // context: a cased character before it, and none after it, skipping
@@ -120,41 +137,38 @@ func isPyWhiteSpaceByte(c byte) bool {
 // on Python's white space (isPySpace), with start == end == len(b) when
 // there is none. Bytes that are not valid UTF-8 are not white space.
 func nextPyField(b []byte) (start, end int) {
-	i := 0
-	for i < len(b) {
-		n := pySpaceAt(b, i)
-		if n == 0 {
-			break
-		}
-		i += n
-	}
-	j := i
-	for j < len(b) && pySpaceAt(b, j) == 0 {
-		if b[j] < utf8.RuneSelf {
-			j++
+	start = -1
+	for i := 0; i < len(b); {
+		c := b[i]
+		size, space := 1, false
+		if c < utf8.RuneSelf {
+			space = isPyWhiteSpaceByte(c)
 		} else {
-			_, size := utf8.DecodeRune(b[j:])
-			j += size
+			var r rune
+			r, size = utf8.DecodeRune(b[i:])
+			space = r != utf8.RuneError && isPySpaceNonASCII(r)
 		}
+		switch {
+		case space && start >= 0:
+			return start, i
+		case !space && start < 0:
+			start = i
+		}
+		i += size
 	}
-	return i, j
+	if start < 0 {
+		return len(b), len(b)
+	}
+	return start, len(b)
 }
 
-// pySpaceAt returns the length of the white-space character at b[i], or 0
-// if there is none.
-func pySpaceAt(b []byte, i int) int {
-	c := b[i]
-	if c < utf8.RuneSelf {
-		if isPyWhiteSpaceByte(c) {
-			return 1
-		}
-		return 0
+// isPySpaceNonASCII is isPySpace for r >= 0x80, answering at once for the
+// code points below U+2000 that are not white space.
+func isPySpaceNonASCII(r rune) bool {
+	if r < 0x2000 && r != 0x85 && r != 0xa0 && r != 0x1680 {
+		return false
 	}
-	r, size := utf8.DecodeRune(b[i:])
-	if r != utf8.RuneError && isPySpace(r) {
-		return size
-	}
-	return 0
+	return isPySpace(r)
 }
 
 // trimRightPySpace is Python's str.rstrip().
