@@ -55,16 +55,17 @@ type terWork struct {
 	nh, nr int
 	cur    []int32 // the hypothesis with the shifts made so far
 	cand   []int32 // a shifted hypothesis being scored
-	// cost holds the beam cells of cur's edit-distance matrix, row i (the
-	// first i hypothesis words) at cost[i*(nr+1):]; row i's cells are
-	// lo[i] <= j < hi[i], the others are infinite.
-	cost       []int32
-	lo, hi     []int
-	rowA, rowB []int32 // rows of a shifted hypothesis
-	path       []byte  // the trace, last operation first
-	align      []int   // per reference word, the hypothesis word it is aligned to (or the one before)
-	hypErr     []bool  // per hypothesis word: not matched
-	refErr     []bool  // per reference word: not matched
+	// cost holds the beam cells of cur's edit-distance matrix: row i (the
+	// first i hypothesis words) has cells lo[i] <= j < hi[i], at
+	// cost[off[i]+j-lo[i]]; the others are infinite. Storing the beam alone
+	// keeps the memory linear in the lengths.
+	cost        []int32
+	lo, hi, off []int
+	rowA, rowB  []int32 // rows of a shifted hypothesis
+	path        []byte  // the trace, last operation first
+	align       []int   // per reference word, the hypothesis word it is aligned to (or the one before)
+	hypErr      []bool  // per hypothesis word: not matched
+	refErr      []bool  // per reference word: not matched
 }
 
 // terShift is a block shift and its ranking.
@@ -146,18 +147,16 @@ func (w *terWork) edits(hyp []int32, rf *terRef) int {
 		w.cur, w.cand = w.cand, w.cur
 		w.fill(ref, min(best.start, best.target))
 	}
-	return shifts + int(w.cost[nh*(nr+1)+nr])
+	return shifts + int(w.at(nh, nr))
 }
 
 // setup sizes the buffers for a hypothesis of nh words and a reference of
 // nr, and lays out the beam of each row (BeamEditDistance._edit_distance).
 func (w *terWork) setup(nh, nr int) {
 	w.nh, w.nr = nh, nr
-	w.cost = grow(w.cost, (nh+1)*(nr+1))
-	w.rowA, w.rowB = grow(w.rowA, nr+1), grow(w.rowB, nr+1)
 	w.align = grow(w.align, nr)
 	w.hypErr, w.refErr = grow(w.hypErr, nh), grow(w.refErr, nr)
-	w.lo, w.hi = grow(w.lo, nh+1), grow(w.hi, nh+1)
+	w.lo, w.hi, w.off = grow(w.lo, nh+1), grow(w.hi, nh+1), grow(w.off, nh+2)
 	ratio := 1.0
 	if nh > 0 {
 		ratio = float64(nr) / float64(nh)
@@ -169,14 +168,23 @@ func (w *terWork) setup(nh, nr int) {
 		beam = int(math.Ceil(ratio/2 + terBeamWidth))
 	}
 	w.lo[0], w.hi[0] = 0, nr+1
+	w.off[0], w.off[1] = 0, nr+1
+	widest := nr + 1
 	for i := 1; i <= nh; i++ {
 		diag := int(math.Floor(float64(i) * ratio))
 		w.lo[i], w.hi[i] = max(0, diag-beam), min(nr+1, diag+beam)
 		if i == nh {
 			w.hi[i] = nr + 1
 		}
+		w.off[i+1] = w.off[i] + w.hi[i] - w.lo[i]
+		widest = max(widest, w.hi[i]-w.lo[i])
 	}
+	w.cost = grow(w.cost, w.off[nh+1])
+	w.rowA, w.rowB = grow(w.rowA, widest), grow(w.rowB, widest)
 }
+
+// row returns the cells of row i of cur's matrix.
+func (w *terWork) row(i int) []int32 { return w.cost[w.off[i]:w.off[i+1]] }
 
 // grow returns s with length n, reallocated if its capacity is short.
 func grow[T any](s []T, n int) []T {
@@ -188,15 +196,13 @@ func grow[T any](s []T, n int) []T {
 
 // fill computes rows p+1..nh of cur's matrix from row p (row 0 when p is 0).
 func (w *terWork) fill(ref []int32, p int) {
-	stride := w.nr + 1
 	if p == 0 {
-		for j := range stride {
+		for j := range w.nr + 1 {
 			w.cost[j] = int32(j)
 		}
 	}
 	for i := p + 1; i <= w.nh; i++ {
-		terRow(w.cost[(i-1)*stride:i*stride], w.lo[i-1], w.hi[i-1],
-			w.cost[i*stride:(i+1)*stride], w.lo[i], w.hi[i], w.cur[i-1], ref)
+		terRow(w.row(i-1), w.lo[i-1], w.hi[i-1], w.row(i), w.lo[i], w.hi[i], w.cur[i-1], ref)
 	}
 }
 
@@ -205,20 +211,23 @@ func (w *terWork) fill(ref []int32, p int) {
 func (w *terWork) shiftedCost(ref []int32, start, length, target int) int {
 	w.cand = performShift(w.cand[:0], w.cur, start, length, target)
 	p := min(start, target) // cand[:p] == cur[:p]
-	stride := w.nr + 1
-	prev, plo, phi := w.cost[p*stride:(p+1)*stride], w.lo[p], w.hi[p]
+	if p == w.nh {
+		return int(w.at(w.nh, w.nr))
+	}
+	prev, plo, phi := w.row(p), w.lo[p], w.hi[p]
 	row, other := w.rowA, w.rowB
 	for i := p + 1; i <= w.nh; i++ {
 		terRow(prev, plo, phi, row, w.lo[i], w.hi[i], w.cand[i-1], ref)
 		prev, plo, phi = row, w.lo[i], w.hi[i]
 		row, other = other, row
 	}
-	return int(prev[w.nr])
+	return int(prev[w.nr-plo])
 }
 
 // terRow computes the cells lo <= j < hi of a row of the edit-distance
-// matrix, for hypothesis word word, from the previous row's cells
-// plo <= j < phi; cells outside those ranges are infinite. Each row's range
+// matrix, row[j-lo], for hypothesis word word, from the previous row's
+// cells plo <= j < phi, prev[j-plo]; cells outside those ranges are
+// infinite. Each row's range
 // starts at most one cell after the previous row's ends (the pseudo-diagonal
 // moves at most ⌈|ref|/|hyp|⌉ <= 2·beam a row) and row 0 is finite, so
 // every cell in range is finite and a cell is the minimum of its three
@@ -237,11 +246,11 @@ func terRow(prev []int32, plo, phi int, row []int32, lo, hi int, word int32, ref
 	}
 	for ; j < hi && j <= plo; j++ {
 		left = terCell(prev, plo, phi, j, left, word, ref[j-1])
-		row[j] = left
+		row[j-lo] = left
 	}
 	// Both neighbours in the previous row are in range.
 	if end := min(hi, phi); j < end {
-		p, r, out := prev[j-1:end], ref[j-1:end-1], row[j:end]
+		p, r, out := prev[j-1-plo:end-plo], ref[j-1:end-1], row[j-lo:end-lo]
 		_ = p[len(out)]
 		for k := range out {
 			c := p[k]
@@ -256,19 +265,19 @@ func terRow(prev []int32, plo, phi int, row []int32, lo, hi int, word int32, ref
 	}
 	for ; j < hi; j++ {
 		left = terCell(prev, plo, phi, j, left, word, ref[j-1])
-		row[j] = left
+		row[j-lo] = left
 	}
 }
 
 // terCell returns cell j > 0 of a row from the previous row (cells
-// plo <= j < phi) and the cell on its left.
+// plo <= j < phi at prev[j-plo]) and the cell on its left.
 func terCell(prev []int32, plo, phi, j int, left, word, refWord int32) int32 {
 	diag, up := int32(terInf), int32(terInf)
 	if j > plo && j <= phi {
-		diag = prev[j-1]
+		diag = prev[j-1-plo]
 	}
 	if j >= plo && j < phi {
-		up = prev[j]
+		up = prev[j-plo]
 	}
 	if word != refWord {
 		diag++
@@ -281,7 +290,7 @@ func (w *terWork) at(i, j int) int32 {
 	if j < w.lo[i] || j >= w.hi[i] {
 		return terInf
 	}
-	return w.cost[i*(w.nr+1)+j]
+	return w.cost[w.off[i]+j-w.lo[i]]
 }
 
 // opAt returns the operation the trace takes at cell (i, j): the first of
@@ -354,7 +363,7 @@ func (w *terWork) alignment(ref []int32) {
 func (w *terWork) bestShift(rf *terRef, checked int) (terShift, int) {
 	ref := rf.ids
 	nh, nr, cur := w.nh, w.nr, w.cur
-	pre := int(w.cost[nh*(nr+1)+nr])
+	pre := int(w.at(nh, nr))
 	w.alignment(ref)
 	var best terShift
 	for sh := range nh {
