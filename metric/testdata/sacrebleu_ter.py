@@ -199,6 +199,90 @@ def random_pairs(lib_ter, seed):
                 r = ["z"] * nr
                 r[j - 1] = "a"
                 add("beam-edge", ["a"] + ["y"] * (nh - 1), r)
+    # Pairs whose edit count changes when one of tercom's limits is moved
+    # by one either way: lib_ter reads its module constants at call time, so
+    # they are changed, only to select these pairs, and put back; the
+    # recorded counts are computed with the constants as they are. Each
+    # limit gets pairs made to come near it.
+    def near_candidates():  # many matches: the candidate limit is reached
+        v = vocab[: rng.randint(2, 6)]
+        return words(v, rng.randint(15, 40)), words(v, rng.randint(15, 40))
+
+    def moved_block(size, dist):  # a block of `size` words moved `dist` away
+        r = words(vocab, dist + size + rng.randint(5, 20))
+        a = rng.randint(0, len(r) - size - dist)
+        h = r[:a] + r[a + size: a + size + dist] + r[a: a + size] + r[a + size + dist:]
+        if rng.random() < 0.5:
+            h, r = r, h
+        return h, r
+
+    def off_diagonal():  # alignments about a beam's width off the diagonal
+        r = words(vocab[:20], rng.randint(30, 60))
+        h = words(noise, rng.randint(20, 30)) + r
+        if rng.random() < 0.5:
+            h = r + words(noise, rng.randint(20, 30))
+        if rng.random() < 0.5:
+            h, r = r, h
+        return h, r
+
+    limits = [("_MAX_SHIFT_SIZE", 10, lambda: moved_block(rng.randint(9, 12), rng.randint(12, 30))),
+              ("_MAX_SHIFT_DIST", 50, lambda: moved_block(rng.randint(1, 4), rng.randint(46, 54))),
+              ("_BEAM_WIDTH", 25, off_diagonal)]
+    for name, value, make in limits:
+        assert getattr(lib_ter, name) == value
+        for delta in (-1, 1):
+            found = 0
+            for _ in range(300):
+                if found == 3:
+                    break
+                h, r = make()
+                want = lib_ter.translation_edit_rate(h, r)
+                setattr(lib_ter, name, value + delta)
+                try:
+                    moved = lib_ter.translation_edit_rate(h, r)
+                finally:
+                    setattr(lib_ter, name, value)
+                if moved != want:
+                    add(f"limit{name}{delta:+d}", h, r)
+                    found += 1
+            print(f"{name}{delta:+d}: {found} pairs", file=sys.stderr)
+
+    # The candidate limit changes a count only when a round of the search
+    # ends (returns from _shift) with a gain above 1 just below or just
+    # above 1000 candidates: _shift is wrapped, only to see where rounds
+    # end, and the limit moved by 10 to confirm.
+    assert lib_ter._MAX_SHIFT_CANDIDATES == 1000
+    shift, ends = lib_ter._shift, []
+
+    def watched(*a):
+        out = shift(*a)
+        ends.append((out[2], out[0]))
+        return out
+
+    found = {-10: 0, 10: 0}
+    lib_ter._shift = watched
+    try:
+        for _ in range(3000):
+            if min(found.values()) == 3:
+                break
+            h, r = near_candidates()
+            ends.clear()
+            want = lib_ter.translation_edit_rate(h, r)
+            for delta in found:
+                lo, hi = sorted((1000, 1000 + delta))
+                if found[delta] == 3 or not any(lo <= c < hi and g > 1 for c, g in ends):
+                    continue
+                lib_ter._MAX_SHIFT_CANDIDATES = 1000 + delta
+                try:
+                    moved = lib_ter.translation_edit_rate(h, r)
+                finally:
+                    lib_ter._MAX_SHIFT_CANDIDATES = 1000
+                if moved != want:
+                    add(f"limit_MAX_SHIFT_CANDIDATES{delta:+d}", h, r)
+                    found[delta] += 1
+    finally:
+        lib_ter._shift = shift
+    print(f"_MAX_SHIFT_CANDIDATES: {found}", file=sys.stderr)
     add("empty", [], ["a", "b"])
     add("empty", ["a", "b"], [])
     add("empty", [], [])
@@ -312,8 +396,10 @@ def main():
     args = ap.parse_args()
     TER, lib_ter = load_sacrebleu(args.src, args.version)
     source = (f"mjpost/sacrebleu @ {args.commit} (tag v{args.version} + a README "
-              f"commit; Apache-2.0), run from source with Python "
-              f"{sys.version.split()[0]} by metric/testdata/sacrebleu_ter.py")
+              f"commit; Apache-2.0), run from source (--src: the output of `git archive "
+              f"{args.commit} sacrebleu | tar -x`) with Python {sys.version.split()[0]} "
+              f"by metric/testdata/sacrebleu_ter.py, which stubs the modules TER does "
+              f"not use (see its doc string)")
     command = " ".join(["python3", "metric/testdata/sacrebleu_ter.py"] + sys.argv[1:])
 
     hyp_file = os.path.join(args.data, "newstest-2015-100sents.en-ru.google.ru")
