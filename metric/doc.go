@@ -72,6 +72,29 @@
 // (bootstrap), and one- and two-sided p-values. The one-sided P, for "the
 // candidate is not better", is the one to gate a promotion on.
 //
+// # TER
+//
+// TER is translation edit rate (Snover et al. 2006) as sacreBLEU 2.6.0
+// computes it, tercom-compatible, behind the Metric interface: the fewest
+// insertions, deletions, substitutions and block shifts that turn a
+// hypothesis into a reference, divided by the reference length, × 100
+// (lower is better). Shifts are searched within the sentence, greedily as
+// tercom does (blocks of up to 10 words, at most 50 words away, a
+// 25-cell beam, at most 1000 shifted hypotheses scored), so each
+// hypothesis' edit count is fixed and its statistics are two numbers that
+// add over a corpus: the edits against the reference needing the fewest,
+// and the references' average length. TER's zero value is sacreBLEU's
+// default (case-insensitive as Python's str.lower, no normalisation,
+// punctuation kept); Normalized, NoPunct, AsianSupport and CaseSensitive
+// are its options. TER.Segment prepares a segment's references once; its
+// Stats allocates nothing and serves any number of goroutines.
+//
+// The tests check TER against sacreBLEU's own tests and against sacreBLEU
+// run from source (testdata/sacrebleu_ter.py): every sentence's statistics
+// on the WMT15 en-ru sample under each option set, with one and with two
+// references, random word sequences made to reach the search's limits, the
+// tokeniser on every rule, and Python's lower-casing on every code point.
+//
 // # Tokenisation
 //
 // Tuning data is usually tokenised already and needs nothing more ("none").
