@@ -162,7 +162,7 @@ func TestParse(t *testing.T) {
 		spec, name string
 	}{
 		{"bleu", "BLEU"}, {"chrf", "chrF2"}, {"chrF++", "chrF2++"}, {"external", "external"},
-		{"bleu:2", "2·BLEU"}, {"bleu:0.5,chrf:0.5", "0.5·BLEU+0.5·chrF2"},
+		{"bleu:2", "2·BLEU"}, {"bleu:0.5,chrf:0.5", "0.5·BLEU+0.5·chrF2"}, {"TER", "TER"}, {"bleu:0.5,ter:0.5", "0.5·BLEU+0.5·−TER"},
 	} {
 		m, err := Parse(tc.spec, Options{})
 		if err != nil || m.Name() != tc.name {

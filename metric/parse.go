@@ -38,6 +38,7 @@ var makers = map[string]func(Options) (Metric, error){
 		c.Lowercase = o.Lowercase
 		return c, nil
 	},
+	"ter":      func(o Options) (Metric, error) { return TER{CaseSensitive: o.CaseSensitive}, nil },
 	"external": func(o Options) (Metric, error) { return External{Label: o.ExternalLabel}, nil },
 }
 

@@ -6,10 +6,6 @@ import (
 	"sync"
 )
 
-// TERSacreBLEUVersion is the sacreBLEU release whose TER this one
-// reproduces, and the version its Signature names.
-const TERSacreBLEUVersion = "2.6.0"
-
 // TER is translation edit rate (Snover et al. 2006) as sacreBLEU 2 computes
 // it by default, tercom-compatible: the references and hypotheses are
 // tokenised by tercom's normaliser (see normalize), and a hypothesis' edits
@@ -62,7 +58,7 @@ func (t TER) Signature(nrefs int) string {
 		c = "mixed"
 	}
 	return "nrefs:" + n + "|case:" + c + "|tok:tercom|norm:" + yesNo(t.Normalized) +
-		"|punct:" + yesNo(!t.NoPunct) + "|asian:" + yesNo(t.AsianSupport) + "|version:" + TERSacreBLEUVersion
+		"|punct:" + yesNo(!t.NoPunct) + "|asian:" + yesNo(t.AsianSupport) + "|version:" + SacreBLEUVersion
 }
 
 // Len returns 2: the edits against the best reference, and the average
@@ -75,7 +71,10 @@ func (TER) HigherIsBetter() bool { return false }
 // Score returns 100·edits/length for stats = [Σ edits, Σ length]; when
 // the references are all empty, 100 if there are edits and 0 if not
 // (sacreBLEU's _compute_score_from_stats).
-func (TER) Score(stats []float64) float64 {
+func (TER) Score(s Stats) float64 { return terScore(s.V[:s.N]) }
+
+// terScore is Score of the statistics [Σ edits, Σ length].
+func terScore(stats []float64) float64 {
 	edits, length := stats[0], stats[1]
 	switch {
 	case length > 0:
@@ -89,7 +88,19 @@ func (TER) Score(stats []float64) float64 {
 
 // SentenceScore returns Score of one hypothesis' statistics, as sacreBLEU's
 // sentence_score does: TER needs no smoothing.
-func (t TER) SentenceScore(stats []float64) float64 { return t.Score(stats) }
+func (t TER) SentenceScore(s Stats) float64 { return t.Score(s) }
+
+// Check reports whether s holds TER's two statistics, finite and
+// non-negative.
+func (t TER) Check(s Stats) error {
+	if err := checkLen(t.Name(), s, 2); err != nil {
+		return err
+	}
+	if s.V[0] < 0 || s.V[1] < 0 {
+		return fmt.Errorf("%w: TER edits %g, reference length %g", ErrStats, s.V[0], s.V[1])
+	}
+	return nil
+}
 
 // Segment tokenises the references of a segment. An empty reference is
 // allowed (length 0: every hypothesis word is an edit); at least one
@@ -146,7 +157,14 @@ var terScratchPool = sync.Pool{New: func() any { return new(terScratch) }}
 // Stats writes hyp's edits against the reference that needs the fewest to
 // dst[0] and the references' average length to dst[1]. It allocates nothing
 // once its pooled buffers have grown.
-func (s *terSegment) Stats(dst []float64, hyp string) {
+func (s *terSegment) Stats(hyp string) Stats {
+	st := Stats{N: 2}
+	s.fill(st.V[:2], hyp)
+	return st
+}
+
+// fill writes hyp's statistics into dst, which has 2 numbers.
+func (s *terSegment) fill(dst []float64, hyp string) {
 	sc := terScratchPool.Get().(*terScratch)
 	text := s.t.normalize(&sc.text, hyp)
 	ids := sc.hyp[:0]

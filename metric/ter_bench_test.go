@@ -41,7 +41,7 @@ func BenchmarkTERSegment(b *testing.B) {
 			cpu := shared.CPUTime()
 			for range b.N {
 				for i, h := range hyps {
-					segs[i].Stats(s[:], h)
+					fillTER(segs[i], s[:], h)
 				}
 			}
 			reportPerHyp(b, cpu, len(hyps))
@@ -57,7 +57,7 @@ func BenchmarkTERSegmentParallel(b *testing.B) {
 		var s [2]float64
 		j := 0
 		for pb.Next() {
-			segs[j].Stats(s[:], hyps[j])
+			fillTER(segs[j], s[:], hyps[j])
 			if j++; j == len(hyps) {
 				j = 0
 			}

@@ -1,7 +1,6 @@
 package metric
 
 import (
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,109 +22,6 @@ import (
 //
 // Every step works on a scratch buffer and allocates nothing once the buffers
 // have grown.
-
-// appendPyLower appends s lower-cased as Python 3's str.lower does it to dst:
-// Unicode's simple lower-case mapping (unicode.ToLower) except for U+0130 İ,
-// which becomes "i̇" (U+0069 U+0307, its full mapping), and for U+03A3 Σ,
-// which becomes ς at the end of a word (the Final_Sigma rule of Unicode's
-// SpecialCasing.txt, as CPython applies it) and σ elsewhere. Bytes that are
-// not valid UTF-8 are copied unchanged.
-//
-// python-unicode.json in testdata, written by Python 3.11 (Unicode 14.0),
-// checks every code point: they agree on all code points assigned in Unicode
-// 14.0. Characters added to Unicode later may be case-ignorable or cased for
-// Go's tables and not for that Python.
-func appendPyLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		if c >= 0xc2 && c <= 0xdf && i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
-			// Two bytes: U+0080..U+07FF (Latin, Greek, Cyrillic, ...).
-			r := rune(c&0x1f)<<6 | rune(s[i+1]&0x3f)
-			switch {
-			case r == 0x130:
-				dst = append(dst, "i\u0307"...)
-			case r == 0x3a3 && finalSigma(s, i, i+2):
-				dst = append(dst, "ς"...)
-			default:
-				dst = utf8.AppendRune(dst, lowerTable[r])
-			}
-			i += 2
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, c)
-		} else {
-			dst = utf8.AppendRune(dst, unicode.ToLower(r))
-		}
-		i += size
-	}
-	return dst
-}
-
-// lowerTable is unicode.ToLower of the code points below U+0800.
-var lowerTable = func() (t [0x800]rune) {
-	for r := range t {
-		t[r] = unicode.ToLower(rune(r))
-	}
-	return t
-}()
-
-// finalSigma reports whether the Σ at s[start:end] is in the Final_Sigma
-// context: a cased character before it, and none after it, skipping
-// case-ignorable characters both ways (CPython's handle_capital_sigma).
-func finalSigma(s string, start, end int) bool {
-	cased := false
-	for i := start; i > 0; {
-		r, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-		if !isCaseIgnorable(r) {
-			cased = isCased(r)
-			break
-		}
-	}
-	if !cased {
-		return false
-	}
-	for j := end; j < len(s); {
-		r, size := utf8.DecodeRuneInString(s[j:])
-		j += size
-		if !isCaseIgnorable(r) {
-			return !isCased(r)
-		}
-	}
-	return true
-}
-
-// wordBreakMid lists the characters of Word_Break MidLetter, MidNumLet and
-// Single_Quote, which Unicode counts as case-ignorable.
-var wordBreakMid = [...]rune{0x27, 0x2e, 0x3a, 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019,
-	0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a}
-
-// isCaseIgnorable reports Unicode's Case_Ignorable property: categories Mn,
-// Me, Cf, Lm and Sk, and the Word_Break mid-word punctuation.
-func isCaseIgnorable(r rune) bool {
-	for _, m := range wordBreakMid {
-		if r == m {
-			return true
-		}
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
-
-// isCased reports Unicode's Cased property: categories Lu, Ll and Lt, and
-// Other_Lowercase and Other_Uppercase.
-func isCased(r rune) bool {
-	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
-}
 
 // isPyWhiteSpaceByte reports whether the ASCII byte c is white space to
 // Python's str.split.
@@ -203,7 +99,7 @@ func (t TER) normalize(x *terText, line string) []byte {
 	if t.CaseSensitive {
 		x.a = append(x.a[:0], line...)
 	} else {
-		x.a = appendPyLower(x.a[:0], line)
+		x.a = appendPyLowerBytes(x.a[:0], line)
 	}
 	if t.Normalized {
 		x.normalizeWestern()

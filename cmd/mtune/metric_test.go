@@ -56,8 +56,8 @@ func TestScoreMetric(t *testing.T) {
 }
 
 // TestTuneNbestMetric: tune-nbest --metric tunes toward the metric on
-// europarl100: MERT and PRO raise chrF from init.weights, and MERT's chrF
-// beats what BLEU-tuned weights give; the learners that optimise BLEU only
+// europarl100: MERT and PRO raise chrF from init.weights, MERT lowers TER,
+// and MERT's chrF beats what BLEU-tuned weights give; the learners that optimise BLEU only
 // refuse another metric before any work (exit 2, --out untouched).
 func TestTuneNbestMetric(t *testing.T) {
 	dir := shared.Path(t, "nbest", "europarl100")
@@ -83,6 +83,10 @@ func TestTuneNbestMetric(t *testing.T) {
 	proChrF := score("pro-chrf", "--algo", "pro", "--metric", "chrf")
 	if mertChrF <= 37.54 || proChrF <= 37.54 {
 		t.Errorf("chrF2 from 37.54: MERT %.2f, PRO %.2f; want both higher", mertChrF, proChrF)
+	}
+	// TER: lower is better, MERT maximises −TER (64.56 from init.weights).
+	if ter := score("mert-ter", "--algo", "mert", "--metric", "ter"); !(ter < 64.0) {
+		t.Errorf("MERT toward TER: %.2f, want below 64.00 (from 64.56)", ter)
 	}
 	// The BLEU-tuned weights re-rank to a lower chrF than the chrF-tuned.
 	score("mert-bleu", "--algo", "mert")
