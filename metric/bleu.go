@@ -2,6 +2,7 @@ package metric
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -119,12 +120,20 @@ func (b BLEU) Check(s Stats) error {
 }
 
 // nrefsField is sacreBLEU's nrefs value: the count, or "var" when it
-// varies (nrefs < 0).
+// varies (nrefs < 1).
 func nrefsField(nrefs int) string {
-	if nrefs < 0 {
+	if nrefs < 1 {
 		return "var"
 	}
-	return fmt.Sprint(nrefs)
+	return strconv.Itoa(nrefs)
+}
+
+// yesNo is sacreBLEU's spelling of a boolean in a signature.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 var _ Metric = BLEU{}

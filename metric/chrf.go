@@ -88,22 +88,12 @@ func (c ChrF) Name() string {
 // negative nrefs, sacreBLEU's mark of a varying number of references,
 // prints as "var".
 func (c ChrF) Signature(nrefs int) string {
-	n := strconv.Itoa(nrefs)
-	if nrefs < 0 {
-		n = "var"
-	}
-	yesNo := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	}
 	kase := "mixed"
 	if c.Lowercase {
 		kase = "lc"
 	}
 	return fmt.Sprintf("nrefs:%s|case:%s|eff:%s|nc:%d|nw:%d|space:%s|version:%s",
-		n, kase, yesNo(!c.EpsSmoothing), c.CharOrder, c.WordOrder, yesNo(c.Whitespace), SacreBLEUVersion)
+		nrefsField(nrefs), kase, yesNo(!c.EpsSmoothing), c.CharOrder, c.WordOrder, yesNo(c.Whitespace), SacreBLEUVersion)
 }
 
 // Len is 3 × (CharOrder + WordOrder).

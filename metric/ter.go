@@ -2,7 +2,6 @@ package metric
 
 import (
 	"fmt"
-	"strconv"
 	"sync"
 )
 
@@ -43,21 +42,11 @@ func (TER) Name() string { return "TER" }
 // the defaults. nrefs < 1 stands for a number of references that varies
 // from segment to segment, which sacreBLEU signs "var".
 func (t TER) Signature(nrefs int) string {
-	n := "var"
-	if nrefs > 0 {
-		n = strconv.Itoa(nrefs)
-	}
-	yesNo := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	}
 	c := "lc"
 	if t.CaseSensitive {
 		c = "mixed"
 	}
-	return "nrefs:" + n + "|case:" + c + "|tok:tercom|norm:" + yesNo(t.Normalized) +
+	return "nrefs:" + nrefsField(nrefs) + "|case:" + c + "|tok:tercom|norm:" + yesNo(t.Normalized) +
 		"|punct:" + yesNo(!t.NoPunct) + "|asian:" + yesNo(t.AsianSupport) + "|version:" + SacreBLEUVersion
 }
 

@@ -151,36 +151,7 @@ func (x *terText) normalizeWestern() {
 	a = append(a, ' ')
 	// s/'s / 's /g. s/'s$/ 's/ cannot match: the text ends with a space.
 	b = replaceAllBytes(b[:0], a, "'s ", " 's ")
-	// s/([^0-9])([\.,])/\1 \2 /g.
-	a = a[:0]
-	for i := 0; i < len(b); i++ {
-		if i+1 < len(b) && !isDigit(b[i]) && (b[i+1] == '.' || b[i+1] == ',') {
-			a = append(a, b[i], ' ', b[i+1], ' ')
-			i++
-			continue
-		}
-		a = append(a, b[i])
-	}
-	// s/([\.,])([^0-9])/ \1 \2/g.
-	b = b[:0]
-	for i := 0; i < len(a); i++ {
-		if (a[i] == '.' || a[i] == ',') && i+1 < len(a) && !isDigit(a[i+1]) {
-			b = append(b, ' ', a[i], ' ', a[i+1])
-			i++
-			continue
-		}
-		b = append(b, a[i])
-	}
-	// s/([0-9])(-)/\1 \2 /g.
-	a = a[:0]
-	for i := 0; i < len(b); i++ {
-		if isDigit(b[i]) && i+1 < len(b) && b[i+1] == '-' {
-			a = append(a, b[i], ' ', '-', ' ')
-			i++
-			continue
-		}
-		a = append(a, b[i])
-	}
+	a, b = splitNumberPunct(b, a)
 	x.a, x.b = a, b
 }
 

@@ -103,43 +103,7 @@ func Tokenize13a(line string) string {
 	}
 	a = append(a, ' ')
 
-	// s/([^0-9])([\.,])/$1 $2 /g. A match consumes the character before the
-	// period or comma and the period or comma itself. Checking bytes instead
-	// of characters finds the same matches: '.' and ',' never occur inside a
-	// multi-byte UTF-8 sequence.
-	b := make([]byte, 0, len(a)+len(a)/2)
-	for i := 0; i < len(a); i++ {
-		if i+1 < len(a) && !isDigit(a[i]) && (a[i+1] == '.' || a[i+1] == ',') {
-			b = append(b, a[i], ' ', a[i+1], ' ')
-			i++
-			continue
-		}
-		b = append(b, a[i])
-	}
-
-	// s/([\.,])([^0-9])/ $1 $2/g. The match consumes the character after;
-	// taking only its first byte leaves the others unchanged, as they cannot
-	// start a match.
-	a = a[:0]
-	for i := 0; i < len(b); i++ {
-		if (b[i] == '.' || b[i] == ',') && i+1 < len(b) && !isDigit(b[i+1]) {
-			a = append(a, ' ', b[i], ' ', b[i+1])
-			i++
-			continue
-		}
-		a = append(a, b[i])
-	}
-
-	// s/([0-9])(-)/$1 $2 /g.
-	b = b[:0]
-	for i := 0; i < len(a); i++ {
-		if isDigit(a[i]) && i+1 < len(a) && a[i+1] == '-' {
-			b = append(b, a[i], ' ', '-', ' ')
-			i++
-			continue
-		}
-		b = append(b, a[i])
-	}
+	b, _ := splitNumberPunct(a, make([]byte, 0, len(a)+len(a)/2))
 	return joinPyFields(b)
 }
 
@@ -191,4 +155,49 @@ func TokenizeChar(line string) string {
 		i += size
 	}
 	return sb.String()
+}
+
+// splitNumberPunct applies mteval-v13a's last three passes to a, as
+// sacreBLEU's 13a and TER's tercom tokenisers do, with b as scratch:
+// periods and commas not next to a digit, and a dash after a digit, get
+// spaces around them. It returns the result and the other buffer.
+func splitNumberPunct(a, b []byte) (out, scratch []byte) {
+	// s/([^0-9])([\.,])/$1 $2 /g. A match consumes the character before the
+	// period or comma and the period or comma itself. Checking bytes instead
+	// of characters finds the same matches: '.' and ',' never occur inside a
+	// multi-byte UTF-8 sequence.
+	b = b[:0]
+	for i := 0; i < len(a); i++ {
+		if i+1 < len(a) && !isDigit(a[i]) && (a[i+1] == '.' || a[i+1] == ',') {
+			b = append(b, a[i], ' ', a[i+1], ' ')
+			i++
+			continue
+		}
+		b = append(b, a[i])
+	}
+
+	// s/([\.,])([^0-9])/ $1 $2/g. The match consumes the character after;
+	// taking only its first byte leaves the others unchanged, as they cannot
+	// start a match.
+	a = a[:0]
+	for i := 0; i < len(b); i++ {
+		if (b[i] == '.' || b[i] == ',') && i+1 < len(b) && !isDigit(b[i+1]) {
+			a = append(a, ' ', b[i], ' ', b[i+1])
+			i++
+			continue
+		}
+		a = append(a, b[i])
+	}
+
+	// s/([0-9])(-)/$1 $2 /g.
+	b = b[:0]
+	for i := 0; i < len(a); i++ {
+		if isDigit(a[i]) && i+1 < len(a) && a[i+1] == '-' {
+			b = append(b, a[i], ' ', '-', ' ')
+			i++
+			continue
+		}
+		b = append(b, a[i])
+	}
+	return b, a
 }
