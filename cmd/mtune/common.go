@@ -11,18 +11,21 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/pool/poolfile"
 )
 
 // scoringFlags are the flags of every command that scores translations:
 // the references, the metric (--metric, parsed once by metric.Parse) and
-// its settings.
+// its settings; for the commands that read n-best lists (nbestFlags) the
+// lists, and with --metric external their score files and label.
 type scoringFlags struct {
-	refs      listFlag
-	metric    string
-	tokenize  string
-	lowercase bool
-	order     int
-	m         metric.Metric // parseMetric's, once parsed
+	refs, nbests, scores listFlag
+	label                string
+	metric               string
+	tokenize             string
+	lowercase            bool
+	order                int
+	m                    metric.Metric // parseMetric's, once parsed
 }
 
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
@@ -46,9 +49,15 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	if _, err := metric.NewTokenizer(f.tokenize, f.lowercase); err != nil {
 		return nil, usagef("--tokenize: %v", err)
 	}
-	m, err := metric.Parse(f.metric, metric.Options{Order: f.order, Tokenize: f.tokenize, Lowercase: f.lowercase})
+	m, err := metric.Parse(f.metric, metric.Options{Order: f.order, Tokenize: f.tokenize, Lowercase: f.lowercase, ExternalLabel: f.label})
 	if err != nil {
 		return nil, usagef("--metric: %v", err)
+	}
+	switch _, ext := m.(metric.External); {
+	case ext && (len(f.scores) == 0 || len(f.scores) != len(f.nbests) || len(f.refs) > 0):
+		return nil, usagef("--metric external: scores computed elsewhere come from score files aligned with n-best lists: one --scores a --nbest (%d for %d) and no -r (rerank, extract, tune-nbest)", len(f.scores), len(f.nbests))
+	case !ext && len(f.scores) > 0:
+		return nil, usagef("--scores: only with --metric external (scores computed elsewhere)")
 	}
 	f.m = m
 	return m, nil
@@ -57,32 +66,31 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 // nbestFlags are the inputs of the commands that read n-best lists (rerank,
 // extract, tune-nbest): the lists, several files given by repeating --nbest
 // or after one (nbestMulti), and the references with the other
-// scoringFlags.
-type nbestFlags struct {
-	scoringFlags
-	nbests listFlag
-}
+// scoringFlags, or with --metric external a score file a list (--scores).
+type nbestFlags struct{ scoringFlags }
 
 // nbestMulti names the flags of nbestFlags that take several values after
 // one flag: a command's multi.
-var nbestMulti = []string{"nbest", "r", "ref"}
+var nbestMulti = []string{"nbest", "r", "ref", "scores"}
 
 // add registers --nbest, with nbestHelp, and the scoring flags, with
 // refHelp, on fs.
 func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
 	f.scoringFlags.add(fs, refHelp)
 	fs.Var(&f.nbests, "nbest", nbestHelp)
+	fs.Var(&f.scores, "scores", "with --metric external (no -r): scores computed elsewhere (COMET, QE), one file per --nbest in its order (docs/formats.md)")
+	fs.StringVar(&f.label, "scores-label", "", "the name external scores print under (COMET; default external)")
 }
 
 // scorer loads the references and prepares them for scoring under the
-// metric the flags choose.
+// metric the flags choose, or reads the score files of external scores.
 func (f *scoringFlags) scorer(ctx context.Context) (*pool.Scorer, error) {
 	m, err := f.parseMetric()
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := m.(metric.External); ok {
-		return nil, usagef("--metric external: scores computed elsewhere come from a score file aligned with n-best lists, which this command does not read")
+	if ext, ok := m.(metric.External); ok {
+		return poolfile.ExternalScorer(ctx, f.nbests, f.scores, ext)
 	}
 	refs, err := corpus.LoadRefs(ctx, f.refs)
 	if err != nil {

@@ -19,8 +19,8 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 	out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
 	threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
 	return func(ctx context.Context, a *app, args []string) error {
-		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
-			return usagef("--nbest, -r and --out are required")
+		if len(in.nbests) == 0 || len(in.refs)+len(in.scores) == 0 || *out == "" {
+			return usagef("--nbest, -r (--scores with --metric external) and --out are required")
 		}
 		if err := positiveFlags(fs, "threads"); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -34,7 +35,9 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		var sc *pool.Scorer
-		if len(in.refs) > 0 {
+		if _, err := in.parseMetric(); err != nil {
+			return err
+		} else if len(in.refs)+len(in.scores) > 0 {
 			if sc, err = in.scorer(ctx); err != nil {
 				return err
 			}
@@ -42,30 +45,30 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		out := bufio.NewWriter(a.stdout)
 		var sum metric.Stats
 		next, missing := 0, 0
-		emit := func(target string) error {
-			if sc != nil {
-				st, err := sc.Stats(next, target)
+		emit := func(h nbest.Hypothesis) error {
+			if sc != nil && (h.File != "" || !sc.External()) { // a missing sentence has no external score
+				st, err := sc.Hyp(next, h.Target, h.File, h.Line)
 				if err != nil {
 					return err
 				}
 				sum.Add(st)
 			}
 			next++
-			_, err := fmt.Fprintln(out, target)
+			_, err := fmt.Fprintln(out, h.Target)
 			return err
 		}
 		sentences := 0 // without references, ids must run 0, 1, 2, …
 		if sc != nil {
 			sentences = sc.Len()
 		}
-		lf, err := poolfile.Rerank(ctx, in.nbests, idx, sentences, set.Weights, *weightsPath, func(sent int, target string) error {
+		lf, err := poolfile.Rerank(ctx, in.nbests, idx, sentences, set.Weights, *weightsPath, func(sent int, best nbest.Hypothesis) error {
 			for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
 				missing++
-				if err := emit(""); err != nil {
+				if err := emit(nbest.Hypothesis{}); err != nil {
 					return err
 				}
 			}
-			return emit(target)
+			return emit(best)
 		})
 		if errors.Is(err, poolfile.ErrSentenceID) && sc == nil {
 			return fmt.Errorf("%w; give the references with -r to allow sentences missing from the lists", err)
@@ -79,7 +82,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if sc != nil {
 			for next < sc.Len() {
 				missing++
-				if err := emit(""); err != nil {
+				if err := emit(nbest.Hypothesis{}); err != nil {
 					return err
 				}
 			}

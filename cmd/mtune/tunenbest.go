@@ -34,8 +34,8 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	out := fs.String("out", "", "output folder (local or gs://), a run folder as tune writes: best/weights (and weights.sparse, weights.json) the tuned weights, epochs/NNN/ each epoch's, metrics.jsonl, report.html, manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
 	overwrite := fs.Bool("overwrite", false, "replace the run an earlier tune-nbest wrote in --out (only its files)")
 	return func(ctx context.Context, a *app, args []string) error {
-		if len(in.nbests) == 0 || len(in.refs) == 0 || *out == "" {
-			return usagef("--nbest, -r and --out are required")
+		if len(in.nbests) == 0 || len(in.refs)+len(in.scores) == 0 || *out == "" {
+			return usagef("--nbest, -r (--scores with --metric external) and --out are required")
 		}
 		info, ok := algo.Lookup(*algoName)
 		if !ok {
@@ -67,11 +67,10 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 			dir.Manifest.Options.Epochs = *epochs
 		}
 		var inputs []rundir.InputFile
-		for _, p := range in.nbests {
-			inputs = append(inputs, rundir.InputFile{Role: "nbest", Path: p})
-		}
-		for _, p := range in.refs {
-			inputs = append(inputs, rundir.InputFile{Role: "ref", Path: p})
+		for i, paths := range [][]string{in.nbests, in.refs, in.scores} {
+			for _, p := range paths {
+				inputs = append(inputs, rundir.InputFile{Role: []string{"nbest", "ref", "scores"}[i], Path: p})
+			}
 		}
 		if *initPath != "" {
 			inputs = append(inputs, rundir.InputFile{Role: "init", Path: *initPath})

@@ -10,7 +10,11 @@
 // for Moses' own mert, pro and kbmira. Rerank picks each sentence's best
 // hypothesis under given weights; CheckWeights and StartWeights match
 // weights to the features the lists hold, and LoadTuning reads a pool and
-// the weights tuning on it starts from (`mtune tune-nbest`). The files are n-best lists in any
+// the weights tuning on it starts from (`mtune tune-nbest`).
+// ReadExternalScores and ExternalScorer read scores computed elsewhere
+// (COMET, QE) from score files aligned with the lists, for a pool.Scorer
+// that scores each hypothesis by the file and line it was read from. The
+// files are n-best lists in any
 // format io/nbest reads, local or gs://, plain or .gz/.zst (io/storage),
 // each in increasing sentence order, all from one model (the same dense
 // feature groups).

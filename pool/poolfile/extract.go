@@ -77,7 +77,7 @@ func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, sco
 			fb := nbest.FeatBlock{Sentence: j.sent, Dense: j.dense, Vectors: make([]feature.Vector, len(hyps))}
 			sb := nbest.ScoreBlock{Sentence: j.sent, Metric: sc.Metric().Name(), Stats: make([][]float64, len(hyps))}
 			for k, h := range hyps {
-				st, err := sc.Stats(j.sent, h.Target)
+				st, err := sc.Hyp(j.sent, h.Target, h.File, h.Line)
 				if err != nil {
 					return block{}, err
 				}

@@ -52,7 +52,7 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 			hyps := dedup(j.sent, j.hyps)
 			l := pool.List{Sent: j.sent, Hyps: make([]pool.Hyp, len(hyps))}
 			for k, h := range hyps {
-				st, err := sc.Stats(j.sent, h.Target)
+				st, err := sc.Hyp(j.sent, h.Target, h.File, h.Line)
 				if err != nil {
 					return pool.List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
 				}

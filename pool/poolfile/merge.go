@@ -194,7 +194,12 @@ func (m *merger) Close() {
 }
 
 // dedup removes repeated hypotheses (same target and same features) from
-// one sentence's pooled list, keeping the first of each, in order.
+// one sentence's pooled list, keeping the first of each, in order. The
+// lists come in file order (merger.next), each in line order, so the copy
+// kept is the first in the order the files were given, and it keeps its
+// File and Line: an external score (ExternalScores) of a duplicate is the
+// first copy's. Two copies with equal target and features but different
+// external scores are not an error: the first copy's score is kept.
 func dedup(sent int, hyps []nbest.Hypothesis) []nbest.Hypothesis {
 	if len(hyps) < 2 {
 		return hyps

@@ -96,12 +96,12 @@ func NonFiniteScore(pos string, score float64, weightsPath string) error {
 
 // Rerank walks the n-best lists at paths as Walk does (sentences is as
 // there) and calls fn, in sentence order, with each listed sentence's
-// best target under the weights w read from weightsPath (the first of
+// best hypothesis under the weights w read from weightsPath (the first of
 // equal scores). It returns the features the lists hold, for
 // CheckWeights. A score that is not a finite number is an error
 // (NonFiniteScore).
 func Rerank(ctx context.Context, paths []string, idx *feature.Index, sentences int, w feature.Weights, weightsPath string,
-	fn func(sent int, target string) error) (*Features, error) {
+	fn func(sent int, best nbest.Hypothesis) error) (*Features, error) {
 	var f Features
 	var err error
 	f.Groups, err = Walk(ctx, paths, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
@@ -116,7 +116,7 @@ func Rerank(ctx context.Context, paths []string, idx *feature.Index, sentences i
 				best, bestScore = k, s
 			}
 		}
-		return fn(sent, hyps[best].Target)
+		return fn(sent, hyps[best])
 	})
 	return &f, err
 }
