@@ -171,7 +171,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, msg string }{
 		{"blue", `unknown "blue"`}, {"", `unknown ""`}, {"bleu:0", "positive"}, {"bleu:x", "positive"},
-		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"},
+		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"}, {"external:0.5,bleu:0.5", "weighted sum"},
 	} {
 		if _, err := Parse(tc.spec, Options{}); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Parse(%q): %v, want an error with %q", tc.spec, err, tc.msg)

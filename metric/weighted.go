@@ -19,14 +19,17 @@ type Weighted struct {
 }
 
 // NewWeighted returns the sum of parts[i] weighted by weights[i]. It fails
-// for no part, a weight that is not finite and positive, or more than
-// MaxStats statistics in all.
+// for no part, an external part, a weight that is not finite and
+// positive, or more than MaxStats statistics in all.
 func NewWeighted(parts []Metric, weights []float64) (*Weighted, error) {
 	if len(parts) == 0 || len(parts) != len(weights) {
 		return nil, fmt.Errorf("metric: a weighted metric of %d parts and %d weights", len(parts), len(weights))
 	}
 	w := &Weighted{parts: parts, weights: weights}
 	for i, p := range parts {
+		if _, ok := p.(External); ok {
+			return nil, fmt.Errorf("metric: external scores are read from a file, not computed from text: they cannot be part of a weighted sum")
+		}
 		if x := weights[i]; !(x > 0) || x > 1e300 {
 			return nil, fmt.Errorf("metric: weight %v of %s: want a positive number", x, p.Name())
 		}
