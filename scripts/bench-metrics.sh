@@ -30,7 +30,7 @@ row() {
   echo "| $* | ${cells[0]} | ${cells[1]} | ${cells[2]} |"
 }
 row "$src/init.weights" "— | init.weights"
-for algo in mert pro; do
+for algo in mert pro mr svm; do
   for m in "${metrics[@]}"; do
     "$work/mtune" tune-nbest --algo "$algo" --metric "$m" --seed "$seed" --init "$src/init.weights" \
       --nbest "$src/nbest.gz" -r "$src/reference" --out "$work/$algo-$m" > /dev/null 2>&1

@@ -11,6 +11,7 @@ var mrInfo = Info{
 	Summary: "minimum risk: expected sentence BLEU by SGD (Cherry & Foster 2012)",
 	Options: []string{"l2"},
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
-		return batch.NewMR(w, batch.MROptions{Lambda: c.l2(0), Seed: c.Seed, Threads: c.Threads})
+		return batch.NewMR(w, batch.MROptions{Lambda: c.l2(0), Seed: c.Seed, Threads: c.Threads, Metric: c.metric})
 	},
+	AnyMetric: true,
 }

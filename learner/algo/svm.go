@@ -19,6 +19,7 @@ var svmInfo = Info{
 		return nil
 	},
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
-		return batch.NewSVM(w, batch.SVMOptions{Lambda: c.l2(0), Iterations: c.Passes, Seed: c.Seed, Threads: c.Threads})
+		return batch.NewSVM(w, batch.SVMOptions{Lambda: c.l2(0), Iterations: c.Passes, Seed: c.Seed, Threads: c.Threads, Metric: c.metric})
 	},
+	AnyMetric: true,
 }

@@ -46,6 +46,10 @@ type MROptions struct {
 	// Smoothing is the sentence BLEU whose expectation is maximised; the
 	// zero value is add-1 BLEU (metric.LinOch), as Cherry & Foster.
 	Smoothing metric.PlusOneVariant
+	// Metric, when not nil nor BLEU, replaces sentence BLEU: the gain
+	// whose expectation is maximised is its sentence score as a fraction
+	// (metric.SentenceFraction).
+	Metric metric.Metric
 	// Seed seeds the shuffles and the η₀ samples. Every seed is valid.
 	Seed uint64
 	// Threads is the number of goroutines that compute the objective over
@@ -161,11 +165,18 @@ type mrProblem struct {
 	threads int
 }
 
+// statsMetric is the metric the pool's statistics are of (nil: BLEU).
+func (o MROptions) statsMetric() metric.Metric { return o.Metric }
+
 func newMRProblem(c *compiled, o MROptions) *mrProblem {
 	v := o.Smoothing
+	gain := func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, v) }
+	if m := o.Metric; !metric.IsBLEU(m) {
+		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	}
 	return &mrProblem{
 		c:       c,
-		gain:    c.gains(func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, v) }),
+		gain:    c.gains(gain),
 		alpha:   o.Scale,
 		lambda:  o.lambda(),
 		threads: o.Threads,

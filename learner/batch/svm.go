@@ -34,6 +34,10 @@ type SVMOptions struct {
 	// sentence's dual block counts as solved when its active constraints'
 	// violations differ by at most Epsilon; zero means 1e-4.
 	Epsilon float64
+	// Metric, when not nil nor BLEU, replaces sentence BLEU in the costs:
+	// its sentence score as a fraction (metric.SentenceFraction); the
+	// alternations' reports then give its objective (metric.Objective).
+	Metric metric.Metric
 	// Seed seeds the order in which the dual solver visits the sentences.
 	// Every seed is valid.
 	Seed uint64
@@ -81,7 +85,8 @@ type SVMIteration struct {
 	// at most 2ε times the number of sentences when it converged.
 	Objective, Gap float64
 	// BLEU is the corpus BLEU (a fraction) of the 1-best hypotheses under
-	// the iteration's weights.
+	// the iteration's weights (under another metric, its objective:
+	// metric.Objective).
 	BLEU float64
 }
 
@@ -177,6 +182,7 @@ const (
 // weights w = Σ α δ they give.
 type svmProblem struct {
 	c      *compiled
+	obj    func(metric.Stats) float64 // the alternations' reported score
 	lambda float64
 	cap    float64 // C = 1/λ, the sum of each sentence's multipliers
 	eps    float64
@@ -195,10 +201,18 @@ type svmProblem struct {
 	order    []int
 }
 
+// statsMetric is the metric the pool's statistics are of (nil: BLEU).
+func (o SVMOptions) statsMetric() metric.Metric { return o.Metric }
+
 func newSVMProblem(c *compiled, o SVMOptions) *svmProblem {
 	n := c.lists()
+	gain := metric.InterpolatedBLEU
+	if m := o.Metric; !metric.IsBLEU(m) {
+		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	}
 	p := &svmProblem{c: c, lambda: o.Lambda, cap: 1 / o.Lambda, eps: o.Epsilon, iters: o.Iterations, thr: o.Threads,
-		gain: c.gains(metric.InterpolatedBLEU), top: make([]float64, n), oracle: make([]int, n),
+		obj:  metric.Objective(o.Metric),
+		gain: c.gains(gain), top: make([]float64, n), oracle: make([]int, n),
 		ws: make([][]int, n), alpha: make([][]float64, n), w: make([]float64, c.dim), order: make([]int, n)}
 	for l := range p.top {
 		p.top[l] = math.Inf(-1)
@@ -239,7 +253,7 @@ func (p *svmProblem) learn(ctx context.Context, w0 []float64, rng *rand.Rand) ([
 		}
 		st.Objective = p.objective(cur)
 		st.Gap = p.primal() - p.dual()
-		st.BLEU = p.c.oneBest(cur, p.thr).BLEU()
+		st.BLEU = p.obj(p.c.oneBest(cur, p.thr))
 		run.Iterations = append(run.Iterations, st)
 		if st.Objective < bestObj {
 			best, bestObj, run.Best = cur, st.Objective, it
