@@ -269,10 +269,9 @@ func TestTERRandomPairs(t *testing.T) {
 
 // terWMT15 is testdata/sacrebleu-ter-wmt15.json.
 type terWMT15 struct {
-	Source    string   `json:"source"`
-	Command   string   `json:"command"`
-	Synthetic []string `json:"synthetic_hyps"`
-	CLI       struct {
+	Source  string `json:"source"`
+	Command string `json:"command"`
+	CLI     struct {
 		Output string `json:"output"`
 	} `json:"cli"`
 	Cases []struct {
@@ -302,9 +301,10 @@ func TestTERWMT15(t *testing.T) {
 	var v terWMT15
 	loadJSON(t, "sacrebleu-ter-wmt15.json", &v)
 	dir := shared.Path(t, "bleu", "wmt15-en-ru-100")
-	lines := func(name string) []string {
+	var lines func(name string) []string
+	lines = func(name string) []string {
 		if name == "synthetic_hyps" {
-			return v.Synthetic
+			return terSynthetic(lines("newstest-2015-100sents.en-ru.ref.ru"), lines("newstest-2015-100sents.en-ru.google.ru"))
 		}
 		l := readLines(t, filepath.Join(dir, name))
 		if len(l) != 100 {
@@ -583,3 +583,22 @@ func FuzzTER(f *testing.F) {
 
 // fillTER writes hyp's TER statistics by seg, a TER Segment, into dst.
 func fillTER(seg Segment, dst []float64, hyp string) { seg.(*terSegment).fill(dst, hyp) }
+
+// terSynthetic makes, as sacrebleu_ter.py's synthetic_hyps does, a
+// hypothesis of each line from its reference and another translation: the
+// first half of the other's words and the second half of the reference's,
+// the last three words moved to the front on every third line (so that
+// shifts are found). The text is made here from ../shared/data, not
+// stored in testdata.
+func terSynthetic(refs, other []string) []string {
+	out := make([]string, len(refs))
+	for i := range refs {
+		rw, ow := strings.Fields(refs[i]), strings.Fields(other[i])
+		w := append(append([]string(nil), ow[:len(ow)/2]...), rw[len(rw)/2:]...)
+		if i%3 == 0 && len(w) > 4 {
+			w = append(append([]string(nil), w[len(w)-3:]...), w[:len(w)-3]...)
+		}
+		out[i] = strings.Join(w, " ")
+	}
+	return out
+}

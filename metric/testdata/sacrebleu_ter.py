@@ -429,7 +429,6 @@ def main():
         "cli": {"command": "sacrebleu newstest-2015-100sents.en-ru.ref.ru -i "
                            "newstest-2015-100sents.en-ru.google.ru -m ter",
                 "output": run_cli(args.src, args.version, hyp_file, ref_file)},
-        "synthetic_hyps": synth,
         "cases": cases,
     }
     rnd = {
