@@ -90,6 +90,16 @@ func Objective(m Metric) func(Stats) float64 {
 	return func(s Stats) float64 { return Gain(m, s) }
 }
 
+// CheckStats is m.Check(s), or, for a nil m (BLEU by default),
+// s.ValidateBLEU: the one check of a hypothesis' statistics under the
+// metric a learner optimises.
+func CheckStats(m Metric, s Stats) error {
+	if m == nil {
+		return s.ValidateBLEU()
+	}
+	return m.Check(s)
+}
+
 // IsBLEU reports whether m is BLEU or nil (BLEU by default).
 func IsBLEU(m Metric) bool {
 	_, ok := m.(BLEU)

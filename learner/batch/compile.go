@@ -153,11 +153,7 @@ func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, e
 }
 
 func checkHyp(h pool.Hyp, m metric.Metric) error {
-	check := h.Stats.ValidateBLEU
-	if m != nil {
-		check = func() error { return m.Check(h.Stats) }
-	}
-	if err := check(); err != nil {
+	if err := metric.CheckStats(m, h.Stats); err != nil {
 		return err
 	}
 	f := h.Features

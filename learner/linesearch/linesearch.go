@@ -81,7 +81,7 @@ func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma floa
 	var all Envelopes
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := checkStats(opts.Metric, h.Stats); err != nil {
+			if err := metric.CheckStats(opts.Metric, h.Stats); err != nil {
 				return 0, metric.Stats{}, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
 		}
@@ -117,15 +117,6 @@ type Searcher struct {
 	heads   []int
 }
 
-// checkStats checks a hypothesis' statistics under the metric m: BLEU's
-// (metric.Stats.ValidateBLEU) when m is nil.
-func checkStats(m metric.Metric, s metric.Stats) error {
-	if m == nil {
-		return s.ValidateBLEU()
-	}
-	return m.Check(s)
-}
-
 // NewSearcher prepares line searches over lists. It fails if a hypothesis
 // has invalid statistics (under Options.Metric) or another number of them than the rest, if
 // there are no hypotheses, or if the options are invalid.
@@ -143,7 +134,7 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	n := 0
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := checkStats(opts.Metric, h.Stats); err != nil {
+			if err := metric.CheckStats(opts.Metric, h.Stats); err != nil {
 				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
 			if s.width == 0 {

@@ -125,15 +125,6 @@ func (p Pass) Share(lists []pool.List) (Share, error) {
 // (linesearch.Sweep), those of Learn's.
 func SweepOptions() linesearch.Options { return linesearch.Options{} }
 
-// checkStats checks statistics under the metric m: BLEU's
-// (metric.Stats.ValidateBLEU) when m is nil.
-func checkStats(m metric.Metric, s metric.Stats) error {
-	if m == nil {
-		return s.ValidateBLEU()
-	}
-	return m.Check(s)
-}
-
 // PassResult is the outcome of a round, indexed as the Pass's runs: the
 // statistics of the whole pool's 1-bests at each run's point and the
 // result of each of its line searches.
@@ -258,7 +249,7 @@ func (c *Coordinator) Update(res PassResult) error {
 		if n := rp.Directions(len(p.Dims)); len(res.Searches[i]) != n {
 			return fmt.Errorf("mert: round %d run %d searched %d lines, the result has %d", p.N, rp.Run, n, len(res.Searches[i]))
 		}
-		if err := checkStats(c.opts.Metric, res.Stats[i]); err != nil {
+		if err := metric.CheckStats(c.opts.Metric, res.Stats[i]); err != nil {
 			return fmt.Errorf("mert: round %d run %d: %w", p.N, rp.Run, err)
 		}
 	}
