@@ -20,6 +20,7 @@ func TestBestEpoch(t *testing.T) {
 		{"tie: the earlier", []Metrics{{Epoch: 1, TuneBLEU: 20}, {Epoch: 2, TuneBLEU: 22}, {Epoch: 3, TuneBLEU: 22}}, 2},
 		{"NaN never wins", []Metrics{{Epoch: 1, TuneBLEU: math.NaN()}, {Epoch: 2, TuneBLEU: 0}}, 2},
 		{"resumed from epoch 4", []Metrics{{Epoch: 4, TuneBLEU: 1}, {Epoch: 5, TuneBLEU: 0.5}}, 4},
+		{"TER: lower is better", []Metrics{{Epoch: 1, TuneBLEU: 64.5, Metric: "TER", LowerIsBetter: true}, {Epoch: 2, TuneBLEU: 63.9, Metric: "TER", LowerIsBetter: true}, {Epoch: 3, TuneBLEU: 64.1, Metric: "TER", LowerIsBetter: true}}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

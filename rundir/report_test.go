@@ -499,3 +499,34 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteReportMetricAndEpochZero: the report names the metric of the
+// epochs' figures (tune-nbest --metric), and the best epoch best/ holds,
+// epoch 0 when tune-nbest kept the starting weights.
+func TestWriteReportMetricAndEpochZero(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ms := fixtureMetrics(false)
+	for i := range ms {
+		ms[i].Metric, ms[i].LowerIsBetter = "TER", true
+	}
+	writeFixture(t, dir, reportFixture{metrics: ms})
+	if err := WriteJSON(ctx, Layout{Root: dir}.Best().Epoch(), Metrics{Epoch: 0, TuneBLEU: 19, Metric: "TER", LowerIsBetter: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"best epoch 0.", "<th>tune TER</th>", "<th>progressive TER</th>", "TER per epoch"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "tune BLEU") {
+		t.Error("report says tune BLEU for TER figures")
+	}
+}
