@@ -106,6 +106,13 @@ func IsBLEU(m Metric) bool {
 	return ok || m == nil
 }
 
+// IsExternal reports whether m is scores computed elsewhere (External),
+// which score given n-best lists only, never new translations.
+func IsExternal(m Metric) bool {
+	_, ok := m.(External)
+	return ok
+}
+
 // SentenceFraction is SentenceGain on the scale of a fraction, as the
 // learners' thresholds and step sizes expect (BLEU+1 is in [0, 1]): the
 // gain over 100 for a metric scored 0–100 (chrF, TER, a weighted sum),

@@ -10,7 +10,7 @@ import (
 
 // DevScorer returns the retraining gate's input (tune.DevScorer): the dev
 // set of o (DevSrc, DevRefs) decoded on this machine, as the pipeline's dev
-// decoding decodes it, with the weights file it is given ("" for the
+// decoding decodes it and scored with o.Metric, with the weights file it is given ("" for the
 // moses.ini's own weights). The decoder is loaded once.
 func DevScorer(ctx context.Context, o Options) (tune.DevScore, error) {
 	// Only the decoder's options matter here: a batch run, which takes
@@ -31,5 +31,5 @@ func DevScorer(ctx context.Context, o Options) (tune.DevScore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tune.DevScorer(dec, dev, o.Config), nil
+	return tune.DevScorer(dec, dev, o.Config, o.decodeOptions(1)), nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -79,6 +80,12 @@ type Options struct {
 	Epochs int
 	// NBest is the size of the n-best lists; 0 means 100.
 	NBest int
+	// Metric is what the run tunes toward and reports, a --metric spec
+	// (metric.Parse: "bleu", "chrf", "chrf++", "ter", weighted sums);
+	// "" means BLEU. Every hypothesis is scored with it, the learner
+	// optimises it, line-search mixing and the best epoch maximise it
+	// (its negation for TER), and the dev figures are its.
+	Metric string
 	// Seed seeds the run; epoch k's seeds derive from Seed and k.
 	Seed uint64
 	// Replicas is the number of independent runs of the tuning (ipm and
@@ -157,6 +164,15 @@ type Options struct {
 	// dense names the starting weights' features (Run): the dense groups
 	// of every epoch's weights trio.
 	dense []string
+	// metric is Metric parsed (defaults).
+	metric metric.Metric
+}
+
+// decodeOptions returns the decoding and scoring options of the run's
+// decodings of n-best lists of size nbest: the run's metric, the launch's
+// progress folder.
+func (o *Options) decodeOptions(nbest int) tune.DecodeOptions {
+	return tune.DecodeOptions{NBest: nbest, Metric: o.Metric, Progress: o.progress}
 }
 
 func (o *Options) manifestFlags() rundir.ManifestFlags {
@@ -234,6 +250,12 @@ func (o *Options) defaults() error {
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
 		return errors.New("pipelines: give both the dev source and its references, or neither")
 	}
+	m, err := o.decodeOptions(0).ParseMetric()
+	if err != nil {
+		return fmt.Errorf("pipelines: --metric: %w", err)
+	}
+	o.metric = m
+	o.AlgoConfig.SetMetric(m)
 	if err := tune.CheckLearner(o.Mode, o.Algo, o.AlgoConfig); err != nil {
 		return err
 	}
@@ -560,7 +582,8 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	w := transforms.ReadWeights(s, prevPath)
 	states := transforms.ReadShardStates(s, statePaths)
 	lo := tune.LearnOptions{
-		Algo: o.Algo, Config: o.AlgoConfig, Decode: tune.DecodeOptions{NBest: o.NBest, Threads: o.DecodeThreads, Progress: o.progress}, Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
+		Algo: o.Algo, Config: o.AlgoConfig, Decode: o.decodeOptions(o.NBest), Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
+	lo.Decode.Threads = o.DecodeThreads
 	var results, lists beam.PCollection
 	if o.Mode == tune.Stale {
 		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
@@ -612,7 +635,7 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
-	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: tune.DecodeOptions{NBest: 1, Progress: o.progress},
+	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(1),
 		Sentences: count, Name: name}
 	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }

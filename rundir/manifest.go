@@ -38,6 +38,9 @@ type Manifest struct {
 // refuses to continue a run whose flags (other than Epochs) differ.
 type ManifestFlags struct {
 	Mode, Mix, Algo string
+	// Metric is what the run tunes toward (--metric) when not BLEU ("" is
+	// BLEU, as in a manifest written before it was recorded).
+	Metric string `json:",omitempty"`
 	// MixWeights is "uniform" when the shards' average weighs them alike
 	// ("" is by updates, the default).
 	MixWeights string `json:",omitempty"`
@@ -105,7 +108,7 @@ func (f ManifestFlags) Settings() []Setting {
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return []Setting{
-		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo},
+		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.Metric, "bleu")},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},

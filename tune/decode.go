@@ -85,6 +85,12 @@ func DecoderFor(ctx context.Context, dec Decoder, sents []Sentence) (Decoder, er
 type DecodeOptions struct {
 	// NBest is the size of the n-best lists; 0 means 100.
 	NBest int
+	// Metric is the metric the hypotheses are scored with, a --metric
+	// spec (metric.Parse: "bleu", "chrf", "ter", "bleu:0.5,ter:0.5", …);
+	// "" means BLEU. It is a spec, not a metric.Metric, so that it
+	// travels to a pipeline's workers; external scores are refused (a
+	// decoder's new hypotheses have none).
+	Metric string
 	// Order is the BLEU order; 0 means 4.
 	Order int
 	// Tokenize names the tokenizer applied to hypotheses and references
@@ -110,34 +116,43 @@ func (o DecodeOptions) Validate() error {
 	if o.NBest < 0 || o.Order < 0 || o.Order > metric.MaxOrder || o.Threads < 0 {
 		return fmt.Errorf("tune: invalid decode options (n-best %d, order %d, threads %d)", o.NBest, o.Order, o.Threads)
 	}
-	_, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
+	_, err := o.ParseMetric()
 	return err
 }
 
-// scorer scores hypotheses against the references of sentences.
-type scorer struct {
-	tok   metric.Tokenizer
-	order int
-}
-
-func newScorer(o DecodeOptions) (*scorer, error) {
-	tok, err := metric.NewTokenizer(o.Tokenize, o.Lowercase)
+// ParseMetric returns the metric hypotheses are scored with (Metric, with
+// Order, Tokenize and Lowercase as its settings).
+func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
+	if _, err := metric.NewTokenizer(o.Tokenize, o.Lowercase); err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	m, err := metric.Parse(cmp.Or(o.Metric, "bleu"), metric.Options{Order: o.Order, Tokenize: o.Tokenize, Lowercase: o.Lowercase})
 	if err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
-	return &scorer{tok: tok, order: o.Order}, nil
+	if metric.IsExternal(m) {
+		return nil, fmt.Errorf("tune: metric %q: scores computed elsewhere score given n-best lists (tune-nbest, rerank), not a decoder's new translations", o.Metric)
+	}
+	return m, nil
+}
+
+// scorer scores hypotheses against the references of sentences.
+type scorer struct{ m metric.Metric }
+
+func newScorer(o DecodeOptions) (*scorer, error) {
+	m, err := o.ParseMetric()
+	if err != nil {
+		return nil, err
+	}
+	return &scorer{m: m}, nil
 }
 
 // reference prepares the references of x.
-func (s *scorer) reference(x Sentence) (*metric.Reference, error) {
+func (s *scorer) reference(x Sentence) (metric.Segment, error) {
 	if len(x.Refs) == 0 {
 		return nil, fmt.Errorf("tune: sentence %d has no reference", x.ID)
 	}
-	refs := make([]string, len(x.Refs))
-	for i, r := range x.Refs {
-		refs[i] = s.tok(r)
-	}
-	r, err := metric.NewReferenceText(s.order, refs...)
+	r, err := s.m.Segment(x.Refs)
 	if err != nil {
 		return nil, fmt.Errorf("tune: references of sentence %d: %w", x.ID, err)
 	}
@@ -145,10 +160,10 @@ func (s *scorer) reference(x Sentence) (*metric.Reference, error) {
 }
 
 // stats scores the hypotheses of one sentence.
-func (s *scorer) stats(ref *metric.Reference, hyps []decoder.Hypothesis) []metric.Stats {
+func (s *scorer) stats(ref metric.Segment, hyps []decoder.Hypothesis) []metric.Stats {
 	out := make([]metric.Stats, len(hyps))
 	for k, h := range hyps {
-		out[k] = ref.StatsString(s.tok(h.Target))
+		out[k] = ref.Stats(h.Target)
 	}
 	return out
 }
@@ -230,7 +245,7 @@ func decodeSentenceWith(ctx context.Context, dec Decoder, x Sentence, w feature.
 
 // scoredNBest returns the n-best list hyps of x (over dec's index) scored
 // against ref as an NBest.
-func scoredNBest(dec Decoder, x Sentence, ref *metric.Reference, hyps []decoder.Hypothesis, sc *scorer) (NBest, error) {
+func scoredNBest(dec Decoder, x Sentence, ref metric.Segment, hyps []decoder.Hypothesis, sc *scorer) (NBest, error) {
 	stats := sc.stats(ref, hyps)
 	idx := dec.Features()
 	// Collect the decoder ids in use. The list's names are theirs sorted:
@@ -409,7 +424,7 @@ func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w featu
 // sentences (in id order) are decoded with one call, then scored; the
 // Work's decoding time is the call's.
 func decodeSentencesBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w feature.Weights, sc *scorer, o DecodeOptions) ([]NBest, Work, error) {
-	refs := make([]*metric.Reference, len(sents))
+	refs := make([]metric.Segment, len(sents))
 	for i, x := range sents {
 		var err error
 		if refs[i], err = sc.reference(x); err != nil {

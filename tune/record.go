@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/rundir"
 )
 
@@ -44,6 +45,9 @@ func LearnerManifest(name string, c algo.Config) rundir.ManifestFlags {
 		Restarts: c.Restarts, RandomDirections: c.RandomDirections, RestartRange: c.RestartRange, MIRAC: c.MIRAC, MIRADecay: c.MIRADecay}
 	if c.NoiseType != "dropout" {
 		f.NoiseType = c.NoiseType
+	}
+	if m := c.Metric(); !metric.IsBLEU(m) {
+		f.Metric = m.Name()
 	}
 	return f
 }

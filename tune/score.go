@@ -11,8 +11,8 @@ import (
 )
 
 // ScoreSet decodes every sentence of sents with dec under the weights ww
-// (DecodeSentences, 1-best) and returns the BLEU statistics of each 1-best
-// translation against the sentence's references, in id order (o.NBest is
+// (DecodeSentences, 1-best) and returns the statistics (o's metric) of
+// each 1-best translation against the sentence's references, in id order (o.NBest is
 // ignored; o.Threads sentences are decoded at once). It is what a
 // retraining gate compares two weight vectors on, sentence by sentence.
 func ScoreSet(ctx context.Context, dec Decoder, sents []Sentence, ww weights.ByName, o DecodeOptions) ([]metric.Stats, error) {
@@ -45,14 +45,16 @@ func LoadSentences(ctx context.Context, src string, refs []string) ([]Sentence, 
 	return SentencesOf(c, 0), nil
 }
 
-// DevScore returns each sentence's BLEU statistics of a dev set decoded
-// with the weights file at path: the retraining gate's input.
+// DevScore returns each sentence's statistics (under the gate's metric) of
+// a dev set decoded with the weights file at path: the retraining gate's
+// input.
 type DevScore func(ctx context.Context, path string) ([]metric.Stats, error)
 
 // DevScorer returns the DevScore of the sentences dev decoded by dec on
-// this machine, with every core (ScoreSet); the weights file "" means
-// ini, the moses.ini's own weights.
-func DevScorer(dec Decoder, dev []Sentence, ini string) DevScore {
+// this machine, with every core (ScoreSet), scored as o says (its metric);
+// the weights file "" means ini, the moses.ini's own weights.
+func DevScorer(dec Decoder, dev []Sentence, ini string, o DecodeOptions) DevScore {
+	o.Threads = runtime.NumCPU()
 	return func(ctx context.Context, path string) ([]metric.Stats, error) {
 		if path == "" {
 			path = ini
@@ -61,6 +63,6 @@ func DevScorer(dec Decoder, dev []Sentence, ini string) DevScore {
 		if err != nil {
 			return nil, err
 		}
-		return ScoreSet(ctx, dec, dev, ww, DecodeOptions{Threads: runtime.NumCPU()})
+		return ScoreSet(ctx, dec, dev, ww, o)
 	}
 }

@@ -59,7 +59,23 @@ func (o LearnOptions) Validate() error {
 	if o.Config.MiniBatch < 0 || o.Epoch < 0 {
 		return fmt.Errorf("tune: invalid mini-batch size %d or epoch %d", o.Config.MiniBatch, o.Epoch)
 	}
-	return o.Decode.Validate()
+	_, err := o.config()
+	return err
+}
+
+// config returns the learner's settings with the metric hypotheses are
+// scored with (Decode.Metric), checked against the learner.
+func (o LearnOptions) config() (algo.Config, error) {
+	m, err := o.Decode.ParseMetric()
+	if err != nil {
+		return algo.Config{}, err
+	}
+	cfg := o.Config
+	cfg.SetMetric(m)
+	if err := cfg.Validate(o.algo()); err != nil {
+		return algo.Config{}, fmt.Errorf("tune: %w", err)
+	}
+	return cfg, nil
 }
 
 // AlgoConfig is a learner's settings (learner/algo.Config), as a run's
@@ -161,7 +177,10 @@ func NewSession(dec Decoder, shard int, sents []Sentence, w weights.ByName, stat
 	if err != nil {
 		return nil, fmt.Errorf("tune: shard %d: epoch weights: %w", shard, err)
 	}
-	cfg := o.Config
+	cfg, err := o.config()
+	if err != nil {
+		return nil, err
+	}
 	cfg.Seed = mix64(o.Seed, uint64(shard))
 	l, err := algo.New(o.algo(), w0, cfg)
 	if err != nil {

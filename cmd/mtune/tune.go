@@ -17,6 +17,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/learner/algo"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
@@ -155,6 +156,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 	fs.IntVar(&t.o.NBest, "nbest", 100, "size of the n-best lists")
+	fs.StringVar(&t.o.Metric, "metric", "bleu", "what the run tunes toward, chooses the best epoch by and reports: "+strings.Join(metric.MetricNames(), ", ")+" but external, or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5)")
 	fs.Uint64Var(&t.o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
 	fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
 		t.o.Sparse = append(t.o.Sparse, s)
@@ -207,7 +209,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 // what they are about; the rest are Beam's.
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
-	{"learner", []string{"algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
+	{"learner", []string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
 	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "replicas", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
