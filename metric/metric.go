@@ -106,6 +106,15 @@ func IsBLEU(m Metric) bool {
 	return ok || m == nil
 }
 
+// CorpusScore is m's corpus score of the summed statistics s, BLEU's (in
+// points) when m is nil.
+func CorpusScore(m Metric, s Stats) float64 {
+	if m == nil {
+		return 100 * s.BLEU()
+	}
+	return m.Score(s)
+}
+
 // IsExternal reports whether m is scores computed elsewhere (External),
 // which score given n-best lists only, never new translations.
 func IsExternal(m Metric) bool {

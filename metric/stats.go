@@ -140,6 +140,24 @@ func (s Stats) Replace(old, new Stats) Stats {
 	return s
 }
 
+// AddChecked adds t to s, as Add, when t is the zero Stats or valid
+// statistics (Validate) of the same length as s (or s is zero); otherwise
+// it returns an error and leaves s unchanged: for statistics read from
+// files or other processes, which Add would panic on.
+func (s *Stats) AddChecked(t Stats) error {
+	if t == (Stats{}) {
+		return nil
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if s.N != 0 && s.N != t.N {
+		return fmt.Errorf("%w: adding statistics of %d numbers to %d", ErrStats, t.N, s.N)
+	}
+	s.Add(t)
+	return nil
+}
+
 // Sum returns the sum of stats (the zero Stats if there are none).
 func Sum(stats []Stats) Stats {
 	var s Stats

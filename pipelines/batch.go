@@ -54,12 +54,12 @@ func scoreDev(ctx context.Context, o *Options, n int, dev *corpus.Index) (*float
 	if _, _, err := executeWatched(ctx, o, p, fmt.Sprintf("epoch %d/%d, dev set", n, o.Epochs), dev.Lines); err != nil {
 		return nil, &PipelineError{Epoch: n, Err: err}
 	}
-	return readDevBLEU(ctx, dir)
+	return readDevBLEU(ctx, o, dir)
 }
 
 // readDevBLEU reads the dev BLEU of epoch folder dir.
-func readDevBLEU(ctx context.Context, dir rundir.EpochLayout) (*float64, error) {
-	b, err := rundir.ReadBLEU(ctx, dir.DevStats())
+func readDevBLEU(ctx context.Context, o *Options, dir rundir.EpochLayout) (*float64, error) {
+	b, err := rundir.ReadScore(ctx, dir.DevStats(), o.metric)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 		prevDir = o.layout().Epoch(n - 1)
 	}
 	decodedPath := dir.DecodedStats()
-	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale}
+	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale, Metric: o.Metric}
 	parts := tune.PoolParts(ranges.Lines)
 	learn := tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts, Dense: o.dense}
 	if step.RunsRounds() {
@@ -128,7 +128,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	if dev != nil && n == 1 {
 		o.printStartDev(ctx)
 	}
-	decoded, err := rundir.ReadBLEU(ctx, decodedPath)
+	decoded, err := rundir.ReadScore(ctx, decodedPath, o.metric)
 	if err != nil {
 		return rundir.Metrics{}, weights.ByName{}, err
 	}
@@ -149,14 +149,15 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if pro {
-			if res.TuneBLEU, err = rundir.ReadBLEU(ctx, dir.TuneStats()); err != nil {
+			if res.TuneBLEU, err = rundir.ReadScore(ctx, dir.TuneStats(), o.metric); err != nil {
 				return rundir.Metrics{}, weights.ByName{}, err
 			}
 		}
 	}
 	m := rundir.Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
+	m.SetMetric(o.metric)
 	if dev != nil && learn.Step != nil {
-		if m.DevBLEU, err = readDevBLEU(ctx, dir); err != nil {
+		if m.DevBLEU, err = readDevBLEU(ctx, o, dir); err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	}

@@ -472,7 +472,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath}
 	}
 	res.Resumed = len(res.Epochs) / o.replicas()
-	report := tune.NewReport(dir.Layout)
+	report := tune.NewReport(dir.Layout, o.metric)
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Start: tune.Weights{ByName: init, File: startPath},
 		Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
@@ -544,7 +544,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	var next []tune.Weights
 	for r := range o.replicas() {
 		dir := o.replicaLayout(r).Epoch(n)
-		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale})
+		m, ww, err := tune.ReadEpoch(ctx, dir, tune.EpochOutputs{Shards: o.Shards, EvalTune: o.EvalTune, Dev: dev != nil, Stale: o.Mode == tune.Stale, Metric: o.metric})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -593,7 +593,7 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists()}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
-	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights})
+	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric})
 	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
 	transforms.WriteShardStates(s, results, stateDir)
@@ -626,8 +626,8 @@ func (o *Options) printStartDev(ctx context.Context) {
 	if o.Progress == nil {
 		return
 	}
-	if b, err := rundir.ReadBLEU(ctx, o.layout().InitDevStats()); err == nil {
-		fmt.Fprintf(o.Progress, "epoch 0: dev BLEU %6.2f (the starting weights)\n", b)
+	if b, err := rundir.ReadScore(ctx, o.layout().InitDevStats(), o.metric); err == nil {
+		fmt.Fprintf(o.Progress, "epoch 0: dev %s %6.2f (the starting weights)\n", o.metric.Name(), b)
 	}
 }
 

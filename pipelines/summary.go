@@ -29,17 +29,17 @@ func (r Result) Summary(o Options, elapsed time.Duration) (ran string, files []s
 			best = m
 		}
 	}
-	score := "tune BLEU"
+	score := "tune " + best.MetricName()
 	if best.DevBLEU != nil {
-		score = "dev BLEU"
+		score = "dev " + best.MetricName()
 	} else if best.TuneDecoded {
-		score = "tune BLEU (decoded)"
+		score += " (decoded)"
 	}
 	if o.Replicas > 1 {
 		ran = fmt.Sprintf("%s of %d replicas; best: replica %d, epoch %d of %d, %s %.2f",
-			ran, o.Replicas, r.BestReplica, r.Best, last.Epoch, score, best.Score())
+			ran, o.Replicas, r.BestReplica, r.Best, last.Epoch, score, best.Value())
 	} else {
-		ran = fmt.Sprintf("%s; best: epoch %d of %d, %s %.2f", ran, r.Best, last.Epoch, score, best.Score())
+		ran = fmt.Sprintf("%s; best: epoch %d of %d, %s %.2f", ran, r.Best, last.Epoch, score, best.Value())
 	}
 	l := rundir.Layout{Root: o.Out}
 	files = []string{"report:  " + l.Report(), fmt.Sprintf("weights: %s (dense and sparse; metrics: %s)", r.BestWeights, l.Metrics())}

@@ -104,14 +104,19 @@ type Staleness struct {
 // the progressive BLEU unless --eval-tune decoded the tuning set again);
 // of the metric, negated when LowerIsBetter.
 func (m Metrics) Score() float64 {
-	x := m.TuneBLEU
-	if m.DevBLEU != nil {
-		x = *m.DevBLEU
-	}
 	if m.LowerIsBetter {
-		return -x
+		return -m.Value()
 	}
-	return x
+	return m.Value()
+}
+
+// Value is the figure Score ranks by as the metric gives it (TER not
+// negated): the dev score, or the tune score without a dev set.
+func (m Metrics) Value() float64 {
+	if m.DevBLEU != nil {
+		return *m.DevBLEU
+	}
+	return m.TuneBLEU
 }
 
 // MetricName is the name of the metric the epoch's figures are of:
@@ -244,13 +249,27 @@ func parseLines(path string, data []byte, check func(k int, m Metrics) error) ([
 	return ms, nil
 }
 
-// ReadBLEU reads the summed BLEU statistics a pipeline wrote to path (a
-// metric.Stats in JSON, as work/dev-stats.json) and returns their BLEU in
-// points.
-func ReadBLEU(ctx context.Context, path string) (float64, error) {
+// ReadScore reads the summed statistics a pipeline wrote to path (a
+// metric.Stats in JSON, as work/dev-stats.json) and returns their corpus
+// score under m (nil: BLEU), in points.
+func ReadScore(ctx context.Context, path string, m metric.Metric) (float64, error) {
 	var st metric.Stats
 	if err := ReadJSON(ctx, path, &st); err != nil {
 		return 0, err
 	}
-	return 100 * st.BLEU(), nil
+	if st == (metric.Stats{}) {
+		return 0, nil // no sentence
+	}
+	if err := metric.CheckStats(m, st); err != nil {
+		return 0, fmt.Errorf("rundir: %s: %w", path, err)
+	}
+	return metric.CorpusScore(m, st), nil
+}
+
+// SetMetric records in m that its figures are of mt (nil: BLEU): its name
+// and direction, for a metric other than BLEU.
+func (m *Metrics) SetMetric(mt metric.Metric) {
+	if !metric.IsBLEU(mt) {
+		m.Metric, m.LowerIsBetter = mt.Name(), !mt.HigherIsBetter()
+	}
 }

@@ -120,7 +120,7 @@ func SummarizeReplicas(ms []Metrics) []ReplicaEpoch {
 		}
 		e := &out[len(out)-1]
 		e.Replicas++
-		e.Scores, e.TuneBLEUs = append(e.Scores, m.Score()), append(e.TuneBLEUs, m.TuneBLEU)
+		e.Scores, e.TuneBLEUs = append(e.Scores, m.Value()), append(e.TuneBLEUs, m.TuneBLEU)
 	}
 	for i := range out {
 		e := &out[i]

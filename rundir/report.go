@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mtune/mtune/metric"
 	"html/template"
 	"io/fs"
 	"math"
@@ -37,6 +38,9 @@ type Report struct {
 	// a run gives none (0 for a batch learner), for the report to spell
 	// it out; nil shows it as "the learner's default" with no number.
 	MiniBatchOf func(algo string) int
+	// Metric is the run's metric (nil: BLEU), which scores the starting
+	// weights' dev statistics (init/dev-stats.json).
+	Metric metric.Metric
 }
 
 // Write reads the run folder of a run (local or gs://): manifest.json,
@@ -157,7 +161,7 @@ func (r Report) build(ctx context.Context) (*reportData, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("rundir: report: %w", err)
 	}
-	if b, err := ReadBLEU(ctx, l.InitDevStats()); err == nil {
+	if b, err := ReadScore(ctx, l.InitDevStats(), r.Metric); err == nil {
 		d.StartDev = &b
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("rundir: report: %w", err)
@@ -287,7 +291,7 @@ func (d *reportData) replicaCharts() {
 	for _, m := range d.Epochs {
 		x := float64(m.Epoch)
 		s, z := &score[m.Replica], &nz[m.Replica]
-		s.X, s.Y = append(s.X, x), append(s.Y, m.Score())
+		s.X, s.Y = append(s.X, x), append(s.Y, m.Value())
 		z.X, z.Y = append(z.X, x), append(z.Y, float64(m.NonZero))
 	}
 	mean := chart.Series{Name: "mean", Class: "mean"}
@@ -298,14 +302,14 @@ func (d *reportData) replicaCharts() {
 	for _, e := range d.ReplicaRows {
 		mean.X, mean.Y = append(mean.X, float64(e.Epoch)), append(mean.Y, e.Score)
 	}
-	d.BLEUChart = chart.New(d.ScoreName+" per epoch, each replica", "epoch", "BLEU", 640, 320, append(score, mean))
+	d.BLEUChart = chart.New(d.ScoreName+" per epoch, each replica", "epoch", d.Metric, 640, 320, append(score, mean))
 	d.NZChart = chart.New("Non-zero weights per epoch, each replica", "epoch", "non-zero weights", 640, 240, nz)
 	var bests []float64
 	for r := range d.Replicas {
 		ms := OfReplica(d.Epochs, r)
 		if n := BestEpoch(ms); n > 0 {
 			d.ReplicaBests = append(d.ReplicaBests, ms[n-1])
-			bests = append(bests, ms[n-1].Score())
+			bests = append(bests, ms[n-1].Value())
 		}
 	}
 	d.BestMean, d.BestSD = MeanSD(bests)

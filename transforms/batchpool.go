@@ -37,8 +37,8 @@ type WritePoolFn struct {
 	Out rundir.EpochLayout
 	// Dense names the weights' dense features.
 	Dense []string
-	// Step is the epoch's optimizer, Epoch the 1-based epoch: a step that
-	// samples pairs has them sampled here.
+	// Step is the epoch's optimizer (required), Epoch the 1-based epoch:
+	// a step that samples pairs has them sampled here.
 	Step  *tune.BatchStep
 	Epoch int
 }
@@ -54,18 +54,7 @@ func (f *WritePoolFn) ProcessElement(ctx context.Context, part int, iter func(*t
 	if f.Prev.Dir != "" {
 		prev = f.Prev.PoolPart(part)
 	}
-	info, err := tune.MergePoolPart(ctx, part, prev, lists, f.Dense, f.Out.PoolPart(part))
-	if err != nil {
-		return tune.PartResult{}, err
-	}
-	res := tune.PartResult{Info: info}
-	if f.Step != nil && f.Step.SamplesPairs() {
-		if res, err = f.Step.SamplePart(ctx, f.Epoch, part, f.Out.PoolPart(part)); err != nil {
-			return tune.PartResult{}, err
-		}
-		res.Info = info
-	}
-	return res, nil
+	return f.Step.WritePart(ctx, f.Epoch, part, prev, f.Out.PoolPart(part), lists, f.Dense)
 }
 
 // BatchLearn is the optimizer step of a batch epoch on one worker

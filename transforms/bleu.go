@@ -34,13 +34,9 @@ func (f *SumStatsFn) AddInput(a, x metric.Stats) (metric.Stats, error) {
 
 // MergeAccumulators adds b to a.
 func (f *SumStatsFn) MergeAccumulators(a, b metric.Stats) (metric.Stats, error) {
-	if err := b.ValidateBLEU(); err != nil && b != (metric.Stats{}) {
-		return a, fmt.Errorf("transforms: summing BLEU statistics: %w", err)
+	if err := a.AddChecked(b); err != nil {
+		return a, fmt.Errorf("transforms: summing statistics: %w", err)
 	}
-	if a.Order() != 0 && b.Order() != 0 && a.Order() != b.Order() {
-		return a, fmt.Errorf("transforms: summing BLEU statistics of orders %d and %d", a.Order(), b.Order())
-	}
-	a.Add(b)
 	return a, nil
 }
 

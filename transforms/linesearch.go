@@ -23,7 +23,7 @@ func (LineSearchMixer) UsesLists() bool { return true }
 // Mix returns the line search's mix and its outcome.
 func (m LineSearchMixer) Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection) {
 	avg := Average(s, in.Results, in.Weights == tune.ByUpdates)
-	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg)
+	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg, in.Metric)
 	return mixed, beam.ParDo(s, lineSearchReport, result)
 }
 
@@ -37,17 +37,18 @@ type LineSearchResult = tune.LineSearchResult
 
 // LineSearchMix mixes by line search (Watanabe 2012, §4.2; tune.LineSearch,
 // mix.LineSearch): w = (1 − α)·prev + α·avg with the α that maximises
-// corpus BLEU of the epoch's n-best lists re-ranked with w. lists is the
+// the corpus score under metric (a spec, DecodeOptions.Metric; "" is
+// BLEU) of the epoch's n-best lists re-ranked with w. lists is the
 // PCollection<tune.NBest> of the epoch's n-best lists; prev (the weights every
 // shard started the epoch from) and avg (their average, see Average) are
 // singleton PCollection<weights.ByName>. It returns the mixed weights, a
 // singleton PCollection<weights.ByName>, and the search's outcome, a singleton
 // PCollection<LineSearchResult>. Each list's share (mix.Lines) is computed
 // on the workers by ListLinesFn and merged by LineSearchFn.
-func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection) (mixed, result beam.PCollection) {
+func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection, metric string) (mixed, result beam.PCollection) {
 	s = s.Scope("transforms.LineSearchMix")
 	shares := beam.ParDo(s, &ListLinesFn{}, lists, beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
-	result = beam.Combine(s, &LineSearchFn{}, shares)
+	result = beam.Combine(s, &LineSearchFn{Metric: metric}, shares)
 	mixed = beam.ParDo(s, mixFn, beam.Impulse(s), beam.SideInput{Input: result},
 		beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
 	return mixed, result
@@ -72,9 +73,10 @@ func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lin
 }
 
 // LineSearchFn is the CombineFn of line-search mixing: it merges the
-// lists' shares, PCollection<mix.Lines>, and chooses α (tune.LineSearch),
-// a LineSearchResult.
-type LineSearchFn struct{}
+// lists' shares, PCollection<mix.Lines>, and chooses α (tune.LineSearch)
+// for the corpus score of Metric (a spec; "" is BLEU), a
+// LineSearchResult.
+type LineSearchFn struct{ Metric string }
 
 // CreateAccumulator returns an empty share.
 func (f *LineSearchFn) CreateAccumulator() mix.Lines { return mix.Lines{} }
@@ -90,7 +92,7 @@ func (f *LineSearchFn) MergeAccumulators(a, b mix.Lines) (mix.Lines, error) {
 
 // ExtractOutput chooses α.
 func (f *LineSearchFn) ExtractOutput(a mix.Lines) (LineSearchResult, error) {
-	return tune.LineSearch(a)
+	return tune.LineSearch(a, f.Metric)
 }
 
 // mixFn applies a line search's α (tune.MixLine.At).

@@ -24,7 +24,7 @@ import (
 func MERTRound(s beam.Scope, parts beam.PCollection, fn *MERTShareFn, path string) {
 	s = s.Scope("transforms.MERTRound")
 	envs, stats := beam.ParDo2(s, fn, beam.Reshuffle(s, parts))
-	swept := beam.ParDo(s, searchItem, beam.CombinePerKey(s, &MERTLineFn{}, envs))
+	swept := beam.ParDo(s, searchItem, beam.CombinePerKey(s, &MERTLineFn{Metric: fn.Round.Metric}, envs))
 	summed := beam.ParDo(s, statsItem, beam.CombinePerKey(s, &SumStatsFn{}, stats))
 	items := beam.Flatten(s, swept, summed)
 	beam.ParDo0(s, &writeRoundFn{Path: path, Round: fn.Round.Pass}, beam.GroupByKey(s, beam.AddFixedKey(s, items)))
@@ -60,8 +60,9 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 }
 
 // MERTLineFn merges the envelopes of one line, packed (linesearch.Packed),
-// and sweeps them (linesearch.Sweep with mert.SweepOptions).
-type MERTLineFn struct{}
+// and sweeps them (tune.SweepLine) for the corpus score of Metric, the
+// run's metric spec ("" is BLEU).
+type MERTLineFn struct{ Metric string }
 
 // CreateAccumulator returns the empty union.
 func (f *MERTLineFn) CreateAccumulator() linesearch.Packed { return linesearch.Packed{} }
@@ -85,11 +86,7 @@ func (f *MERTLineFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, erro
 	if err != nil {
 		return linesearch.Result{}, fmt.Errorf("transforms: %w", err)
 	}
-	r, err := linesearch.Sweep(e, mert.SweepOptions())
-	if err != nil {
-		return r, fmt.Errorf("transforms: %w", err)
-	}
-	return r, nil
+	return tune.SweepLine(e, f.Metric)
 }
 
 func searchItem(key int, r linesearch.Result) tune.RoundItem {

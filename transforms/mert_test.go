@@ -47,7 +47,7 @@ func TestMERTRoundsEqualLearn(t *testing.T) {
 	var pooled []pool.List
 	readIdx := feature.NewIndexOf(idx.Names()...)
 	for p := range parts {
-		info, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, byPart[p], idx.Names(), dir.PoolPart(p))
+		info, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, byPart[p], idx.Names(), dir.PoolPart(p), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,6 +34,9 @@ type MixInput struct {
 	Results, Lists, Prev beam.PCollection
 	// Weights is how the shards' average weighs them.
 	Weights tune.MixWeights
+	// Metric is the run's metric, a spec (tune.DecodeOptions.Metric; ""
+	// is BLEU): what a mixer that searches maximises.
+	Metric string
 }
 
 var mixers []Mixer

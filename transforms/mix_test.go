@@ -334,7 +334,7 @@ func TestLineSearchMixPipeline(t *testing.T) {
 		}
 		prev := weights.NewByName(pr.idx, pr.prev)
 		avg := weights.NewByName(pr.idx, pr.avg)
-		mixed, res := transforms.LineSearchMix(s, beam.CreateList(s, nbests), beam.Create(s, prev), beam.Create(s, avg))
+		mixed, res := transforms.LineSearchMix(s, beam.CreateList(s, nbests), beam.Create(s, prev), beam.Create(s, avg), "")
 		passert.Equals(s, beam.ParDo(s, formatLineSearch, res),
 			formatLineSearch(transforms.LineSearchResult{Alpha: alpha, Stats: stats, Lists: nonEmpty}))
 		passert.Equals(s, beam.ParDo(s, formatWeights, mixed), formatWeights(weights.NewByName(pr.idx, w)))

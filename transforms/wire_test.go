@@ -95,7 +95,9 @@ func TestNBestRoundTrip(t *testing.T) {
 		{"id beyond names", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1}, Vals: []float64{1}}, Stats: okStats()}}}},
 		{"unsorted ids", tune.NBest{Names: []string{"a", "b"}, Hyps: []tune.WireHyp{{Features: feature.Vector{IDs: []int32{1, 0}, Vals: []float64{1, 1}}, Stats: okStats()}}}},
 		{"repeated name", tune.NBest{Names: []string{"a", "a"}, Hyps: []tune.WireHyp{{Stats: okStats()}}}},
-		{"bad stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: metric.NewBLEUStats(9, nil, nil, 0)}}}},
+		{"bad stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: metric.StatsOf(1, math.NaN(), 2)}}}},
+		{"no stats", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{}}}},
+		{"stats of two lengths", tune.NBest{Names: []string{"a"}, Hyps: []tune.WireHyp{{Stats: okStats()}, {Stats: metric.StatsOf(1, 2, 3)}}}},
 	}
 	for _, tc := range bad {
 		if _, err := tc.n.List(feature.NewIndex()); err == nil {

@@ -31,6 +31,9 @@ type BatchStep struct {
 	Algo   string
 	Config algo.Config
 	Seed   uint64
+	// Metric is the run's metric, a spec (DecodeOptions.Metric: it
+	// reaches the workers where Config's metric would not); "" is BLEU.
+	Metric string
 	// KeepScale keeps the optimizer's weights as they are; by default
 	// they are scaled to an L1 norm of 1, Moses' mert convention: the
 	// re-ranking of a fixed pool does not depend on the scale, but the
@@ -67,8 +70,10 @@ func (b BatchStep) RunParts(ctx context.Context, n int, parts []rundir.PoolPart,
 	if err != nil {
 		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
 	}
-	cfg := b.Config
-	cfg.Seed = EpochSeed(b.Seed, n-1)
+	cfg, err := b.config(n)
+	if err != nil {
+		return weights.ByName{}, rundir.Metrics{}, err
+	}
 	l, err := algo.New(b.Algo, w0, cfg)
 	if err != nil {
 		return weights.ByName{}, rundir.Metrics{}, fmt.Errorf("tune: %w", err)
@@ -83,9 +88,26 @@ func (b BatchStep) RunParts(ctx context.Context, n int, parts []rundir.PoolPart,
 	if err := saveState(ctx, statePath, l); err != nil {
 		return weights.ByName{}, rundir.Metrics{}, err
 	}
-	var st metric.Stats = pool.OneBest(pooled, nw)
-	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: 100 * st.BLEU()}
+	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: metric.CorpusScore(cfg.Metric(), pool.OneBest(pooled, nw))}
 	return weights.NewByName(idx, nw), m, nil
+}
+
+// config returns the optimizer's settings in epoch n: Config with the
+// epoch's seed and the metric.
+func (b BatchStep) config(n int) (algo.Config, error) {
+	m, err := b.metric()
+	if err != nil {
+		return algo.Config{}, err
+	}
+	cfg := b.Config
+	cfg.Seed = EpochSeed(b.Seed, n-1)
+	cfg.SetMetric(m)
+	return cfg, nil
+}
+
+// metric returns the run's metric (Metric parsed).
+func (b BatchStep) metric() (metric.Metric, error) {
+	return DecodeOptions{Metric: b.Metric}.ParseMetric()
 }
 
 // finish checks the optimizer's weights and scales them to an L1 norm of 1

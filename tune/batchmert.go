@@ -20,6 +20,26 @@ import (
 type MERTRound struct {
 	Names []string
 	Pass  mert.Pass
+	// Metric is the run's metric, a spec (BatchStep.Metric; "" is BLEU):
+	// what each line's sweep maximises (SweepLine).
+	Metric string
+}
+
+// SweepLine sweeps the merged envelopes of one line of a round
+// (linesearch.Sweep with mert.SweepOptions) for the corpus score of the
+// metric spec (MERTRound.Metric).
+func SweepLine(e linesearch.Envelopes, spec string) (linesearch.Result, error) {
+	m, err := DecodeOptions{Metric: spec}.ParseMetric()
+	if err != nil {
+		return linesearch.Result{}, err
+	}
+	opts := mert.SweepOptions()
+	opts.Metric = m
+	r, err := linesearch.Sweep(e, opts)
+	if err != nil {
+		return r, fmt.Errorf("tune: %w", err)
+	}
+	return r, nil
 }
 
 // MERTShare reads a part of the pool and returns its share of round r
@@ -31,7 +51,11 @@ func MERTShare(ctx context.Context, part rundir.PoolPart, r MERTRound) (mert.Sha
 	if err != nil {
 		return mert.Share{}, err
 	}
-	sh, err := r.Pass.Share(lists)
+	m, err := DecodeOptions{Metric: r.Metric}.ParseMetric()
+	if err != nil {
+		return mert.Share{}, err
+	}
+	sh, err := r.Pass.Share(lists, m)
 	if err != nil {
 		return mert.Share{}, fmt.Errorf("tune: %s: %w", part.NBest, err)
 	}
@@ -125,8 +149,10 @@ func (b BatchStep) NewMERT(n int, prev weights.ByName, sum PoolSummary) (*MERTRu
 	for _, name := range sum.Names {
 		dims = append(dims, idx.ID(name))
 	}
-	cfg := b.Config
-	cfg.Seed = EpochSeed(b.Seed, n-1)
+	cfg, err := b.config(n)
+	if err != nil {
+		return nil, err
+	}
 	opts := algo.MERTOptions(cfg)
 	if opts.Features != nil {
 		dims = slices.Clone(opts.Features)
@@ -150,7 +176,7 @@ func (m *MERTRun) Next() (MERTRound, bool) {
 	if !ok {
 		return MERTRound{}, false
 	}
-	return MERTRound{Names: m.names, Pass: p}, true
+	return MERTRound{Names: m.names, Pass: p, Metric: m.step.Metric}, true
 }
 
 // Update takes the result of the round Next returned, from the file at
@@ -180,6 +206,6 @@ func (m *MERTRun) Finish(ctx context.Context, statePath string) (weights.ByName,
 	if err := saveState(ctx, statePath, mert.New(w, m.opts)); err != nil {
 		return weights.ByName{}, BatchResult{}, err
 	}
-	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneBLEU: 100 * info.BLEU, Rounds: m.c.Rounds()}
+	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneBLEU: metric.CorpusScore(m.opts.Metric, info.Stats), Rounds: m.c.Rounds()}
 	return weights.NewByName(m.idx, w), res, nil
 }

@@ -44,8 +44,11 @@ type PoolPartInfo struct {
 // previous epoch; a zero rundir.PoolPart for the first epoch) followed by those of
 // lists (this epoch's decoding of the part's sentences, scored) that are
 // not already there. dense names the weights' dense features (written as
-// Moses dense groups, as WriteNBestFile does). The files appear atomically.
-func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []NBest, dense []string, out rundir.PoolPart) (PoolPartInfo, error) {
+// Moses dense groups, as WriteNBestFile does). The scores file holds the
+// statistics of metric m (nil: BLEU), under its name: BLEU's as Moses'
+// extractor writes them, another metric's exactly (every float as the
+// shortest form that reads back the same). The files appear atomically.
+func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []NBest, dense []string, out rundir.PoolPart, m metric.Metric) (PoolPartInfo, error) {
 	idx := feature.NewIndexOf(dense...)
 	pooled := nbest.NewPool()
 	stats := map[int][]metric.Stats{}
@@ -98,16 +101,24 @@ func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []
 	}
 	defer sw.Abort()
 	ss := nbest.NewScoreStatWriter(sw)
+	name := "BLEU"
+	if !metric.IsBLEU(m) {
+		name, ss.Precision = m.Name(), -1
+	}
 	used := map[feature.ID]bool{}
 	for _, sent := range pooled.Sentences() {
 		hyps := pooled.Hyps(sent)
-		blk := nbest.ScoreBlock{Sentence: sent, Metric: "BLEU", Stats: make([][]float64, len(hyps))}
+		blk := nbest.ScoreBlock{Sentence: sent, Metric: name, Stats: make([][]float64, len(hyps))}
 		for k, h := range hyps {
 			if err := nw.w.Write(h); err != nil {
 				return PoolPartInfo{}, fmt.Errorf("tune: writing %s: sentence %d: %w", out.NBest, sent, err)
 			}
 			for _, id := range h.Features.IDs {
 				used[id] = true
+			}
+			if name != "BLEU" {
+				blk.Stats[k] = stats[sent][k].Values()
+				continue
 			}
 			row, err := stats[sent][k].ToMoses()
 			if err != nil {
@@ -190,6 +201,16 @@ func readPoolPart(ctx context.Context, part rundir.PoolPart, idx *feature.Index,
 		prev = sent
 		st := make([]metric.Stats, len(hyps))
 		for k, row := range blk.Stats {
+			if blk.Metric != "BLEU" {
+				// Another metric's statistics, written exactly.
+				if len(row) > metric.MaxStats {
+					return fmt.Errorf("tune: %s: sentence %d hypothesis %d: %d statistics, at most %d", part.Scores, sent, k, len(row), metric.MaxStats)
+				}
+				if st[k] = metric.StatsOf(row...); st[k].Validate() != nil || k > 0 && st[k].N != st[0].N {
+					return fmt.Errorf("tune: %s: sentence %d hypothesis %d: bad %s statistics %v", part.Scores, sent, k, blk.Metric, row)
+				}
+				continue
+			}
 			ints := make([]int, len(row))
 			for j, x := range row {
 				ints[j] = int(x)

@@ -58,7 +58,7 @@ func BenchmarkRunPartsMemory(b *testing.B) {
 		}
 		var paths []rundir.PoolPart
 		for p := range tune.PoolParts(sentences) {
-			if _, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, parts[p], dense, dir.PoolPart(p)); err != nil {
+			if _, err := tune.MergePoolPart(ctx, p, rundir.PoolPart{}, parts[p], dense, dir.PoolPart(p), nil); err != nil {
 				b.Fatal(err)
 			}
 			paths = append(paths, dir.PoolPart(p))

@@ -52,7 +52,7 @@ func TestMergePoolPart(t *testing.T) {
 	part := func(name string) rundir.PoolPart {
 		return rundir.PoolPart{NBest: filepath.Join(dir, name+".nbest.gz"), Scores: filepath.Join(dir, name+".scores.gz")}
 	}
-	info, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, epoch1, dense, part("e1"))
+	info, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, epoch1, dense, part("e1"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestMergePoolPart(t *testing.T) {
 			{Target: "b", Features: v([]feature.ID{0, 1}, -2, 0.5), Stats: st(1, "b"), Score: -9, HasScore: true}, // same but the score
 		}},
 	}
-	info, err = tune.MergePoolPart(ctx, 0, part("e1"), epoch2, dense, part("e2"))
+	info, err = tune.MergePoolPart(ctx, 0, part("e1"), epoch2, dense, part("e2"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestMergePoolPartErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := rundir.PoolPart{NBest: filepath.Join(dir, "p.nbest.gz"), Scores: filepath.Join(dir, "p.scores.gz")}
-			_, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, tc.lists, []string{"LM0_0"}, out)
+			_, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, tc.lists, []string{"LM0_0"}, out, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -158,10 +158,10 @@ func TestMergePoolPartErrors(t *testing.T) {
 	dir := t.TempDir()
 	a := rundir.PoolPart{NBest: filepath.Join(dir, "a.nbest.gz"), Scores: filepath.Join(dir, "a.scores.gz")}
 	b := rundir.PoolPart{NBest: filepath.Join(dir, "b.nbest.gz"), Scores: filepath.Join(dir, "b.scores.gz")}
-	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a"), one(1, "b")}, []string{"LM0_0"}, a); err != nil {
+	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a"), one(1, "b")}, []string{"LM0_0"}, a, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a")}, []string{"LM0_0"}, b); err != nil {
+	if _, err := tune.MergePoolPart(ctx, 0, rundir.PoolPart{}, []tune.NBest{one(0, "a")}, []string{"LM0_0"}, b, nil); err != nil {
 		t.Fatal(err)
 	}
 	mixed := rundir.PoolPart{NBest: a.NBest, Scores: b.Scores}

@@ -30,6 +30,30 @@ func (b BatchStep) SamplesPairs() bool { in, _ := algo.Lookup(b.Algo); return in
 // the pool's parts, one launch each (MERT: MERTRun).
 func (b BatchStep) RunsRounds() bool { in, _ := algo.Lookup(b.Algo); return in.Rounds }
 
+// WritePart writes part p of epoch n's pool to out (MergePoolPart of prev,
+// the part after the previous epoch, and lists, this epoch's decoding of
+// the part's sentences), scored with the run's metric, and samples PRO's
+// pairs from it when the optimizer samples pairs (SamplePart): what a
+// worker does with a part of batch mode's pool.
+func (b BatchStep) WritePart(ctx context.Context, n, p int, prev, out rundir.PoolPart, lists []NBest, dense []string) (PartResult, error) {
+	m, err := b.metric()
+	if err != nil {
+		return PartResult{}, err
+	}
+	info, err := MergePoolPart(ctx, p, prev, lists, dense, out, m)
+	if err != nil {
+		return PartResult{}, err
+	}
+	res := PartResult{Info: info}
+	if b.SamplesPairs() {
+		if res, err = b.SamplePart(ctx, n, p, out); err != nil {
+			return PartResult{}, err
+		}
+		res.Info = info
+	}
+	return res, nil
+}
+
 // SamplePart reads part p of epoch n's pool and samples PRO's pairs from
 // it (batch.SamplePRO with the epoch's seed and the part's number as the
 // generator's stream, so that a part's sample does not depend on where or
@@ -40,8 +64,10 @@ func (b BatchStep) SamplePart(ctx context.Context, n, p int, part rundir.PoolPar
 	if err != nil {
 		return PartResult{}, err
 	}
-	cfg := b.Config
-	cfg.Seed = EpochSeed(b.Seed, n-1)
+	cfg, err := b.config(n)
+	if err != nil {
+		return PartResult{}, err
+	}
 	xs, err := batch.SamplePRO(lists, algo.PROOptions(cfg), cfg.Seed, uint64(p))
 	if err != nil {
 		return PartResult{}, fmt.Errorf("tune: %s: %w", part.NBest, err)
@@ -80,8 +106,10 @@ func (b BatchStep) FitPRO(ctx context.Context, n int, parts []PartResult, sum Po
 	if err != nil {
 		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)
 	}
-	cfg := b.Config
-	cfg.Seed = EpochSeed(b.Seed, n-1)
+	cfg, err := b.config(n)
+	if err != nil {
+		return weights.ByName{}, BatchResult{}, err
+	}
 	pro, err := batch.NewPRO(w0, algo.PROOptions(cfg))
 	if err != nil {
 		return weights.ByName{}, BatchResult{}, fmt.Errorf("tune: %w", err)

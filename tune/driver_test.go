@@ -83,7 +83,7 @@ func TestDriver(t *testing.T) {
 	}
 	e := &fakeEpocher{dir: dir, dev: []float64{20, 25, 25, 22}, fail: 3}
 	var progress bytes.Buffer
-	d := Driver{Dir: dir, Epochs: 4, Start: fakeStart, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
+	d := Driver{Dir: dir, Epochs: 4, Start: fakeStart, Recorders: []Recorder{NewReport(dir, nil), NewPrinter(&progress)}}
 	ms, err := d.Run(ctx, e, nil)
 	if err == nil || len(ms) != 2 {
 		t.Fatalf("run with a failing epoch 3: %d epochs, error %v", len(ms), err)
@@ -117,7 +117,7 @@ func TestDriver(t *testing.T) {
 		t.Errorf("no report: %v", err)
 	}
 	// Finish records the end in the manifest.
-	if err := rundir.Finish(ctx, NewReport(dir), rundir.Manifest{Status: "running"}, nil); err != nil {
+	if err := rundir.Finish(ctx, NewReport(dir, nil), rundir.Manifest{Status: "running"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var man rundir.Manifest
@@ -166,7 +166,7 @@ func TestProgressLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			var progress bytes.Buffer
-			if _, err := (Driver{Dir: dir, Epochs: 1, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}).Run(ctx, metricsEpocher{dir, tc.m}, nil); err != nil {
+			if _, err := (Driver{Dir: dir, Epochs: 1, Recorders: []Recorder{NewReport(dir, nil), NewPrinter(&progress)}}).Run(ctx, metricsEpocher{dir, tc.m}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.HasPrefix(progress.String(), tc.want) {

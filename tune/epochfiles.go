@@ -122,10 +122,13 @@ type EpochOutputs struct {
 	// Dev: work/dev-stats.json (a dev set); Stale: each shard's
 	// work/stale-NNNNN.json (stale mode).
 	EvalTune, Dev, Stale bool
+	// Metric scores the statistics (nil: BLEU).
+	Metric metric.Metric
 }
 
 // ReadEpoch reads back the files epoch e's pipeline wrote (o) and returns
-// the epoch's Metrics — tune (and dev) BLEU, the line search's α (the
+// the epoch's Metrics — tune (and dev) scores under o.Metric (in the
+// fields named BLEU), the line search's α (the
 // mixer's report, work/mix.json), the
 // shards' updates, sentences and progressive BLEU, stale mode's staleness,
 // the non-zero weights — and its weights, read from the trio's
@@ -134,15 +137,16 @@ type EpochOutputs struct {
 // caller's. A missing or malformed file is an error naming it.
 func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundir.Metrics, weights.ByName, error) {
 	m := rundir.Metrics{Epoch: e.N}
+	m.SetMetric(o.Metric)
 	if o.EvalTune {
-		b, err := rundir.ReadBLEU(ctx, e.TuneStats())
+		b, err := rundir.ReadScore(ctx, e.TuneStats(), o.Metric)
 		if err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		m.TuneBLEU = b
 	}
 	if o.Dev {
-		b, err := rundir.ReadBLEU(ctx, e.DevStats())
+		b, err := rundir.ReadScore(ctx, e.DevStats(), o.Metric)
 		if err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
@@ -168,11 +172,13 @@ func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundi
 			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: the summary of shard %d of epoch %d, want shard %d of epoch %d",
 				storage.Join(e.State(), ShardSummaryName(k)), r.Shard, r.Epoch+1, k, e.N)
 		}
-		prog.Add(r.Stats)
+		if err := prog.AddChecked(r.Stats); err != nil {
+			return rundir.Metrics{}, weights.ByName{}, fmt.Errorf("tune: %s: %w", storage.Join(e.State(), ShardSummaryName(k)), err)
+		}
 		m.Updates += r.Updates
 		m.Sentences += r.Sentences
 	}
-	m.ProgressiveBLEU = 100 * prog.BLEU()
+	m.ProgressiveBLEU = metric.CorpusScore(o.Metric, prog)
 	if !o.EvalTune {
 		m.TuneBLEU, m.TuneDecoded = m.ProgressiveBLEU, true
 	}

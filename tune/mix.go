@@ -134,9 +134,13 @@ type LineSearchResult struct {
 	// Alpha is the chosen α: the mixed weights are (1−α)·prev + α·avg.
 	Alpha float64
 	// Stats are the summed statistics of the 1-best hypotheses at Alpha,
-	// BLEU their corpus BLEU.
-	Stats metric.Stats
-	BLEU  float64
+	// BLEU their corpus BLEU (a fraction) when the run tunes toward BLEU;
+	// under another metric, Metric names it and Score is its corpus
+	// score there (BLEU is then 0).
+	Stats  metric.Stats
+	BLEU   float64
+	Metric string  `json:",omitempty"`
+	Score  float64 `json:",omitempty"`
 	// Lo and Hi bound the best interval found by the line search (possibly
 	// infinite); Alpha is outside it when α = 0 or 1 was preferred.
 	Lo, Hi float64
@@ -194,19 +198,31 @@ func LineSearchList(l pool.List, prev, avg, dir feature.Weights) (mix.Lines, err
 }
 
 // LineSearch chooses α from the merged shares of the epoch's lists, as
-// mix.LineSearch does over the same lists.
-func LineSearch(a mix.Lines) (LineSearchResult, error) {
-	r, err := a.Search(mix.DefaultOptions())
+// mix.LineSearch does over the same lists, for the corpus score of the
+// metric spec (DecodeOptions.Metric; "" is BLEU).
+func LineSearch(a mix.Lines, spec string) (LineSearchResult, error) {
+	m, err := DecodeOptions{Metric: spec}.ParseMetric()
+	if err != nil {
+		return LineSearchResult{}, err
+	}
+	opts := mix.DefaultOptions()
+	opts.Metric = m
+	r, err := a.Search(opts)
 	if err != nil {
 		return LineSearchResult{}, fmt.Errorf("tune: line search: %w", err)
 	}
-	return LineSearchResult{
+	res := LineSearchResult{
 		Alpha:       r.Alpha,
 		Stats:       r.Stats,
-		BLEU:        r.Stats.BLEU(),
 		Lo:          r.Line.Lo,
 		Hi:          r.Line.Hi,
 		Breakpoints: r.Line.Breakpoints,
 		Lists:       a.Envelopes.Lists,
-	}, nil
+	}
+	if metric.IsBLEU(m) {
+		res.BLEU = r.Stats.BLEU()
+	} else {
+		res.Metric, res.Score = m.Name(), m.Score(r.Stats)
+	}
+	return res, nil
 }

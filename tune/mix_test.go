@@ -203,7 +203,7 @@ func TestLineSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := LineSearch(all)
+		got, err := LineSearch(all, "")
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("case %d: error %v, mix.LineSearch %v", c, err, wantErr)
 		}

@@ -114,8 +114,6 @@ func (e *PoolEpocher) write(ctx context.Context, t rundir.Trio, w feature.Weight
 func (e *PoolEpocher) metrics(n int, bleu, before float64, w feature.Weights, secs float64) rundir.Metrics {
 	m := rundir.Metrics{Epoch: n, TuneBLEU: bleu, ProgressiveBLEU: before, NonZero: w.NonZero(),
 		Pool: pool.Size(e.lists), Sentences: len(e.lists), Seconds: secs}
-	if !metric.IsBLEU(e.metric) {
-		m.Metric, m.LowerIsBetter = e.metric.Name(), !e.metric.HigherIsBetter()
-	}
+	m.SetMetric(e.metric)
 	return m
 }

@@ -31,9 +31,10 @@ var _ Recorder = rundir.Report{}
 
 // NewReport returns the Recorder that redraws the run folder dir's
 // report.html after each epoch, spelling out a learner's default
-// mini-batch size (algo.Config.MiniBatchOf).
-func NewReport(dir rundir.Layout) rundir.Report {
-	return rundir.Report{Dir: dir, MiniBatchOf: algo.Config{}.MiniBatchOf}
+// mini-batch size (algo.Config.MiniBatchOf), its figures those of metric
+// m (nil: BLEU).
+func NewReport(dir rundir.Layout, m metric.Metric) rundir.Report {
+	return rundir.Report{Dir: dir, MiniBatchOf: algo.Config{}.MiniBatchOf, Metric: m}
 }
 
 // LearnerManifest returns the manifest's record (rundir.ManifestFlags) of
@@ -96,9 +97,9 @@ func (p *Printer) Record(ctx context.Context, ms, got []rundir.Metrics) error {
 		fmt.Fprintf(p.W, "epoch %d/%d replica %d: %s\n", m.Epoch, p.epochs, m.Replica, progressLine(m))
 	}
 	sum := rundir.SummarizeReplicas(got)[0]
-	name := "dev BLEU"
+	name := "dev " + m.MetricName()
 	if m.DevBLEU == nil {
-		name = "tune BLEU (no dev set)"
+		name = "tune " + m.MetricName() + " (no dev set)"
 	}
 	fmt.Fprintf(p.W, "epoch %d/%d: %s %.2f ± %.2f over %d replicas, %.1f s, ETA %.0f s\n",
 		m.Epoch, p.epochs, name, sum.Score, sum.ScoreSD, len(got), m.Seconds, eta)

@@ -84,7 +84,7 @@ func TestDriverReplicas(t *testing.T) {
 	}
 	e := &fakeReplicas{dir: dir, dev: [][]float64{{20, 21, 23}, {22, 26, 24}, {19, 20, 26}}, fail: 3}
 	var progress bytes.Buffer
-	d := Driver{Dir: dir, Epochs: 3, Replicas: 3, Start: fakeStart, Recorders: []Recorder{NewReport(dir), NewPrinter(&progress)}}
+	d := Driver{Dir: dir, Epochs: 3, Replicas: 3, Start: fakeStart, Recorders: []Recorder{NewReport(dir, nil), NewPrinter(&progress)}}
 	ms, err := d.Run(ctx, e, nil)
 	if err == nil || len(ms) != 6 {
 		t.Fatalf("run with a failing epoch 3: %d lines, error %v", len(ms), err)

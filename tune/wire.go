@@ -48,7 +48,7 @@ type WireHyp struct {
 	Target string
 	// Features has ids that index the NBest's Names.
 	Features feature.Vector
-	// Stats are the hypothesis' BLEU statistics against the references.
+	// Stats are the hypothesis' statistics (the run's metric) against the references.
 	Stats metric.Stats
 	// Score is the model score the decoder ranked the hypothesis by, when
 	// HasScore (lists from Decode); lists rebuilt from a pool.List have
@@ -113,8 +113,11 @@ func (n NBest) Validate() error {
 		if m := len(h.Features.IDs); m > 0 && int(h.Features.IDs[m-1]) >= len(n.Names) {
 			return fmt.Errorf("tune: n-best list of sentence %d, hypothesis %d: feature id %d beyond %d names", n.Sent, k, h.Features.IDs[m-1], len(n.Names))
 		}
-		if err := h.Stats.ValidateBLEU(); err != nil {
+		if err := h.Stats.Validate(); err != nil {
 			return fmt.Errorf("tune: n-best list of sentence %d, hypothesis %d: %w", n.Sent, k, err)
+		}
+		if h.Stats.N != n.Hyps[0].Stats.N {
+			return fmt.Errorf("tune: n-best list of sentence %d, hypothesis %d: %d statistics, hypothesis 0 has %d", n.Sent, k, h.Stats.N, n.Hyps[0].Stats.N)
 		}
 	}
 	return nil
@@ -163,9 +166,9 @@ type ShardResult struct {
 	Updates, TotalUpdates int
 	// Sentences is the number of sentences decoded.
 	Sentences int
-	// Stats sums the BLEU statistics of each sentence's 1-best as decoded
-	// during the epoch (with the weights current at that point): progressive
-	// tuning BLEU is Stats.BLEU().
+	// Stats sums the statistics (the run's metric) of each sentence's
+	// 1-best as decoded during the epoch (with the weights current at that
+	// point): their corpus score is the progressive tune score.
 	Stats metric.Stats
 }
 
@@ -313,7 +316,7 @@ func (r ShardResult) Validate() error {
 		return err
 	}
 	if r.Stats != (metric.Stats{}) {
-		if err := r.Stats.ValidateBLEU(); err != nil {
+		if err := r.Stats.Validate(); err != nil {
 			return fmt.Errorf("tune: shard %d: %w", r.Shard, err)
 		}
 	}

@@ -140,7 +140,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	d := tune.Driver{Dir: dir, Epochs: 1, Start: startW, Recorders: []tune.Recorder{tune.NewReport(dir)}}
+	d := tune.Driver{Dir: dir, Epochs: 1, Start: startW, Recorders: []tune.Recorder{tune.NewReport(dir, m)}}
 	if o.info.Online {
 		d.Epochs, d.Baseline = o.epochs, base
 		d.Recorders = append(d.Recorders, tune.NewPrinter(a.stderr))

@@ -81,8 +81,9 @@ type Share struct {
 
 // Share computes lists' share of the round, with the column layout and
 // slope orders Learn uses (one problem for every run: the runs differ only
-// on Dims).
-func (p Pass) Share(lists []pool.List) (Share, error) {
+// on Dims), the hypotheses' statistics checked as those of metric m (nil:
+// BLEU), the Options.Metric of the Coordinator.
+func (p Pass) Share(lists []pool.List, m metric.Metric) (Share, error) {
 	sh := Share{Stats: make([]metric.Stats, len(p.Runs)), Envelopes: make([][]linesearch.Envelopes, len(p.Runs))}
 	for i, r := range p.Runs {
 		sh.Envelopes[i] = make([]linesearch.Envelopes, r.Directions(len(p.Dims)))
@@ -90,7 +91,7 @@ func (p Pass) Share(lists []pool.List) (Share, error) {
 	if pool.Size(lists) == 0 || len(p.Runs) == 0 {
 		return sh, nil
 	}
-	pr, err := newProblem(lists, p.Runs[0].Point, Options{Features: p.Dims})
+	pr, err := newProblem(lists, p.Runs[0].Point, Options{Features: p.Dims, Metric: m})
 	if err != nil {
 		return Share{}, err
 	}

@@ -31,7 +31,7 @@ func coordinate(t *testing.T, c *Coordinator, parts [][]pool.List) int {
 			merged[i] = make([]linesearch.Envelopes, r.Directions(len(p.Dims)))
 		}
 		for _, part := range parts {
-			sh, err := p.Share(part)
+			sh, err := p.Share(part, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -213,13 +213,14 @@ func (a Lines) Search(opts linesearch.Options) (Result, error) {
 	// The line search returns a point inside an interval of α. The ends of
 	// the segment, α = 1 (the average) and α = 0, may be points where
 	// hypotheses tie, and better: take them then (1 on equal BLEU).
+	obj := metric.Objective(opts.Metric)
 	if opts.Min == 0 && opts.Max == 0 || opts.Min <= 1 && 1 <= opts.Max {
-		if a.Avg.BLEU() >= r.Stats.BLEU() && r.Alpha != 1 {
+		if obj(a.Avg) >= obj(r.Stats) && r.Alpha != 1 {
 			r.Alpha, r.Stats = 1, a.Avg
 		}
 	}
 	if opts.Min == 0 && opts.Max == 0 || opts.Min <= 0 && 0 <= opts.Max {
-		if a.Prev.BLEU() > r.Stats.BLEU() {
+		if obj(a.Prev) > obj(r.Stats) {
 			r.Alpha, r.Stats = 0, a.Prev
 		}
 	}
