@@ -13,11 +13,8 @@ import (
 // decoding decodes it and scored with o.Metric, with the weights file it is given ("" for the
 // moses.ini's own weights). The decoder is loaded once.
 func DevScorer(ctx context.Context, o Options) (tune.DevScore, error) {
-	// Only the decoder's options matter here: a batch run, which takes
-	// no dev set itself, is gated on one too.
-	o.Mode = tune.IPM
-	o.Algo = ""
-	if err := o.defaults(); err != nil {
+	// Only the decoder's options and the metric matter here.
+	if err := o.decoding(); err != nil {
 		return nil, err
 	}
 	if o.DevSrc == "" {

@@ -212,6 +212,22 @@ type Result struct {
 	Resumed int
 }
 
+// decoding fills in and checks what o's decodings need: the decoder's
+// setup and the metric their hypotheses are scored with.
+func (o *Options) decoding() error {
+	o.dec = tune.DecoderSetup{Name: o.Decoder, Command: o.DecoderCommand, Ini: o.Config, Sparse: o.Sparse, Search: o.SearchAlgorithm, Filter: o.FilterModel}
+	if err := o.dec.Check(); err != nil {
+		return err
+	}
+	o.Decoder, o.Sparse, o.SearchAlgorithm = o.dec.Name, o.dec.Sparse, o.dec.Search
+	m, err := o.decodeOptions(0).ParseMetric()
+	if err != nil {
+		return fmt.Errorf("pipelines: --metric: %w", err)
+	}
+	o.metric = m
+	return nil
+}
+
 func (o *Options) defaults() error {
 	switch {
 	case o.Mode == tune.Batch:
@@ -223,11 +239,9 @@ func (o *Options) defaults() error {
 		o.Algo = tune.DefaultLearner(o.Mode)
 	}
 	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
-	o.dec = tune.DecoderSetup{Name: o.Decoder, Command: o.DecoderCommand, Ini: o.Config, Sparse: o.Sparse, Search: o.SearchAlgorithm, Filter: o.FilterModel}
-	if err := o.dec.Check(); err != nil {
+	if err := o.decoding(); err != nil {
 		return err
 	}
-	o.Decoder, o.Sparse, o.SearchAlgorithm = o.dec.Name, o.dec.Sparse, o.dec.Search
 	if o.Mode == tune.Stale && o.Threads == 0 {
 		o.Threads = 2
 	}
@@ -250,12 +264,7 @@ func (o *Options) defaults() error {
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
 		return errors.New("pipelines: give both the dev source and its references, or neither")
 	}
-	m, err := o.decodeOptions(0).ParseMetric()
-	if err != nil {
-		return fmt.Errorf("pipelines: --metric: %w", err)
-	}
-	o.metric = m
-	o.AlgoConfig.SetMetric(m)
+	o.AlgoConfig.SetMetric(o.metric)
 	if err := tune.CheckLearner(o.Mode, o.Algo, o.AlgoConfig); err != nil {
 		return err
 	}

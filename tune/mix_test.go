@@ -10,6 +10,9 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pool"
+	"github.com/mtune/mtune/testsupport/europarl100"
 	"github.com/mtune/mtune/testsupport/randpool"
 )
 
@@ -215,6 +218,59 @@ func TestLineSearch(t *testing.T) {
 		}
 		if !slices.Equal(mix.Interpolate(prev, avg, got.Alpha), w) {
 			t.Errorf("case %d: weights differ from mix.LineSearch's", c)
+		}
+	}
+}
+
+// TestLineSearchMetric: line-search mixing toward a metric other than
+// BLEU is an exact line search for it. On europarl100's lists scored
+// with TER (lower is better) and with chrF, from init.weights toward a
+// perturbed "average", the α chosen re-ranks the lists to a corpus score
+// no grid point of [−4, 4] beats, its statistics are the re-ranked
+// lists', and its Score is the metric's.
+func TestLineSearchMetric(t *testing.T) {
+	for _, spec := range []string{"ter", "chrf"} {
+		m, err := metric.Parse(spec, metric.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists, prev, idx := europarl100.LoadMetric(t, m)
+		prev = slices.Grow(prev, idx.Len()-len(prev))[:idx.Len()]
+		r := rand.New(rand.NewPCG(5, 6))
+		avg := prev.Clone()
+		for j := range avg {
+			avg[j] += 0.1 * r.NormFloat64()
+		}
+		dir := mix.Direction(prev, avg)
+		var all mix.Lines
+		for _, l := range lists {
+			share, err := LineSearchList(l, prev, avg, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := all.Merge(share); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := LineSearch(all, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gain := func(alpha float64) (float64, metric.Stats) {
+			st := pool.OneBest(lists, mix.Interpolate(prev, avg, alpha))
+			return metric.Gain(m, st), st
+		}
+		at, st := gain(got.Alpha)
+		if st != got.Stats || got.Score != m.Score(st) || got.Metric != m.Name() || got.BLEU != 0 {
+			t.Errorf("%s: α %v: the result's statistics %v and score %v, the re-ranked lists' %v and %v", spec, got.Alpha, got.Stats, got.Score, st, m.Score(st))
+		}
+		bleuAlpha, _ := LineSearch(all, "")
+		t.Logf("%s: α %.4f, %s %.2f (at α 0: %.2f, at 1: %.2f); toward BLEU: α %.4f", spec, got.Alpha, m.Name(), got.Score,
+			m.Score(pool.OneBest(lists, prev)), m.Score(pool.OneBest(lists, avg)), bleuAlpha.Alpha)
+		for k := -400; k <= 400; k++ {
+			if g, _ := gain(float64(k) / 100); g > at+1e-9 {
+				t.Fatalf("%s: α %v gives %v, better than the search's α %v (%v)", spec, float64(k)/100, g, got.Alpha, at)
+			}
 		}
 	}
 }

@@ -55,8 +55,23 @@ func Shared(tb testing.TB) (lists []pool.List, init feature.Weights, idx *featur
 	return once.lists, once.init.Clone(), once.idx
 }
 
+// LoadMetric is Load with every hypothesis scored under m instead of BLEU.
+func LoadMetric(tb testing.TB, m metric.Metric) (lists []pool.List, init feature.Weights, idx *feature.Index) {
+	tb.Helper()
+	lists, init, idx, err := readMetric(shared.Path(tb, "nbest", "europarl100"), m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lists, init, idx
+}
+
 // read loads the data in dir.
 func read(dir string) ([]pool.List, feature.Weights, *feature.Index, error) {
+	return readMetric(dir, metric.DefaultBLEU())
+}
+
+// readMetric loads the data in dir, scored under m.
+func readMetric(dir string, m metric.Metric) ([]pool.List, feature.Weights, *feature.Index, error) {
 	ctx := context.Background()
 	idx := feature.NewIndex()
 	set, err := weights.Read(ctx, filepath.Join(dir, "init.weights"), idx)
@@ -67,7 +82,7 @@ func read(dir string) ([]pool.List, feature.Weights, *feature.Index, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sc, err := pool.NewScorer(refs, metric.DefaultBLEU())
+	sc, err := pool.NewScorer(refs, m)
 	if err != nil {
 		return nil, nil, nil, err
 	}

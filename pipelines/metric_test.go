@@ -1,0 +1,121 @@
+package pipelines_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/rundir"
+	"github.com/mtune/mtune/tune"
+)
+
+// metricRun is one mode of a run toward a metric other than BLEU.
+type metricRun struct {
+	name   string
+	mode   tune.Mode
+	algo   string
+	metric string
+	mix    string // "" is options' (average)
+}
+
+// TestMetricModes tunes the small demo toward chrF (and TER, lower being
+// better) in each mode: batch MERT (its rounds sweep lines under the
+// metric), batch PRO (pairs sampled by part), a batch optimizer that reads
+// the pool on one worker (svm). For each: metrics.jsonl names the metric;
+// every epoch's dev figure is the metric's corpus score of the dev set
+// decoded with that epoch's weights, as the retraining gate's scorer
+// computes it (pipelines.DevScorer); best/ holds the epoch with the best
+// figure (the lowest for TER); the pool's scores files are the metric's;
+// and a run of one epoch resumed to two gives the same bits as the run of
+// two.
+func TestMetricModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two-epoch runs of the demo in several modes")
+	}
+	runs := []metricRun{
+		{"batch-mert-chrf", tune.Batch, "mert", "chrf", ""},
+		{"batch-pro-ter", tune.Batch, "pro", "ter", ""},
+		{"batch-svm-chrf++", tune.Batch, "svm", "chrf++", ""},
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) { checkMetricRun(t, r) })
+	}
+}
+
+func checkMetricRun(t *testing.T, r metricRun) {
+	ctx := context.Background()
+	d := smallDemo(t)
+	dir := t.TempDir()
+	o := options(d, filepath.Join(dir, "full"))
+	o.Mode, o.Algo, o.Epochs, o.Metric = r.mode, r.algo, 2, r.metric
+	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	if r.algo == "mert" {
+		o.AlgoConfig.Restarts = 2
+	}
+	res := mustRun(t, ctx, o)
+	m, err := metric.Parse(r.metric, metric.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, err := pipelines.DevScorer(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rundir.Layout{Root: o.Out}
+	best := 0
+	for _, e := range res.Epochs {
+		if e.Metric != m.Name() || e.LowerIsBetter == m.HigherIsBetter() || e.DevBLEU == nil {
+			t.Fatalf("epoch %d: metric %q (lower is better %v), dev %v; want %s", e.Epoch, e.Metric, e.LowerIsBetter, e.DevBLEU, m.Name())
+		}
+		stats, err := score(ctx, l.Epoch(e.Epoch).JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := m.Score(metric.Sum(stats))
+		t.Logf("epoch %d: tune %s %.2f, dev %.2f (recomputed %.2f), decoded %.2f", e.Epoch, e.Metric, e.TuneBLEU, *e.DevBLEU, want, e.ProgressiveBLEU)
+		if math.Abs(*e.DevBLEU-want) > 1e-9 {
+			t.Errorf("epoch %d: dev %s %v, the dev set decoded with its weights %v", e.Epoch, e.Metric, *e.DevBLEU, want)
+		}
+		if best == 0 || better(m, *e.DevBLEU, *res.Epochs[best-1].DevBLEU) {
+			best = e.Epoch
+		}
+	}
+	if res.Best != best {
+		t.Errorf("best epoch %d, want %d (%s, lower is better: %v)", res.Best, best, m.Name(), !m.HigherIsBetter())
+	}
+	var lines []rundir.Metrics
+	if lines, err = rundir.ReadMetrics(ctx, l.Metrics()); err != nil || len(lines) != 2 || lines[0].Metric != m.Name() {
+		t.Errorf("metrics.jsonl: %+v, %v", lines, err)
+	}
+	if r.mode == tune.Batch {
+		f, err := os.Open(l.Epoch(2).PoolPart(0).Scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := bufio.NewReader(z).ReadString('\n')
+		if err != nil || !strings.HasSuffix(first, " "+m.Name()+"\n") {
+			t.Errorf("pool part 0's scores are not %s's: %q (%v)", m.Name(), first, err)
+		}
+	}
+	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
+}
+
+// better reports whether figure a of metric m beats b.
+func better(m metric.Metric, a, b float64) bool {
+	if m.HigherIsBetter() {
+		return a > b
+	}
+	return a < b
+}
