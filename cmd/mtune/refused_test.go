@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,4 +110,26 @@ func TestBatchSearchFlagsBad(t *testing.T) {
 		{"tune C for mert", withArgs(tn, "--mira-c", "0.1"), "--mira-c applies to kbmira"},
 		{"tune bad decay", withArgs(tn, "--algo", "kbmira", "--mira-decay", "2"), "(0, 1]"},
 	})
+}
+
+// TestTuneMetricRefused: tune's and retrain's --metric is parsed before
+// any work: an unknown metric, a bad weight and external scores (which
+// score given n-best lists, not a decoder's new translations) exit 2
+// without creating the output folder or the registry.
+func TestTuneMetricRefused(t *testing.T) {
+	dir := t.TempDir()
+	out, reg := filepath.Join(dir, "out"), filepath.Join(dir, "registry")
+	tuneArgs := []string{"tune", "--out", out}
+	retrain := []string{"retrain", "--registry", reg}
+	checkRefused(t, []refusal{
+		{"unknown", withArgs(tuneArgs, "--metric", "blue"), `unknown "blue"`},
+		{"bad weight", withArgs(tuneArgs, "--metric", "bleu:-1,ter:1"), "want a positive number"},
+		{"external", withArgs(tuneArgs, "--metric", "external"), "not a decoder's new translations"},
+		{"retrain external", withArgs(retrain, "--metric", "external"), "not a decoder's new translations"},
+	})
+	for _, p := range []string{out, reg} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
 }
