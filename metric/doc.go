@@ -39,7 +39,9 @@
 //     as Moses' PRO computes it.
 //   - Background and BackgroundBLEU: the pseudo-corpus BLEU of Chiang et al.
 //     (2008) as Moses' kbmira computes it, scaled by the reference length,
-//     with decay γ = 0.999.
+//     with decay γ = 0.999; BackgroundGain: the same for any other metric,
+//     its gain scaled by the pseudo-corpus' sentences at SentenceWords
+//     words each.
 //   - BatchBLEU: corpus BLEU of a batch with one sentence's hypothesis
 //     replaced (Haddow et al. 2011; Watanabe 2012).
 //   - InterpolatedBLEU: the sentence BLEU of Liang et al. (2006).

@@ -126,8 +126,15 @@ func IsExternal(m Metric) bool {
 // learners' thresholds and step sizes expect (BLEU+1 is in [0, 1]): the
 // gain over 100 for a metric scored 0–100 (chrF, TER, a weighted sum),
 // an external score as it is.
-func SentenceFraction(m Metric, s Stats) float64 {
-	g := SentenceGain(m, s)
+func SentenceFraction(m Metric, s Stats) float64 { return fraction(m, SentenceGain(m, s)) }
+
+// Fraction is Gain on the scale of a fraction, as SentenceFraction puts
+// the sentence score: the corpus gain over 100 for a metric scored 0–100,
+// an external score's mean as it is.
+func Fraction(m Metric, s Stats) float64 { return fraction(m, Gain(m, s)) }
+
+// fraction puts a gain g of m on the scale of a fraction.
+func fraction(m Metric, g float64) float64 {
 	if _, ok := m.(External); ok {
 		return g
 	}

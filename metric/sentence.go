@@ -235,14 +235,22 @@ func BatchBLEU(batch, old, new Stats) float64 {
 // Cherry & Foster (2012).
 const DefaultDecay = 0.999
 
-// Background is the pseudo-corpus (background) of Chiang et al. (2008) as
-// Moses' kbmira keeps it: decayed statistics to which a sentence's
-// statistics are added before computing its BLEU.
+// Background is the pseudo-corpus (background) of Chiang et al. (2008):
+// decayed statistics to which a sentence's statistics are added before
+// scoring it, so that a sentence-level gain tracks the corpus score. Under
+// BLEU (a nil Metric) it is what Moses' kbmira keeps and its gain is
+// BackgroundBLEU; under another metric, BackgroundGain.
 type Background struct {
 	// Stats are the pseudo-corpus statistics.
 	Stats Stats
 	// Decay is the decay γ applied at each Update; zero means DefaultDecay.
 	Decay float64
+	// Metric is the metric of Stats; nil means BLEU.
+	Metric Metric
+	// Sentences is the decayed number of sentences in the pseudo-corpus:
+	// each Update makes it γ·Sentences + 1. It scales the gain of a metric
+	// other than BLEU (BackgroundGain).
+	Sentences float64
 }
 
 // NewBackground returns a pseudo-corpus initialised as kbmira does, with
@@ -265,11 +273,32 @@ func NewBackground(order int) *Background {
 	return b
 }
 
+// NewMetricBackground returns an empty pseudo-corpus of m's statistics:
+// m.Len() zeros and no sentences. Unlike BLEU's, which needs small
+// positive counts (NewBackground) lest an order without matches make it
+// 0, the metrics besides BLEU score a lone sentence as it is (chrF's
+// effective orders, TER's edits, an external score), so the first
+// sentence's gain is its own sentence score as a fraction.
+func NewMetricBackground(m Metric) *Background {
+	return &Background{Stats: Stats{N: m.Len()}, Metric: m}
+}
+
 // BLEU returns sent's pseudo-corpus BLEU, BackgroundBLEU(sent, b.Stats).
 func (b *Background) BLEU(sent Stats) float64 { return BackgroundBLEU(sent, b.Stats) }
 
+// Gain returns sent's pseudo-corpus gain: BackgroundBLEU(sent, b.Stats)
+// under BLEU, BackgroundGain(b.Metric, sent, b.Stats, b.Sentences) under
+// another metric.
+func (b *Background) Gain(sent Stats) float64 {
+	if IsBLEU(b.Metric) {
+		return BackgroundBLEU(sent, b.Stats)
+	}
+	return BackgroundGain(b.Metric, sent, b.Stats, b.Sentences)
+}
+
 // Update decays the pseudo-corpus and adds stats to it (kbmira adds the hope
-// translation's statistics): Stats = γ·Stats + stats.
+// translation's statistics): Stats = γ·Stats + stats, Sentences =
+// γ·Sentences + 1.
 func (b *Background) Update(stats Stats) {
 	d := b.Decay
 	if d == 0 {
@@ -277,6 +306,7 @@ func (b *Background) Update(stats Stats) {
 	}
 	b.Stats.Scale(d)
 	b.Stats.Add(stats)
+	b.Sentences = d*b.Sentences + 1
 }
 
 // BackgroundBLEU returns kbmira's sentenceLevelBackgroundBleu: the
@@ -286,4 +316,36 @@ func (b *Background) Update(stats Stats) {
 func BackgroundBLEU(sent, bg Stats) float64 {
 	sent.Add(bg)
 	return sent.BLEU() * sent.RefLen()
+}
+
+// SentenceWords is the length in words that each sentence of a
+// pseudo-corpus counts for in BackgroundGain.
+const SentenceWords = 25
+
+// BackgroundGain is BackgroundBLEU for a metric m other than BLEU: m's
+// corpus gain of sent+bg as a fraction (Fraction) times the size of the
+// sum, n+1 sentences for a pseudo-corpus of n (decayed) sentences, at
+// SentenceWords words each.
+//
+// kbmira scales BLEU by the pseudo-corpus' reference length in words, so
+// that its gain is about a sentence's share of the corpus score times
+// the sentence's length, and its step cap C = 0.01 and the start
+// weights' scale were set for gains of that size. The statistics of the
+// other metrics count no words (chrF counts characters, an external
+// score sentences), so the pseudo-corpus' size is counted in sentences
+// and each given the words of a typical reference (europarl100's average
+// 28.7, wmt15-en-ru-100's 15.9): m's gain then has BLEU's scale and C its
+// meaning. The size must scale the gain: without it a hypothesis' gain,
+// its share of a pseudo-corpus of about 1/(1−γ) sentences, shrinks as the
+// pseudo-corpus grows. On europarl100 kb-MIRA toward chrF and TER moves
+// alike for scales from 10 to 100 words a sentence and hardly or not at
+// all for 1 (sentence scores as fractions): RESULTS.md.
+//
+// For TER (Σ edits / Σ reference length, hypotheses of a sentence sharing
+// theirs) two hypotheses differ by their edits times SentenceWords over
+// the pseudo-corpus' mean reference length; for external scores (Σ score
+// / count), by exactly SentenceWords times their scores' difference.
+func BackgroundGain(m Metric, sent, bg Stats, n float64) float64 {
+	sent.Add(bg)
+	return Fraction(m, sent) * (n + 1) * SentenceWords
 }

@@ -85,6 +85,50 @@ func TestBackground(t *testing.T) {
 	}
 }
 
+// TestMetricBackground: the pseudo-corpus of a metric other than BLEU
+// starts empty, counts its decayed sentences, and scores a hypothesis by
+// the metric's gain of the sum as a fraction times (sentences + 1) ×
+// SentenceWords: external scores their sum times SentenceWords, TER minus
+// the edits times SentenceWords over the mean reference length.
+func TestMetricBackground(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*max(1, math.Abs(b)) }
+	ext := NewMetricBackground(External{})
+	if ext.Stats != (Stats{N: 2}) || ext.Sentences != 0 {
+		t.Fatalf("new background %+v, want 2 zeros and no sentence", ext)
+	}
+	// Alone, a hypothesis' gain is its score times SentenceWords.
+	if got := ext.Gain(ExternalStats(0.25)); !near(got, 0.25*SentenceWords) {
+		t.Errorf("external gain on an empty background = %v, want %v", got, 0.25*SentenceWords)
+	}
+	ext.Decay = 0.5
+	for _, x := range []float64{0.5, 0.75, 0.125} {
+		ext.Update(ExternalStats(x))
+	}
+	// Σ score = 0.125 + 0.5·(0.75 + 0.5·0.5), sentences = 1 + 0.5·(1 + 0.5).
+	if sum, n := 0.125+0.5*(0.75+0.5*0.5), 1+0.5*1.5; !near(ext.Stats.V[0], sum) || !near(ext.Sentences, n) {
+		t.Fatalf("after 3 updates: %v, %v sentences; want Σ %v over %v", ext.Stats, ext.Sentences, sum, n)
+	}
+	// The counts and the sentences decay alike, so the gain is the sum of
+	// scores (times SentenceWords).
+	if got, want := ext.Gain(ExternalStats(0.5)), (ext.Stats.V[0]+0.5)*SentenceWords; !near(got, want) {
+		t.Errorf("external gain %v, want %v", got, want)
+	}
+	ter := NewMetricBackground(TER{})
+	ter.Update(StatsOf(6, 20))
+	ter.Update(StatsOf(9, 10))
+	// bg = [0.999·6 + 9, 0.999·20 + 10], 1.999 sentences; a hypothesis of 4
+	// edits against 12 words.
+	e, l := 0.999*6+9+4, 0.999*20+10+12
+	if got, want := ter.Gain(StatsOf(4, 12)), -e/l*2.999*SentenceWords; !near(got, want) {
+		t.Errorf("TER gain %v, want %v", got, want)
+	}
+	// BLEU (a nil Metric) keeps kbmira's gain.
+	b, s := NewBackground(0), mustMoses(t, 6, 14, 1, 13, 0, 12, 0, 11, 18)
+	if b.Gain(s) != b.BLEU(s) {
+		t.Errorf("BLEU background: Gain %v, BLEU %v", b.Gain(s), b.BLEU(s))
+	}
+}
+
 func TestBatchBLEU(t *testing.T) {
 	a := mustMoses(t, 6, 14, 1, 13, 0, 12, 0, 11, 18)
 	b := mustMoses(t, 4, 6, 2, 5, 1, 4, 0, 3, 5)

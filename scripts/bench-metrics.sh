@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Tunes on Moses' europarl100 n-best lists toward each metric with each
-# learner that takes one (mtune tune-nbest --metric), from init.weights,
-# and scores every tuned system's 1-bests under every metric: a Markdown
-# table of tuned-for × scored-by (the classic result: each metric is best
-# under its own tuning).
+# Tunes on Moses' europarl100 n-best lists toward each metric with every
+# learner (mtune tune-nbest --metric; the online ones for tune-nbest's
+# default 10 epochs, the best kept), from init.weights, and scores every
+# tuned system's 1-bests under every metric: a Markdown table of
+# tuned-for × scored-by (the classic result: each metric is best under its
+# own tuning).
 #
 # usage: scripts/bench-metrics.sh [SHARED_DATA_DIR] [SEED]
 set -euo pipefail
@@ -30,7 +31,7 @@ row() {
   echo "| $* | ${cells[0]} | ${cells[1]} | ${cells[2]} |"
 }
 row "$src/init.weights" "— | init.weights"
-for algo in mert pro mr svm; do
+for algo in mert pro kbmira mr svm adagrad sgd mira oro; do
   for m in "${metrics[@]}"; do
     "$work/mtune" tune-nbest --algo "$algo" --metric "$m" --seed "$seed" --init "$src/init.weights" \
       --nbest "$src/nbest.gz" -r "$src/reference" --out "$work/$algo-$m" > /dev/null 2>&1

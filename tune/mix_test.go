@@ -234,7 +234,7 @@ func TestLineSearchMetric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lists, prev, idx := europarl100.LoadMetric(t, m)
+		lists, prev, idx := europarl100.SharedMetric(t, m)
 		prev = slices.Grow(prev, idx.Len()-len(prev))[:idx.Len()]
 		r := rand.New(rand.NewPCG(5, 6))
 		avg := prev.Clone()

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,9 +55,11 @@ func TestScoreMetric(t *testing.T) {
 }
 
 // TestTuneNbestMetric: tune-nbest --metric tunes toward the metric on
-// europarl100: MERT, PRO, MR and the SVM raise chrF from init.weights, MERT lowers TER,
-// and MERT's chrF beats what BLEU-tuned weights give; the learners that optimise BLEU only
-// refuse another metric before any work (exit 2, --out untouched).
+// europarl100 from init.weights (chrF2 37.54, TER 64.56): the batch
+// learners and two online ones (MIRA, AdaGrad) raise chrF2, MERT, kb-MIRA
+// and the two online ones lower TER (the floors are below what each
+// reaches with seed 1: RESULTS.md), MERT's chrF beats what BLEU-tuned
+// weights give, and metrics.jsonl names the metric.
 func TestTuneNbestMetric(t *testing.T) {
 	dir := shared.Path(t, "nbest", "europarl100")
 	tmp := t.TempDir()
@@ -80,7 +81,7 @@ func TestTuneNbestMetric(t *testing.T) {
 		return x
 	}
 	mertChrF := score("mert-chrf", "--algo", "mert", "--metric", "chrf")
-	for _, algo := range []string{"pro", "mr", "svm"} {
+	for _, algo := range []string{"pro", "kbmira", "mr", "svm", "mira", "adagrad"} {
 		if got := score(algo+"-chrf", "--algo", algo, "--metric", "chrf"); got <= 37.54 {
 			t.Errorf("%s toward chrF2: %.2f, want above 37.54", algo, got)
 		}
@@ -88,9 +89,14 @@ func TestTuneNbestMetric(t *testing.T) {
 	if mertChrF <= 37.54 {
 		t.Errorf("MERT toward chrF2: %.2f, want above 37.54", mertChrF)
 	}
-	// TER: lower is better, MERT maximises −TER (64.56 from init.weights).
-	if ter := score("mert-ter", "--algo", "mert", "--metric", "ter"); !(ter < 64.0) {
-		t.Errorf("MERT toward TER: %.2f, want below 64.00 (from 64.56)", ter)
+	// TER: lower is better, the learners maximise −TER.
+	for _, tc := range []struct {
+		algo  string
+		below float64
+	}{{"mert", 64.0}, {"kbmira", 64.1}, {"mira", 64.1}, {"adagrad", 64.5}} {
+		if ter := score(tc.algo+"-ter", "--algo", tc.algo, "--metric", "ter"); !(ter < tc.below) {
+			t.Errorf("%s toward TER: %.2f, want below %.2f (from 64.56)", tc.algo, ter, tc.below)
+		}
 	}
 	// The BLEU-tuned weights re-rank to a lower chrF than the chrF-tuned.
 	score("mert-bleu", "--algo", "mert")
@@ -106,13 +112,5 @@ func TestTuneNbestMetric(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(tmp, "mert-chrf", "metrics.jsonl"))), "\n")
 	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil || m.Metric != "chrF2" {
 		t.Errorf("metrics.jsonl %q: metric %q, %v", lines[0], m.Metric, err)
-	}
-	out := filepath.Join(tmp, "kbmira")
-	code, _, errOut = mtune(t, "", append(base, "--out", out, "--algo", "kbmira", "--metric", "chrf")...)
-	if code != 2 || !strings.Contains(errOut, "optimises BLEU only") {
-		t.Errorf("kbmira --metric chrf: exit %d, %q", code, errOut)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Errorf("kbmira --metric chrf created %s", out)
 	}
 }

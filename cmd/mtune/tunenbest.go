@@ -29,7 +29,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	cfg.RegisterBatchSearchFlags(fs)
 	seed := fs.Uint64("seed", 1, "random seed")
 	fs.IntVar(&cfg.Threads, "threads", 0, "goroutines (default: all cores)")
-	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU are kept)")
+	epochs := fs.Int("epochs", 10, "epochs of an online learner over the pool (the weights of the epoch with the best BLEU, or --metric's score, are kept)")
 	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
 	out := fs.String("out", "", "output folder (local or gs://), a run folder as tune writes: best/weights (and weights.sparse, weights.json) the tuned weights, epochs/NNN/ each epoch's, metrics.jsonl, report.html, manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
 	overwrite := fs.Bool("overwrite", false, "replace the run an earlier tune-nbest wrote in --out (only its files)")

@@ -25,4 +25,5 @@ var adagradInfo = Info{
 		return online.NewAdaGrad(w, online.AdaGradOptions{Rate: c.Rate, L1: l1, L2: c.l2Plain(), BatchSize: c.MiniBatch,
 			Objective: c.pairwise(), Seed1: c.Seed, Seed2: c.seed2()})
 	},
+	AnyMetric: true,
 }

@@ -3,6 +3,7 @@ package algo
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sort"
 	"testing"
@@ -97,34 +98,43 @@ func quick(name string, seed uint64, passes int) Config {
 }
 
 // TestResume checks, for every learner, that state saved after one Learn
-// and restored into a fresh learner continues bit-identically.
+// and restored into a fresh learner continues bit-identically, toward BLEU
+// and toward TER (online MIRA's state holds the pseudo-corpus of either).
 func TestResume(t *testing.T) {
-	lists, w, _ := europarl100.Load(t)
-	lists = lists[:30]
+	bleuLists, w, _ := europarl100.Load(t)
+	terLists, _, _ := europarl100.SharedMetric(t, ter)
 	for _, info := range All() {
-		t.Run(info.Name, func(t *testing.T) {
-			cfg := quick(info.Name, 7, 5)
-			a, _ := train(t, info.Name, lists, w, cfg, 2)
+		for _, m := range []metric.Metric{nil, ter} {
+			lists := bleuLists[:30]
+			name := info.Name
+			if m != nil {
+				lists, name = terLists[:30], info.Name+"/"+m.Name()
+			}
+			t.Run(name, func(t *testing.T) {
+				cfg := quick(info.Name, 7, 5)
+				cfg.SetMetric(m)
+				a, _ := train(t, info.Name, lists, w, cfg, 2)
 
-			b, _ := train(t, info.Name, lists, w, cfg, 1)
-			state, err := b.MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := New(info.Name, feature.Weights{1, 2, 3}, cfg) // weights replaced by the state
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.UnmarshalBinary(state); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Learn(context.Background(), lists); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(a.Weights(), c.Weights()) {
-				t.Fatalf("resumed weights differ:\n%v\n%v", a.Weights(), c.Weights())
-			}
-		})
+				b, _ := train(t, info.Name, lists, w, cfg, 1)
+				state, err := b.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := New(info.Name, feature.Weights{1, 2, 3}, cfg) // weights replaced by the state
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.UnmarshalBinary(state); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Learn(context.Background(), lists); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(a.Weights(), c.Weights()) {
+					t.Fatalf("resumed weights differ:\n%v\n%v", a.Weights(), c.Weights())
+				}
+			})
+		}
 	}
 }
 
@@ -186,6 +196,62 @@ func TestNoFeatures(t *testing.T) {
 				// The batch learners call a pool without hypotheses empty.
 				if !errors.Is(err, learner.ErrNoFeatures) && (tc.name == "all-zero features" || !errors.Is(err, batch.ErrEmpty)) {
 					t.Fatalf("Learn: %v, want an error wrapping learner.ErrNoFeatures", err)
+				}
+			})
+		}
+	}
+}
+
+// chrF and TER as tune-nbest --metric parses them, held so that
+// europarl100.SharedMetric reads each pool once.
+var (
+	chrF = metric.NewChrF(false)
+	ter  = metric.TER{}
+)
+
+// TestEuroparl100Metrics runs every learner toward chrF2 and toward TER
+// on europarl100 from init.weights (chrF2 37.54, TER 64.56), the online
+// ones for 5 epochs keeping the best, as tune-nbest does (but not the
+// start), and logs where each ends. Every learner must raise chrF2;
+// every one but PRO, MR and oro must lower TER. PRO's pairwise logistic
+// fit and Watanabe's oracle-versus-rest hinge make TER worse or leave it
+// on these lists whatever their settings (RESULTS.md), as PRO makes BLEU
+// worse here (13.62, Moses' pro 13.35): a limit of the surrogates, not of
+// sentence TER, which ranks a list's hypotheses exactly by their edits.
+// MR's default λ = 50 outweighs 100 sentences' expected gains, so that it
+// ends alike under every metric (64.70; 64.29 with --l2 0.1).
+func TestEuroparl100Metrics(t *testing.T) {
+	for _, tc := range []struct {
+		m     metric.Metric
+		start float64 // the gain (metric.Gain) of init.weights
+		skip  []string
+	}{
+		{chrF, 37.54, nil},
+		{ter, -64.56, []string{"pro", "mr", "oro"}},
+	} {
+		lists, w, _ := europarl100.SharedMetric(t, tc.m)
+		for _, info := range All() {
+			t.Run(tc.m.Name()+"/"+info.Name, func(t *testing.T) {
+				c := Config{Seed: 1}
+				c.SetMetric(tc.m)
+				l, err := New(info.Name, w.Clone(), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				epochs := 1
+				if info.Online {
+					epochs = 5
+				}
+				best := math.Inf(-1)
+				for range epochs {
+					if err := l.Learn(context.Background(), lists); err != nil {
+						t.Fatal(err)
+					}
+					best = max(best, metric.Gain(tc.m, pool.OneBest(lists, l.Weights())))
+				}
+				t.Logf("%s toward %s: %.2f (from %.2f)", info.Name, tc.m.Name(), math.Abs(best), math.Abs(tc.start))
+				if !slices.Contains(tc.skip, info.Name) && !(best > tc.start+0.005) {
+					t.Errorf("%s toward %s: gain %.2f, want above %.2f", info.Name, tc.m.Name(), best, tc.start)
 				}
 			})
 		}

@@ -11,6 +11,7 @@ var kbmiraInfo = Info{
 	Summary: "batch k-best MIRA (Cherry & Foster 2012) as Moses' kbmira: 60 passes, C=0.01",
 	Options: []string{"passes", "mira-c", "mira-decay"},
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
-		return batch.NewMIRA(w, batch.MIRAOptions{C: c.MIRAC, Decay: c.MIRADecay, Passes: c.Passes, Seed: c.Seed, Threads: c.Threads})
+		return batch.NewMIRA(w, batch.MIRAOptions{C: c.MIRAC, Decay: c.MIRADecay, Passes: c.Passes, Seed: c.Seed, Threads: c.Threads, Metric: c.metric})
 	},
+	AnyMetric: true,
 }

@@ -37,9 +37,11 @@ func (c Config) validateNoise(info Info) error {
 }
 
 // pairwise returns the objective of the pairwise online learners (adagrad,
-// sgd) c asks for; c must be valid.
+// sgd) c asks for; c must be valid. Under a metric other than BLEU, Green
+// et al.'s sampler ranks the hypotheses by the metric's sentence score as
+// a fraction (online.Pairwise.Metric) instead of BLEU+1.
 func (c Config) pairwise() online.Pairwise {
-	return online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled}
+	return online.Pairwise{Hinge: c.Loss == "hinge", Noising: c.noising(), UnlabeledPairs: c.NoiseUnlabeled, Metric: c.metric}
 }
 
 // noising returns the regulariser c asks for; c must be valid.

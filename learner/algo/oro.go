@@ -16,6 +16,7 @@ var oroInfo = Info{
 	Options:   []string{"rate", "l2", "minibatch"},
 	New: func(w feature.Weights, c Config) (learner.Learner, error) {
 		return online.NewWatanabe(w, online.WatanabeOptions{Softmax: c.Loss == "softmax", Rate: c.Rate,
-			Lambda: c.l2(0), BatchSize: c.MiniBatch, Seed1: c.Seed, Seed2: c.seed2()})
+			Lambda: c.l2(0), BatchSize: c.MiniBatch, Metric: c.metric, Seed1: c.Seed, Seed2: c.seed2()})
 	},
+	AnyMetric: true,
 }

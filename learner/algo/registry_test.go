@@ -2,7 +2,10 @@ package algo
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/metric"
 )
 
 // TestRegistry checks every learner's description: a unique name, a
@@ -83,4 +86,34 @@ func must(in Info, ok bool) Info {
 		panic("algo: unknown learner in a test")
 	}
 	return in
+}
+
+// TestAnyMetric: every learner optimises any metric (Validate accepts a
+// Config with TER for each); a learner registered without AnyMetric is
+// refused another metric than BLEU, naming those that take one.
+func TestAnyMetric(t *testing.T) {
+	var c Config
+	c.SetMetric(ter)
+	for _, in := range All() {
+		if !in.AnyMetric {
+			t.Errorf("%s optimises BLEU only", in.Name)
+		}
+		if err := c.Validate(in.Name); err != nil {
+			t.Errorf("%s with TER: %v", in.Name, err)
+		}
+	}
+	saved := registry
+	defer func() { registry = saved }()
+	bleuOnly := must(Lookup("mert"))
+	bleuOnly.Name, bleuOnly.AnyMetric = "bleuonly", false
+	registry = append(slices.Clone(registry), bleuOnly)
+	err := c.Validate("bleuonly")
+	if err == nil || !strings.Contains(err.Error(), "bleuonly optimises BLEU only; --metric TER is for mert, pro") {
+		t.Errorf("BLEU-only learner with TER: %v", err)
+	}
+	var bleu Config
+	bleu.SetMetric(metric.DefaultBLEU())
+	if err := bleu.Validate("bleuonly"); err != nil {
+		t.Errorf("BLEU-only learner with BLEU: %v", err)
+	}
 }

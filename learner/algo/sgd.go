@@ -18,4 +18,5 @@ var sgdInfo = Info{
 		return online.NewSGD(w, online.SGDOptions{Rate: c.Rate, L2: c.l2Plain(), BatchSize: c.MiniBatch,
 			Objective: c.pairwise(), Seed1: c.Seed, Seed2: c.seed2()})
 	},
+	AnyMetric: true,
 }

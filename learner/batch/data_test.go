@@ -45,6 +45,27 @@ func randomStats(r *rand.Rand, maxLen int) metric.Stats {
 	return s
 }
 
+// restat replaces the statistics of lists' hypotheses (in place) by
+// random ones of metric m, TER's or external scores': TER's edits
+// 0..40 against a reference length each list draws in 1..30, external
+// scores in [0, 1) with a count of 1.
+func restat(r *rand.Rand, lists []pool.List, m metric.Metric) []pool.List {
+	for _, l := range lists {
+		refLen := float64(1 + r.IntN(30))
+		for k := range l.Hyps {
+			switch m.(type) {
+			case metric.TER:
+				l.Hyps[k].Stats = metric.StatsOf(float64(r.IntN(41)), refLen)
+			case metric.External:
+				l.Hyps[k].Stats = metric.ExternalStats(r.Float64())
+			default:
+				panic("restat: TER or external only")
+			}
+		}
+	}
+	return lists
+}
+
 // randomPool returns lists of random hypotheses: dense features 0..dense-1
 // always present (some zero), and a few of sparse further features.
 func randomPool(r *rand.Rand, nLists, maxHyps, dense, sparse int) []pool.List {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/internal/statecodec"
@@ -49,9 +50,14 @@ type MIRAOptions struct {
 	// 1/5 of BLEU's when it is larger (kbmira --safe-hope); false lets the
 	// model score count fully.
 	SafeHope bool
-	// Background is the initial pseudo-corpus; the zero value is
-	// BackgroundOnes, as current Moses.
+	// Background is BLEU's initial pseudo-corpus; the zero value is
+	// BackgroundOnes, as current Moses. Under another Metric the
+	// pseudo-corpus starts empty (metric.NewMetricBackground).
 	Background Background
+	// Metric, when not nil nor BLEU, replaces BLEU: hope and fear are
+	// chosen by the metric's pseudo-corpus gain (metric.BackgroundGain)
+	// and the passes are compared by its objective (metric.Objective).
+	Metric metric.Metric
 	// LastPass returns the averaged weights after the last pass; false
 	// returns those of the pass whose averaged weights give the highest
 	// 1-best BLEU on the pool, as kbmira does.
@@ -63,6 +69,9 @@ type MIRAOptions struct {
 	// depend on it.
 	Threads int
 }
+
+// statsMetric is the metric the pool's statistics are of (nil: BLEU).
+func (o MIRAOptions) statsMetric() metric.Metric { return o.Metric }
 
 func (o MIRAOptions) withDefaults() (MIRAOptions, error) {
 	o.C, o.Decay, o.Passes = cmp.Or(o.C, 0.01), cmp.Or(o.Decay, metric.DefaultDecay), cmp.Or(o.Passes, 60)
@@ -89,13 +98,15 @@ type MIRAPass struct {
 	// Loss is the summed hinge loss of the updates.
 	Loss float64
 	// BLEU is the corpus BLEU (a fraction) of the 1-best hypotheses under
-	// the averaged weights after the pass.
+	// the averaged weights after the pass (under another metric, its
+	// objective: metric.Objective).
 	BLEU float64
 }
 
 // MIRARun summarises the last Learn of a MIRA.
 type MIRARun struct {
-	// Initial is the 1-best BLEU of the starting weights.
+	// Initial is the 1-best BLEU (the metric's objective) of the starting
+	// weights.
 	Initial float64
 	// Passes has one entry a pass.
 	Passes []MIRAPass
@@ -196,18 +207,10 @@ const safeHopeRatio = 5
 
 func (m *MIRA) learn(ctx context.Context, c *compiled) ([]float64, MIRARun, error) {
 	o := m.opts
+	obj := metric.Objective(o.Metric)
 	st := newMIRAState(c.gather(m.w))
-	var bg []float64
-	switch o.Background {
-	case BackgroundOnes:
-		bg = make([]float64, c.stride)
-		for k := range bg {
-			bg[k] = 1
-		}
-	case BackgroundDecreasing:
-		bg = c.fromStats(metric.NewBackground(c.order).Stats)
-	}
-	run := MIRARun{Initial: c.oneBest(st.w, o.Threads).BLEU(), Best: -1}
+	g := newMIRAGain(c, o)
+	run := MIRARun{Initial: obj(c.oneBest(st.w, o.Threads)), Best: -1}
 	order := make([]int, c.lists())
 	for i := range order {
 		order[i] = i
@@ -216,7 +219,7 @@ func (m *MIRA) learn(ctx context.Context, c *compiled) ([]float64, MIRARun, erro
 	var best []float64
 	bestBLEU := math.Inf(-1)
 	var (
-		cache bpCache
+		gains []float64
 		ids   []int32
 		diff  []float64
 		hi    []int32
@@ -236,7 +239,9 @@ func (m *MIRA) learn(ctx context.Context, c *compiled) ([]float64, MIRARun, erro
 					return nil, run, err
 				}
 			}
-			hope, fear, model, hopeBLEU, fearBLEU := c.hopeFear(l, st.w, bg, o.SafeHope, &cache)
+			gains = g.list(l, gains)
+			hope, fear, model := c.hopeFear(l, st.w, gains, o.SafeHope)
+			hopeBLEU, fearBLEU := gains[hope-c.start[l]], gains[fear-c.start[l]]
 			if hope == fear || !(hopeBLEU > fearBLEU) {
 				continue
 			}
@@ -251,16 +256,14 @@ func (m *MIRA) learn(ctx context.Context, c *compiled) ([]float64, MIRARun, erro
 				p.Loss += loss
 				p.Updates++
 			}
-			add := c.row(hope)
+			add := hope
 			if o.ModelBackground {
-				add = c.row(model)
+				add = model
 			}
-			for k := range bg {
-				bg[k] = o.Decay*bg[k] + add[k]
-			}
+			g.update(c.row(add))
 		}
 		avg := st.average()
-		p.BLEU = c.oneBest(avg, o.Threads).BLEU()
+		p.BLEU = obj(c.oneBest(avg, o.Threads))
 		run.Passes = append(run.Passes, p)
 		if p.BLEU > bestBLEU || o.LastPass {
 			bestBLEU, best, run.Best = p.BLEU, avg, pass
@@ -272,30 +275,92 @@ func (m *MIRA) learn(ctx context.Context, c *compiled) ([]float64, MIRARun, erro
 	return best, run, nil
 }
 
-// hopeFear returns the hope, fear and model-best hypotheses of list l under
-// local weights w and pseudo-corpus bg, and the hope's and fear's
-// pseudo-corpus BLEU (backgroundBLEU, with the brevity penalties cached),
-// each the earliest on ties (as kbmira's NbestHopeFearDecoder::HopeFear).
-func (c *compiled) hopeFear(l int, w, bg []float64, safe bool, cache *bpCache) (hope, fear, model int, hopeBLEU, fearBLEU float64) {
+// miraGain is batch MIRA's pseudo-corpus and the gain of each hypothesis
+// in its context: under BLEU kbmira's (bg, a row of the compiled layout,
+// and backgroundBLEU with the brevity penalties cached), under another
+// metric metric.Background's (BackgroundGain).
+type miraGain struct {
+	c     *compiled
+	decay float64
+	bg    []float64          // BLEU
+	cache bpCache            // BLEU
+	mbg   *metric.Background // another metric
+}
+
+func newMIRAGain(c *compiled, o MIRAOptions) *miraGain {
+	g := &miraGain{c: c, decay: o.Decay}
+	if c.order == 0 { // not BLEU
+		g.mbg = metric.NewMetricBackground(o.Metric)
+		g.mbg.Decay = o.Decay
+		return g
+	}
+	switch o.Background {
+	case BackgroundOnes:
+		g.bg = make([]float64, c.stride)
+		for k := range g.bg {
+			g.bg[k] = 1
+		}
+	case BackgroundDecreasing:
+		g.bg = c.fromStats(metric.NewBackground(c.order).Stats)
+	}
+	return g
+}
+
+// list returns in dst (grown as needed) the gain of each hypothesis of
+// list l against the pseudo-corpus.
+func (g *miraGain) list(l int, dst []float64) []float64 {
+	c := g.c
+	lo, hi := c.start[l], c.start[l+1]
+	dst = slices.Grow(dst[:0], hi-lo)[:hi-lo]
+	if g.mbg != nil {
+		for h := lo; h < hi; h++ {
+			dst[h-lo] = g.mbg.Gain(c.toStats(c.row(h)))
+		}
+		return dst
+	}
+	g.cache.reset()
+	bg := g.bg
+	hl, rl := 1, 2*c.order // hypothesis and reference length in a row
+	for h := lo; h < hi; h++ {
+		row := c.row(h)
+		b := geoPrecision(row, bg, c.order)
+		if b != 0 {
+			r := row[rl] + bg[rl]
+			b *= g.cache.get(row[hl]+bg[hl], r) * r
+		}
+		dst[h-lo] = b
+	}
+	return dst
+}
+
+// update decays the pseudo-corpus and adds the statistics row to it.
+func (g *miraGain) update(row []float64) {
+	if g.mbg != nil {
+		g.mbg.Update(g.c.toStats(row))
+		return
+	}
+	for k := range g.bg {
+		g.bg[k] = g.decay*g.bg[k] + row[k]
+	}
+}
+
+// hopeFear returns the hope, fear and model-best hypotheses of list l
+// under local weights w, given the gain of each of its hypotheses (gains,
+// miraGain.list), each the earliest on ties (as kbmira's
+// NbestHopeFearDecoder::HopeFear).
+func (c *compiled) hopeFear(l int, w, gains []float64, safe bool) (hope, fear, model int) {
 	lo, hi := c.start[l], c.start[l+1]
 	scale := 1.0
-	cache.reset()
-	hl, rl := 1, 2*c.order // hypothesis and reference length in a row
 	for loop := 0; loop < 2; loop++ {
-		var hopeScore, fearScore, modelScore, hopeModel float64
+		var hopeScore, fearScore, modelScore, hopeModel, hopeBLEU float64
 		for h := lo; h < hi; h++ {
 			s := c.dot(h, w)
-			row := c.row(h)
-			b := geoPrecision(row, bg, c.order)
-			if b != 0 {
-				r := row[rl] + bg[rl]
-				b *= cache.get(row[hl]+bg[hl], r) * r
-			}
+			b := gains[h-lo]
 			if v := scale*s + b; h == lo || v > hopeScore {
 				hope, hopeScore, hopeBLEU, hopeModel = h, v, b, s
 			}
 			if v := s - b; h == lo || v > fearScore {
-				fear, fearScore, fearBLEU = h, v, b
+				fear, fearScore = h, v
 			}
 			if h == lo || s > modelScore {
 				model, modelScore = h, s
@@ -310,7 +375,7 @@ func (c *compiled) hopeFear(l int, w, bg []float64, safe bool, cache *bpCache) (
 		}
 		scale = r
 	}
-	return hope, fear, model, hopeBLEU, fearBLEU
+	return hope, fear, model
 }
 
 // diff returns φ(a) − φ(b) as local ids and values, without zeros,

@@ -10,6 +10,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/par"
 	"github.com/mtune/mtune/learner/internal/statecodec"
+	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -171,8 +172,8 @@ func (o MROptions) statsMetric() metric.Metric { return o.Metric }
 func newMRProblem(c *compiled, o MROptions) *mrProblem {
 	v := o.Smoothing
 	gain := func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, v) }
-	if m := o.Metric; !metric.IsBLEU(m) {
-		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	if g := sample.MetricGain(o.Metric); g != nil {
+		gain = g
 	}
 	return &mrProblem{
 		c:       c,

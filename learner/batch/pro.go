@@ -104,8 +104,8 @@ func (o PROOptions) statsMetric() metric.Metric { return o.Metric }
 // sampler returns the pair sampler the options describe.
 func (o PROOptions) sampler() sample.PRO {
 	gain := sample.PlusOne(o.Gain.variant())
-	if m := o.Metric; !metric.IsBLEU(m) {
-		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	if g := sample.MetricGain(o.Metric); g != nil {
+		gain = g
 	}
 	return sample.PRO{Gamma: o.Gamma, Xi: o.Xi, MinDiff: o.MinDiff, Gain: gain}
 }

@@ -26,6 +26,12 @@ var errUninit = errors.New("batch: learner not made by its New function nor rest
 type options[O, R any] interface {
 	withDefaults() (O, error)
 	seed() uint64 // the Seed option
+	// statsMetric is the Metric option, the metric the pool's statistics
+	// are of (nil: BLEU); a saved state does not hold it (a metric need
+	// not be serialisable), so UnmarshalBinary keeps the receiver's
+	// (withMetric).
+	statsMetric() metric.Metric
+	withMetric(m metric.Metric) O
 	// format is how the learner saves its state, whatever the options'
 	// values (those of a zero learner give it too).
 	format() stateFormat[O, R]
@@ -67,11 +73,7 @@ func newLearner[L ~struct{ state[O, R] }, O options[O, R], R summary[R]](w featu
 // so that a Learn that fails leaves the learner unchanged.
 func (s *state[O, R]) learnWith(ctx context.Context, lists []pool.List, fit func(c *compiled) (feature.Weights, R, error)) error {
 	return s.learnOn(ctx, func() (feature.Weights, R, error) {
-		var m metric.Metric
-		if o, ok := any(s.opts).(interface{ statsMetric() metric.Metric }); ok {
-			m = o.statsMetric()
-		}
-		c, err := compileMetric(lists, m)
+		c, err := compileMetric(lists, s.opts.statsMetric())
 		if err != nil {
 			var none R
 			return nil, none, err
@@ -147,8 +149,10 @@ func (s *state[O, R]) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary restores a state saved by MarshalBinary, replacing the
-// whole learner and filling in the options' defaults; on error (wrapping
-// ErrState) the learner is unchanged.
+// whole learner but its Metric option, which the state does not hold (the
+// receiver's is kept: restore into a learner made with the metric the
+// state was saved under), and filling in the options' defaults; on error
+// (wrapping ErrState) the learner is unchanged.
 func (s *state[O, R]) UnmarshalBinary(data []byte) error {
 	f := s.opts.format()
 	d := statecodec.NewDecoder(data, f.magic, f.version)
@@ -156,7 +160,7 @@ func (s *state[O, R]) UnmarshalBinary(data []byte) error {
 	n.code(statecodec.Reading(d))
 	err := d.Finish()
 	if err == nil {
-		n.opts, err = n.opts.withDefaults()
+		n.opts, err = n.opts.withMetric(s.opts.statsMetric()).withDefaults()
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrState, err)
@@ -188,6 +192,11 @@ var (
 func (o MIRAOptions) seed() uint64 { return o.Seed }
 func (o MROptions) seed() uint64   { return o.Seed }
 func (o PROOptions) seed() uint64  { return o.Seed }
+
+func (o MIRAOptions) withMetric(m metric.Metric) MIRAOptions { o.Metric = m; return o }
+func (o MROptions) withMetric(m metric.Metric) MROptions     { o.Metric = m; return o }
+func (o PROOptions) withMetric(m metric.Metric) PROOptions   { o.Metric = m; return o }
+func (o SVMOptions) withMetric(m metric.Metric) SVMOptions   { o.Metric = m; return o }
 
 func (MIRAOptions) format() stateFormat[MIRAOptions, MIRARun] { return miraFormat }
 func (MROptions) format() stateFormat[MROptions, MRRun]       { return mrFormat }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/internal/statecodec"
+	"github.com/mtune/mtune/learner/sample"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
@@ -207,8 +208,8 @@ func (o SVMOptions) statsMetric() metric.Metric { return o.Metric }
 func newSVMProblem(c *compiled, o SVMOptions) *svmProblem {
 	n := c.lists()
 	gain := metric.InterpolatedBLEU
-	if m := o.Metric; !metric.IsBLEU(m) {
-		gain = func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+	if g := sample.MetricGain(o.Metric); g != nil {
+		gain = g
 	}
 	p := &svmProblem{c: c, lambda: o.Lambda, cap: 1 / o.Lambda, eps: o.Epsilon, iters: o.Iterations, thr: o.Threads,
 		obj:  metric.Objective(o.Metric),

@@ -18,7 +18,9 @@ import (
 //	weights (float64 slice)
 //	generator (PCG)
 //
-// The Info of the last Learn is not saved.
+// The Info of the last Learn is not saved, nor Options.Metric (a metric
+// need not be serialisable): UnmarshalBinary keeps the receiver's, so a
+// state is restored into a MERT made with the metric it was saved under.
 const (
 	stateMagic   = "mtune/mert"
 	stateVersion = 1
@@ -55,7 +57,8 @@ func (m *MERT) MarshalBinary() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalBinary restores state saved by MarshalBinary.
+// UnmarshalBinary restores state saved by MarshalBinary, keeping the
+// receiver's Options.Metric, which the state does not hold.
 func (m *MERT) UnmarshalBinary(data []byte) error {
 	d := statecodec.NewDecoder(data, stateMagic, stateVersion)
 	var o Options
@@ -87,6 +90,7 @@ func (m *MERT) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrState, err)
 	}
+	o.Metric = m.opts.Metric
 	m.w, m.opts, m.src, m.rng, m.info = w, o, src, rand.New(src), Info{}
 	return nil
 }

@@ -4,13 +4,16 @@
 //	AdaGrad   AdaGrad + FOBOS with L1 (and L2), applied lazily
 //	          (Green et al. 2013, Alg. 1; the default for tuning), or
 //	          linearized AROW (their eq. 11) with the AROW option
-//	MIRA      online MIRA with hope/fear, background BLEU and averaging
-//	          (Chiang et al. 2008; Cherry & Foster 2012)
+//	MIRA      online MIRA with hope/fear, background BLEU (or another
+//	          metric's pseudo-corpus gain) and averaging (Chiang et al.
+//	          2008; Cherry & Foster 2012)
 //	Watanabe  optimized online rank learning: L2 step, a passive-aggressive
 //	          step solving the QP of his eq. 12 (hinge) or 16 (softmax),
 //	          L2-ball projection (Watanabe 2012)
 //
-// Each learns from mini-batches of n-best lists (pool.List). Learn runs an
+// Each optimises BLEU or, given a metric (Pairwise.Metric,
+// MIRAOptions.Metric, WatanabeOptions.Metric), any other whose statistics
+// the lists hold. Each learns from mini-batches of n-best lists (pool.List). Learn runs an
 // epoch: the lists in an order drawn from the learner's generator, cut into
 // mini-batches, one Update each. Update splits into Gradient, a pure
 // function of the weights it is given (safe to call from several goroutines,

@@ -30,10 +30,14 @@ type MIRAOptions struct {
 	// Order is the BLEU order of the pseudo-corpus; zero means
 	// metric.DefaultOrder.
 	Order int
+	// Metric is the metric of the pseudo-corpus; nil means BLEU. Under
+	// another metric the pseudo-corpus starts empty and the gain is
+	// metric.BackgroundGain, on the scale of kbmira's BLEU gain.
+	Metric metric.Metric
 	// Gain is the per-hypothesis gain hope and fear are chosen with; nil
-	// means the pseudo-corpus background BLEU scaled by the reference
-	// length (metric.Background, as kbmira), whose pseudo-corpus is updated
-	// with each hope's statistics.
+	// means the pseudo-corpus gain (metric.Background: under BLEU the
+	// background BLEU scaled by the reference length, as kbmira), whose
+	// pseudo-corpus is updated with each hope's statistics.
 	Gain sample.Gain
 	// BatchSize is the number of lists per update in Learn; zero means 1,
 	// the online MIRA of Chiang et al. (2008) and Cherry & Foster.
@@ -84,7 +88,11 @@ func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 	m.w = append([]float64(nil), w...)
 	m.sum = make([]float64, len(w))
 	m.last = make([]int64, len(w))
-	m.bg = *metric.NewBackground(opts.Order)
+	if metric.IsBLEU(opts.Metric) {
+		m.bg = *metric.NewBackground(opts.Order)
+	} else {
+		m.bg = *metric.NewMetricBackground(opts.Metric)
+	}
 	m.bg.Decay = opts.Decay
 	return m, nil
 }
@@ -101,6 +109,9 @@ func (m *MIRA) Step(w feature.Weights, batch []pool.List) (feature.Vector, []met
 }
 
 func (m *MIRA) step(w feature.Weights, batch []pool.List, bg metric.Background) (feature.Vector, []metric.Stats, error) {
+	if err := checkStats(m.opts.Metric, batch); err != nil {
+		return feature.Vector{}, nil, err
+	}
 	var delta map[feature.ID]float64 // steps of the batch's earlier sentences
 	dot := func(v feature.Vector) float64 {
 		s := v.Dot(w)
@@ -120,7 +131,7 @@ func (m *MIRA) step(w feature.Weights, batch []pool.List, bg metric.Background) 
 		if m.opts.Gain != nil {
 			gains = sample.Gains(l, m.opts.Gain, gains)
 		} else {
-			gains = sample.Gains(l, bg.BLEU, gains)
+			gains = sample.Gains(l, bg.Gain, gains)
 		}
 		hope, fear := -1, -1
 		var hs, fs float64
@@ -251,21 +262,36 @@ func (m *MIRA) SetWeights(w feature.Weights) {
 	})
 }
 
-const miraMagic, miraVersion = "mtune/online.MIRA", 1
+// The versions of MIRA's state: 1 holds the pseudo-corpus in BLEU's layout
+// (written under BLEU, byte for byte as before other metrics), 2 any
+// metric's statistics and the decayed sentence count.
+const (
+	miraMagic                             = "mtune/online.MIRA"
+	miraVersion, miraMetricVersion uint32 = 1, 2
+)
 
 // MarshalBinary returns the learner's state: the update count, weights,
 // averaging sums and counters, the pseudo-corpus and the generator. Restore it into a learner
 // made with the same options.
 func (m *MIRA) MarshalBinary() ([]byte, error) {
-	return m.marshal(miraMagic, miraVersion, func(e *statecodec.Encoder) {
+	version := miraVersion
+	if !metric.IsBLEU(m.opts.Metric) {
+		version = miraMetricVersion
+	}
+	return m.marshal(miraMagic, version, func(e *statecodec.Encoder) {
 		e.I64(m.t)
 		e.I64(m.ticks)
 		e.F64s(m.w)
 		e.F64s(m.sum)
 		e.I64s(m.last)
+		bg := m.bg.Stats
+		if version == miraMetricVersion {
+			e.F64s(bg.Values())
+			e.F64(m.bg.Sentences)
+			return
+		}
 		// The background in BLEU's layout of version 1: the order, the
 		// matches and totals of MaxOrder orders, the reference length.
-		bg := m.bg.Stats
 		var matches, totals [metric.MaxOrder]float64
 		for n := range bg.Order() {
 			matches[n], totals[n] = bg.Match(n), bg.Total(n)
@@ -280,14 +306,44 @@ func (m *MIRA) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (m *MIRA) UnmarshalBinary(data []byte) error {
-	d := statecodec.NewDecoder(data, miraMagic, miraVersion)
+	version := miraVersion
+	if !metric.IsBLEU(m.opts.Metric) {
+		version = miraMetricVersion
+	}
+	d := statecodec.NewDecoder(data, miraMagic, version)
 	total, ticks := d.I64(), d.I64()
 	w, sum, last := d.FiniteF64s(), d.FiniteF64s(), d.I64s()
+	var bg metric.Stats
+	var sentences float64
+	if version == miraMetricVersion {
+		v := d.FiniteF64s()
+		sentences = d.FiniteF64()
+		if d.Check(len(v) == m.opts.Metric.Len(), "background of %d statistics, %s has %d", len(v), m.opts.Metric.Name(), m.opts.Metric.Len()) {
+			bg = metric.StatsOf(v...)
+			err := m.opts.Metric.Check(bg)
+			d.Check(err == nil && sentences >= 0, "background: %v, %v sentences", err, sentences)
+		}
+	} else {
+		bg = m.decodeBLEUBackground(d)
+	}
+	d.Check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
+	for j := range last {
+		if !d.Check(last[j] >= 0 && last[j] <= ticks, "bad entry %d", j) {
+			break
+		}
+	}
+	return m.restore(d, func() {
+		m.t, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
+		m.bg.Stats, m.bg.Sentences = bg, sentences
+	})
+}
+
+// decodeBLEUBackground reads the pseudo-corpus of a version 1 state.
+func (m *MIRA) decodeBLEUBackground(d *statecodec.Decoder) metric.Stats {
 	var bg metric.Stats
 	order := int(d.I64())
 	matches, totals := d.FiniteF64s(), d.FiniteF64s()
 	refLen := d.FiniteF64()
-	d.Check(ticks >= 0 && total >= ticks && len(sum) == len(w) && len(last) == len(w), "inconsistent lengths or counts")
 	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder && order >= 1 && order <= metric.MaxOrder, "background statistics") {
 		bg = metric.NewBLEUStats(order, matches, totals, refLen)
 		err := bg.ValidateBLEU()
@@ -298,13 +354,5 @@ func (m *MIRA) UnmarshalBinary(data []byte) error {
 		}
 		d.Check(err == nil, "background: %v", err)
 	}
-	for j := range last {
-		if !d.Check(last[j] >= 0 && last[j] <= ticks, "bad entry %d", j) {
-			break
-		}
-	}
-	return m.restore(d, func() {
-		m.t, m.ticks, m.w, m.sum, m.last = total, ticks, w, sum, last
-		m.bg.Stats = bg
-	})
+	return bg
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -39,6 +40,11 @@ type Pairwise struct {
 	// noising regulariser (Wang et al.'s eq. 11); zero means none. It
 	// needs Noising on.
 	UnlabeledPairs int
+	// Metric, when not nil nor BLEU, is the metric of the hypotheses'
+	// statistics: the sampler ranks them by its sentence score as a
+	// fraction (sample.MetricGain) instead of its own Gain, and a batch
+	// whose statistics are not the metric's is an error.
+	Metric metric.Metric
 }
 
 func (p Pairwise) validate() error {
@@ -81,10 +87,16 @@ func (p Pairwise) gradientOnly(w feature.Weights, batch []pool.List, seed uint64
 // gradientPairs returns the objective's gradient on batch at w, its value
 // and the number of pairs it sampled.
 func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint64) (feature.Vector, float64, int, error) {
+	if err := checkStats(p.Metric, batch); err != nil {
+		return feature.Vector{}, 0, 0, err
+	}
 	r := seeded(seed)
 	s := sample.Green()
 	if p.Sampler != nil {
 		s = *p.Sampler
+	}
+	if g := sample.MetricGain(p.Metric); g != nil {
+		s.Gain = g
 	}
 	xs := sample.Vectors(batch, s.Sample(r, batch, nil), nil)
 	var g feature.Builder
@@ -119,6 +131,23 @@ func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint6
 		return feature.Vector{}, 0, len(xs), fmt.Errorf("%w: loss %v on a batch of %d lists", ErrNotFinite, v, len(batch))
 	}
 	return gv, v, len(xs), nil
+}
+
+// checkStats returns an error, wrapping metric.ErrStats, if a hypothesis
+// of batch does not hold statistics of m (metric.Metric.Check); under BLEU
+// (a nil m) it checks nothing, as before other metrics.
+func checkStats(m metric.Metric, batch []pool.List) error {
+	if metric.IsBLEU(m) {
+		return nil
+	}
+	for _, l := range batch {
+		for k, h := range l.Hyps {
+			if err := m.Check(h.Stats); err != nil {
+				return fmt.Errorf("online: sentence %d hypothesis %d: %w", l.Sent, k, err)
+			}
+		}
+	}
+	return nil
 }
 
 func finite(v feature.Vector) error {

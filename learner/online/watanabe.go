@@ -10,6 +10,7 @@ import (
 	"github.com/mtune/mtune/learner/internal/statecodec"
 	"github.com/mtune/mtune/learner/loss"
 	"github.com/mtune/mtune/learner/sample"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -52,6 +53,9 @@ type WatanabeOptions struct {
 	// more aggressive with hundreds of pairs a batch, and unstable on
 	// europarl100 (see the package tests).
 	Exact bool
+	// Metric is the metric whose batch-local corpus score the oracles
+	// maximise (sample.Oracles); nil means BLEU.
+	Metric metric.Metric
 	// Seed1 and Seed2 seed the learner's PCG generator, which orders the
 	// lists of each epoch.
 	Seed1, Seed2 uint64
@@ -65,9 +69,10 @@ type WatanabeOptions struct {
 //  3. the passive-aggressive step w_{k+½} = argmin ½‖w − w_{k+¼}‖² +
 //     η_k·Σ ξ under the constraints of eq. 12 (hinge: w·(φ(e*) − φ(e′)) ≥
 //     1 − ξ for each oracle e* of a sentence and each other hypothesis e′,
-//     the oracles chosen greedily on the batch-local corpus BLEU, see
-//     sample.OracleVsRest) or eq. 16 (softmax: one cutting plane per
-//     sentence, a·w ≥ ℓ(w_k) + a·w_k − ξ with a = −∇ℓ(w_k), the linearisation
+//     the oracles chosen greedily on the batch-local corpus BLEU, or
+//     Metric's score, see sample.OracleVsRest) or eq. 16 (softmax: one
+//     cutting plane per sentence, a·w ≥ ℓ(w_k) + a·w_k − ξ with
+//     a = −∇ℓ(w_k), the linearisation
 //     of the softmax loss ℓ of eq. 6 at w_k — the plane of Teo et al. (2010)
 //     that he cites); its dual has multipliers in [0, η_k], solved exactly
 //     (see solvePA) and then, unless Exact, rescaled so that Σα ≤ η_k
@@ -134,7 +139,7 @@ func (l *Watanabe) Gradient(w feature.Weights, batch []pool.List, seed uint64) (
 // eq. 12 or eq. 16 on batch at w.
 func (l *Watanabe) constraints(w feature.Weights, batch []pool.List) (xs []feature.Vector, b, xw []float64) {
 	if !l.opts.Softmax {
-		for _, p := range sample.OracleVsRest(batch, nil) {
+		for _, p := range sample.OracleVsRest(batch, l.opts.Metric, nil) {
 			x := p.Vector(batch)
 			if x.Len() == 0 {
 				continue // same features: no constraint w can meet or miss
@@ -145,7 +150,7 @@ func (l *Watanabe) constraints(w feature.Weights, batch []pool.List) (xs []featu
 		}
 		return xs, b, xw
 	}
-	oracles := sample.Oracles(batch, nil)
+	oracles := sample.Oracles(batch, l.opts.Metric, nil)
 	var set []int
 	var g feature.Builder
 	for i, lst := range batch {
@@ -171,6 +176,9 @@ func (l *Watanabe) constraints(w feature.Weights, batch []pool.List) (xs []featu
 
 // step returns minus the PA step on batch at w with rate eta.
 func (l *Watanabe) step(w feature.Weights, batch []pool.List, eta float64) (feature.Vector, error) {
+	if err := checkStats(l.opts.Metric, batch); err != nil {
+		return feature.Vector{}, err
+	}
 	xs, b, m := l.constraints(w, batch)
 	s := 1 - eta*l.opts.Lambda
 	for i := range m {

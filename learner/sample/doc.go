@@ -23,6 +23,10 @@
 //     chosen greedily to maximise the batch-local corpus BLEU (Haddow et al.
 //     2011), paired with every other hypothesis of its list.
 //
+// Under a metric other than BLEU the samplers rank by its sentence score as
+// a fraction (MetricGain, a PRO's Gain) and the oracles maximise its batch
+// score (Oracles' metric).
+//
 // Moses' pro writes every pair twice for its binary classifier, as
 // "1 x" and "0 −x" (mert/pro.cpp); Examples makes the same two examples.
 //

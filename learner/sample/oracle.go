@@ -15,19 +15,23 @@ const maxOraclePasses = 50
 // Oracles returns in dst[:len(lists)] the index of an oracle hypothesis of
 // each list, -1 for an empty list: the greedy search of Watanabe (2012) for
 // the choice of one hypothesis per list with the highest batch-local corpus
-// BLEU (Haddow et al. 2011). It starts from each list's best hypothesis by
-// BLEU+1 (metric.LinOch) and then visits the lists in order, replacing a
-// list's choice whenever another of its hypotheses raises the batch BLEU
-// (metric.BatchBLEU), until a full pass changes nothing. Ties keep the
-// current choice, and otherwise go to the earlier hypothesis.
-func Oracles(lists []pool.List, dst []int) []int {
+// score (Haddow et al. 2011) under m: BLEU for a nil m (or BLEU), else m's
+// objective (metric.Objective). It starts from each list's best
+// hypothesis by its sentence score (BLEU+1, metric.LinOch; under another
+// metric its sentence gain, metric.SentenceGain) and then visits the lists
+// in order, replacing a list's choice whenever another of its hypotheses
+// raises the batch score (metric.BatchBLEU), until a full pass changes
+// nothing. Ties keep the current choice, and otherwise go to the earlier
+// hypothesis.
+func Oracles(lists []pool.List, m metric.Metric, dst []int) []int {
+	sent, obj := oracleScores(m)
 	dst = slices.Grow(dst[:0], len(lists))[:len(lists)]
 	var total metric.Stats
 	for i, l := range lists {
 		dst[i] = -1
 		best := 0.0
 		for k, h := range l.Hyps {
-			if b := metric.BLEUPlusOne(h.Stats, metric.LinOch); dst[i] < 0 || b > best {
+			if b := sent(h.Stats); dst[i] < 0 || b > best {
 				dst[i], best = k, b
 			}
 		}
@@ -42,10 +46,10 @@ func Oracles(lists []pool.List, dst []int) []int {
 				continue
 			}
 			old := l.Hyps[dst[i]].Stats
-			best, bestBLEU := dst[i], total.BLEU()
+			best, bestScore := dst[i], obj(total)
 			for k, h := range l.Hyps {
-				if b := metric.BatchBLEU(total, old, h.Stats); b > bestBLEU {
-					best, bestBLEU = k, b
+				if b := obj(total.Replace(old, h.Stats)); b > bestScore {
+					best, bestScore = k, b
 				}
 			}
 			if best != dst[i] {
@@ -61,10 +65,19 @@ func Oracles(lists []pool.List, dst []int) []int {
 	return dst
 }
 
-// OracleSet returns in dst the hypotheses of l with the same BLEU statistics
+// oracleScores returns the sentence score the oracle search starts from
+// and the batch score it maximises under m (nil: BLEU).
+func oracleScores(m metric.Metric) (sent, batch func(metric.Stats) float64) {
+	if metric.IsBLEU(m) {
+		return func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, metric.LinOch) }, metric.Stats.BLEU
+	}
+	return func(s metric.Stats) float64 { return metric.SentenceGain(m, s) }, metric.Objective(m)
+}
+
+// OracleSet returns in dst the hypotheses of l with the same statistics
 // as hypothesis k (k included), in list order: the set ORACLE(w; f, e) of
 // Watanabe (2012) when k is the oracle, as hypotheses with equal statistics
-// are equally good under any BLEU.
+// are equally good under any metric.
 func OracleSet(l pool.List, k int, dst []int) []int {
 	dst = dst[:0]
 	for j, h := range l.Hyps {
@@ -76,18 +89,20 @@ func OracleSet(l pool.List, k int, dst []int) []int {
 }
 
 // OracleVsRest appends to dst the pairs of Watanabe (2012) for a
-// mini-batch: in each list, every hypothesis of its oracle set (Oracles,
-// OracleSet) against every hypothesis outside it. A pair's Gap is the batch
-// BLEU lost by putting Worse in place of the oracle.
-func OracleVsRest(lists []pool.List, dst []Pair) []Pair {
-	oracles := Oracles(lists, nil)
+// mini-batch, under m as Oracles takes it: in each list, every hypothesis
+// of its oracle set (Oracles, OracleSet) against every hypothesis outside
+// it. A pair's Gap is the batch score (BLEU, or m's objective) lost by
+// putting Worse in place of the oracle.
+func OracleVsRest(lists []pool.List, m metric.Metric, dst []Pair) []Pair {
+	oracles := Oracles(lists, m, nil)
+	_, obj := oracleScores(m)
 	var total metric.Stats
 	for i, l := range lists {
 		if oracles[i] >= 0 {
 			total.Add(l.Hyps[oracles[i]].Stats)
 		}
 	}
-	top := total.BLEU()
+	top := obj(total)
 	var set []int
 	for i, l := range lists {
 		o := oracles[i]
@@ -100,7 +115,7 @@ func OracleVsRest(lists []pool.List, dst []Pair) []Pair {
 			if h.Stats == ost {
 				continue
 			}
-			gap := top - metric.BatchBLEU(total, ost, h.Stats)
+			gap := top - obj(total.Replace(ost, h.Stats))
 			for _, b := range set {
 				dst = append(dst, Pair{List: i, Better: b, Worse: j, Gap: gap})
 			}

@@ -20,6 +20,19 @@ func PlusOne(v metric.PlusOneVariant) Gain {
 	return func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, v) }
 }
 
+// MetricGain returns, for a metric m other than BLEU, m's sentence score
+// as a fraction (metric.SentenceFraction: gain over 100, TER negated, an
+// external score as it is) as a Gain: what the learners rank hypotheses
+// by, and take as their cost, under m, on the scale of BLEU+1 so that their
+// thresholds and step sizes keep their meaning. For BLEU (or a nil m) it
+// returns nil: each learner keeps its own sentence BLEU.
+func MetricGain(m metric.Metric) Gain {
+	if metric.IsBLEU(m) {
+		return nil
+	}
+	return func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }
+}
+
 // Gains returns the gain of every hypothesis of l, in dst[:len(l.Hyps)]
 // (dst is reallocated when too short).
 func Gains(l pool.List, gain Gain, dst []float64) []float64 {

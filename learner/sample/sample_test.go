@@ -175,96 +175,134 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// batchBLEU is the corpus BLEU of the chosen hypotheses, summed from
-// scratch.
-func batchBLEU(lists []pool.List, choice []int) float64 {
+// batchScore is the corpus score of the chosen hypotheses under m, summed
+// from scratch: BLEU as a fraction for a nil m, else m's gain.
+func batchScore(lists []pool.List, m metric.Metric, choice []int) float64 {
 	var s []metric.Stats
 	for i, l := range lists {
 		if choice[i] >= 0 {
 			s = append(s, l.Hyps[choice[i]].Stats)
 		}
 	}
-	return metric.Sum(s).BLEU()
+	if m == nil {
+		return metric.Sum(s).BLEU()
+	}
+	return metric.Gain(m, metric.Sum(s))
 }
 
-func TestOracles(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
-	for trial := range 50 {
-		lists := randLists(r, 1+r.IntN(8), 12, 5)
-		if trial%10 == 0 {
-			lists = append(lists, pool.List{})
-		}
-		or := Oracles(lists, nil)
-		top := batchBLEU(lists, or)
-		init := make([]int, len(lists))
-		for i, l := range lists {
-			init[i] = -1
-			best := -1.0
-			for k, h := range l.Hyps {
-				if b := metric.BLEUPlusOne(h.Stats, metric.LinOch); b > best {
-					init[i], best = k, b
-				}
-			}
-		}
-		if b := batchBLEU(lists, init); top < b-1e-12 {
-			t.Fatalf("trial %d: greedy oracle BLEU %v below its start %v", trial, top, b)
-		}
-		// No single replacement raises the batch BLEU: a local optimum.
-		for i, l := range lists {
-			if len(l.Hyps) == 0 {
-				if or[i] != -1 {
-					t.Fatalf("trial %d: empty list has oracle %d", trial, or[i])
-				}
-				continue
-			}
-			c := slices.Clone(or)
-			for k := range l.Hyps {
-				c[i] = k
-				if b := batchBLEU(lists, c); b > top+1e-12 {
-					t.Fatalf("trial %d: list %d hyp %d raises batch BLEU %v to %v", trial, i, k, top, b)
-				}
-			}
-		}
-		// Small batches: compare with exhaustive search.
-		if len(lists) <= 3 {
-			best := exhaustive(lists)
-			if top > best+1e-12 {
-				t.Fatalf("trial %d: greedy %v above exhaustive %v", trial, top, best)
-			}
-		}
-		pairs := OracleVsRest(lists, nil)
-		n := 0
-		for i, l := range lists {
-			if len(l.Hyps) == 0 {
-				continue
-			}
-			set := OracleSet(l, or[i], nil)
-			n += len(set) * (len(l.Hyps) - len(set))
-		}
-		if len(pairs) != n {
-			t.Fatalf("trial %d: %d pairs, want %d", trial, len(pairs), n)
-		}
-		for _, p := range pairs {
-			l := lists[p.List]
-			if l.Hyps[p.Better].Stats != l.Hyps[or[p.List]].Stats || l.Hyps[p.Worse].Stats == l.Hyps[p.Better].Stats {
-				t.Fatalf("trial %d: pair %+v is not oracle vs rest", trial, p)
-			}
-			c := slices.Clone(or)
-			c[p.List] = p.Worse
-			if want := top - batchBLEU(lists, c); p.Gap < 0 || math.Abs(p.Gap-want) > 1e-12 {
-				t.Fatalf("trial %d: pair %+v gap, want %v", trial, p, want)
+// restat replaces the statistics of lists' hypotheses by random ones of
+// m (TER: edits 0..12 against a reference length a list draws in 1..15;
+// external: a score in [0, 1)), some of them repeated; nil leaves BLEU's.
+func restat(r *rand.Rand, lists []pool.List, m metric.Metric) {
+	for _, l := range lists {
+		refLen := float64(1 + r.IntN(15))
+		for k := range l.Hyps {
+			switch m.(type) {
+			case metric.TER:
+				l.Hyps[k].Stats = metric.StatsOf(float64(r.IntN(13)), refLen)
+			case metric.External:
+				l.Hyps[k].Stats = metric.ExternalStats(float64(r.IntN(8)) / 8)
 			}
 		}
 	}
 }
 
-func exhaustive(lists []pool.List) float64 {
+// TestOracles checks Watanabe's greedy oracles under BLEU, TER and
+// external scores: a local optimum of the batch score no worse than its
+// start (each list's best sentence score), never above the exhaustive
+// optimum, and the oracle-versus-rest pairs with their gaps.
+func TestOracles(t *testing.T) {
+	for _, m := range []metric.Metric{nil, metric.TER{}, metric.External{}} {
+		r := rand.New(rand.NewPCG(11, 12))
+		for trial := range 50 {
+			lists := randLists(r, 1+r.IntN(8), 12, 5)
+			restat(r, lists, m)
+			if trial%10 == 0 {
+				lists = append(lists, pool.List{})
+			}
+			checkOracles(t, lists, m, trial)
+		}
+	}
+}
+
+func checkOracles(t *testing.T, lists []pool.List, m metric.Metric, trial int) {
+	t.Helper()
+	name := "BLEU"
+	sent := func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, metric.LinOch) }
+	if m != nil {
+		name = m.Name()
+		sent = func(s metric.Stats) float64 { return metric.SentenceGain(m, s) }
+	}
+	or := Oracles(lists, m, nil)
+	top := batchScore(lists, m, or)
+	init := make([]int, len(lists))
+	for i, l := range lists {
+		init[i] = -1
+		best := math.Inf(-1)
+		for k, h := range l.Hyps {
+			if b := sent(h.Stats); b > best {
+				init[i], best = k, b
+			}
+		}
+	}
+	if b := batchScore(lists, m, init); top < b-1e-12 {
+		t.Fatalf("%s trial %d: greedy oracle score %v below its start %v", name, trial, top, b)
+	}
+	// No single replacement raises the batch score: a local optimum.
+	for i, l := range lists {
+		if len(l.Hyps) == 0 {
+			if or[i] != -1 {
+				t.Fatalf("%s trial %d: empty list has oracle %d", name, trial, or[i])
+			}
+			continue
+		}
+		c := slices.Clone(or)
+		for k := range l.Hyps {
+			c[i] = k
+			if b := batchScore(lists, m, c); b > top+1e-12 {
+				t.Fatalf("%s trial %d: list %d hyp %d raises batch score %v to %v", name, trial, i, k, top, b)
+			}
+		}
+	}
+	// Small batches: compare with exhaustive search.
+	if len(lists) <= 3 {
+		best := exhaustive(lists, m)
+		if top > best+1e-12 {
+			t.Fatalf("%s trial %d: greedy %v above exhaustive %v", name, trial, top, best)
+		}
+	}
+	pairs := OracleVsRest(lists, m, nil)
+	n := 0
+	for i, l := range lists {
+		if len(l.Hyps) == 0 {
+			continue
+		}
+		set := OracleSet(l, or[i], nil)
+		n += len(set) * (len(l.Hyps) - len(set))
+	}
+	if len(pairs) != n {
+		t.Fatalf("%s trial %d: %d pairs, want %d", name, trial, len(pairs), n)
+	}
+	for _, p := range pairs {
+		l := lists[p.List]
+		if l.Hyps[p.Better].Stats != l.Hyps[or[p.List]].Stats || l.Hyps[p.Worse].Stats == l.Hyps[p.Better].Stats {
+			t.Fatalf("%s trial %d: pair %+v is not oracle vs rest", name, trial, p)
+		}
+		c := slices.Clone(or)
+		c[p.List] = p.Worse
+		if want := top - batchScore(lists, m, c); p.Gap < 0 || math.Abs(p.Gap-want) > 1e-9*max(1, math.Abs(want)) {
+			t.Fatalf("%s trial %d: pair %+v gap, want %v", name, trial, p, want)
+		}
+	}
+}
+
+func exhaustive(lists []pool.List, m metric.Metric) float64 {
 	c := make([]int, len(lists))
-	best := -1.0
+	best := math.Inf(-1)
 	var rec func(i int)
 	rec = func(i int) {
 		if i == len(lists) {
-			best = max(best, batchBLEU(lists, c))
+			best = max(best, batchScore(lists, m, c))
 			return
 		}
 		if len(lists[i].Hyps) == 0 {
@@ -288,9 +326,29 @@ func TestOracleSet(t *testing.T) {
 	if got := OracleSet(l, 3, nil); !slices.Equal(got, []int{1, 3}) {
 		t.Fatalf("OracleSet = %v", got)
 	}
-	pairs := OracleVsRest([]pool.List{l}, nil)
+	pairs := OracleVsRest([]pool.List{l}, nil, nil)
 	if len(pairs) != 4 {
 		t.Fatalf("%d pairs, want 2 oracles × 2 others", len(pairs))
+	}
+}
+
+// TestMetricGain: nil for BLEU, whose learners keep their own BLEU+1;
+// another metric's sentence score as a fraction.
+func TestMetricGain(t *testing.T) {
+	if MetricGain(nil) != nil || MetricGain(metric.DefaultBLEU()) != nil {
+		t.Errorf("MetricGain of BLEU is not nil")
+	}
+	for _, tc := range []struct {
+		m    metric.Metric
+		s    metric.Stats
+		want float64
+	}{
+		{metric.TER{}, metric.StatsOf(3, 12), -0.25},
+		{metric.External{}, metric.ExternalStats(0.75), 0.75},
+	} {
+		if got := MetricGain(tc.m)(tc.s); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%s: %v, want %v", tc.m.Name(), got, tc.want)
+		}
 	}
 }
 

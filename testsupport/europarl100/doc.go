@@ -18,5 +18,7 @@
 // Load and Shared find the folder with shared.Path, so a test that calls
 // them is skipped when the data is missing and fails when CI=true. The
 // hypotheses are pooled and de-duplicated by poolfile.Load and scored with
-// BLEU-4 statistics against reference; the pool holds 10000 hypotheses.
+// BLEU-4 statistics against reference (SharedMetric: another metric's
+// statistics, as tune-nbest --metric scores them); the pool holds 10000
+// hypotheses.
 package europarl100

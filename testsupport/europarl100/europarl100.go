@@ -55,22 +55,50 @@ func Shared(tb testing.TB) (lists []pool.List, init feature.Weights, idx *featur
 	return once.lists, once.init.Clone(), once.idx
 }
 
-// LoadMetric is Load with every hypothesis scored under m instead of BLEU.
-func LoadMetric(tb testing.TB, m metric.Metric) (lists []pool.List, init feature.Weights, idx *feature.Index) {
-	tb.Helper()
-	lists, init, idx, err := readMetric(shared.Path(tb, "nbest", "europarl100"), m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return lists, init, idx
+// scored holds the pools SharedMetric read, by metric.
+var scored struct {
+	sync.Mutex
+	pools map[metric.Metric]*scoredPool
 }
 
-// read loads the data in dir.
+type scoredPool struct {
+	lists []pool.List
+	init  feature.Weights
+	idx   *feature.Index
+}
+
+// SharedMetric is Shared with the hypotheses scored by m (statistics of
+// m, metric.Metric.Segment against reference) instead of BLEU: the pool of
+// `mtune tune-nbest --metric` on europarl100. Each metric (compared with
+// ==, so pass the same value, as a metric.Parse result held in a package
+// variable) is read once per test binary; callers must not modify the
+// lists or idx and get their own copy of init.
+func SharedMetric(tb testing.TB, m metric.Metric) (lists []pool.List, init feature.Weights, idx *feature.Index) {
+	tb.Helper()
+	dir := shared.Path(tb, "nbest", "europarl100")
+	scored.Lock()
+	defer scored.Unlock()
+	p, ok := scored.pools[m]
+	if !ok {
+		lists, init, idx, err := readMetric(dir, m)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if scored.pools == nil {
+			scored.pools = map[metric.Metric]*scoredPool{}
+		}
+		p = &scoredPool{lists, init, idx}
+		scored.pools[m] = p
+	}
+	return p.lists, p.init.Clone(), p.idx
+}
+
+// read loads the data in dir, scored with BLEU.
 func read(dir string) ([]pool.List, feature.Weights, *feature.Index, error) {
 	return readMetric(dir, metric.DefaultBLEU())
 }
 
-// readMetric loads the data in dir, scored under m.
+// readMetric loads the data in dir, scored with m.
 func readMetric(dir string, m metric.Metric) ([]pool.List, feature.Weights, *feature.Index, error) {
 	ctx := context.Background()
 	idx := feature.NewIndex()
