@@ -13,6 +13,7 @@ import (
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/rundir"
+	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -26,9 +27,10 @@ type metricRun struct {
 }
 
 // TestMetricModes tunes the small demo toward chrF (and TER, lower being
-// better) in each mode: batch MERT (its rounds sweep lines under the
-// metric), batch PRO (pairs sampled by part), a batch optimizer that reads
-// the pool on one worker (svm). For each: metrics.jsonl names the metric;
+// better, and BLEU−TER) in each mode: batch MERT (its rounds sweep lines
+// under the metric), batch PRO (pairs sampled by part), batch optimizers
+// that read the pool on one worker (svm, kbmira), ipm with line-search
+// mixing (α chosen by the metric) and with averaging, stale. For each: metrics.jsonl names the metric;
 // every epoch's dev figure is the metric's corpus score of the dev set
 // decoded with that epoch's weights, as the retraining gate's scorer
 // computes it (pipelines.DevScorer); best/ holds the epoch with the best
@@ -43,6 +45,10 @@ func TestMetricModes(t *testing.T) {
 		{"batch-mert-chrf", tune.Batch, "mert", "chrf", ""},
 		{"batch-pro-ter", tune.Batch, "pro", "ter", ""},
 		{"batch-svm-chrf++", tune.Batch, "svm", "chrf++", ""},
+		{"batch-kbmira-chrf", tune.Batch, "kbmira", "chrf", ""},
+		{"ipm-adagrad-linesearch-chrf", tune.IPM, "adagrad", "chrf", "linesearch"},
+		{"ipm-mira-average-ter", tune.IPM, "mira", "ter", ""},
+		{"stale-adagrad-bleu-ter", tune.Stale, "adagrad", "bleu:0.5,ter:0.5", "linesearch"},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) { checkMetricRun(t, r) })
@@ -58,6 +64,15 @@ func checkMetricRun(t *testing.T, r metricRun) {
 	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
 	if r.algo == "mert" {
 		o.AlgoConfig.Restarts = 2
+	}
+	if r.mode == tune.Stale {
+		o.Threads = 1 // more threads apply gradients in the order of their timing
+	}
+	if r.mix != "" {
+		var err error
+		if o.Mix, err = transforms.ParseMixer(r.mix); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res := mustRun(t, ctx, o)
 	m, err := metric.Parse(r.metric, metric.Options{})
@@ -107,6 +122,12 @@ func checkMetricRun(t *testing.T, r metricRun) {
 		first, err := bufio.NewReader(z).ReadString('\n')
 		if err != nil || !strings.HasSuffix(first, " "+m.Name()+"\n") {
 			t.Errorf("pool part 0's scores are not %s's: %q (%v)", m.Name(), first, err)
+		}
+	}
+	if o.Mix != nil && o.Mix.UsesLists() {
+		var mr tune.MixReport
+		if err := rundir.ReadJSON(ctx, l.Epoch(1).MixReport(), &mr); err != nil || mr.LineSearch == nil || mr.LineSearch.Metric != m.Name() {
+			t.Errorf("epoch 1's line search: %+v (%v), want one under %s", mr.LineSearch, err, m.Name())
 		}
 	}
 	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
