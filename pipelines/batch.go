@@ -75,7 +75,7 @@ func readDevBLEU(ctx context.Context, o *Options, dir rundir.EpochLayout) (*floa
 // launches of their own (runMERT); PRO samples each part's pairs where the
 // part is written and fits them on one worker at the end of the same
 // launch, which then re-ranks the pool by parts with the new weights for
-// the tune BLEU (transforms.PoolBLEU); every other optimizer reads the
+// the tune BLEU (transforms.PoolStats); every other optimizer reads the
 // whole pool on one worker at the end of the same launch
 // (transforms.BatchLearn). Tune BLEU is the 1-best BLEU of the pool
 // re-ranked by the new weights (no second decoding). With a dev set (dev
@@ -107,7 +107,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	learned := transforms.BatchLearn(s, infos, &transforms.BatchLearnFn{Learn: learn})
 	pro := learn.Step != nil && step.SamplesPairs()
 	if pro {
-		transforms.WriteStats(s, transforms.PoolBLEU(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
+		transforms.WriteStats(s, transforms.PoolStats(s, beam.CreateList(s, partNumbers(parts)), dir, learned), dir.TuneStats())
 	}
 	total := ranges.Lines
 	var devSents beam.PCollection

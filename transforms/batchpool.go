@@ -88,18 +88,18 @@ func (f *BatchLearnFn) ProcessElement(ctx context.Context, _ int, iter func(*tun
 	return err
 }
 
-// PoolBLEU sums the statistics of the pool's 1-bests under the weights w
+// PoolStats sums the statistics of the pool's 1-bests under the weights w
 // (a singleton PCollection<weights.ByName>, such as BatchLearn's), part by
 // part on the workers (tune.PartOneBest): parts is a PCollection<int> of
 // part numbers of the pool in dir. It returns the sum, a singleton
-// PCollection<metric.Stats> whose BLEU() is batch mode's tune BLEU.
-func PoolBLEU(s beam.Scope, parts beam.PCollection, dir rundir.EpochLayout, w beam.PCollection) beam.PCollection {
-	s = s.Scope("transforms.PoolBLEU")
+// PCollection<metric.Stats> whose corpus score is batch mode's tune score.
+func PoolStats(s beam.Scope, parts beam.PCollection, dir rundir.EpochLayout, w beam.PCollection) beam.PCollection {
+	s = s.Scope("transforms.PoolStats")
 	stats := beam.ParDo(s, &partOneBestFn{Dir: dir}, beam.Reshuffle(s, parts), beam.SideInput{Input: w})
 	return SumStats(s, stats)
 }
 
-// partOneBestFn is PoolBLEU's DoFn.
+// partOneBestFn is PoolStats's DoFn.
 type partOneBestFn struct {
 	Dir rundir.EpochLayout
 }

@@ -12,16 +12,18 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// SumStats sums BLEU statistics: it takes a PCollection<metric.Stats> and
-// returns a singleton PCollection<metric.Stats> whose BLEU() is corpus
-// BLEU (the zero Stats for an empty input).
+// SumStats sums statistics (any metric's): it takes a
+// PCollection<metric.Stats> and returns a singleton
+// PCollection<metric.Stats>, their sum, whose corpus score is the metric's
+// (the zero Stats for an empty input).
 func SumStats(s beam.Scope, stats beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.SumStats")
 	return beam.Combine(s, &SumStatsFn{}, stats)
 }
 
 // SumStatsFn is the CombineFn of SumStats. Its accumulator is a
-// metric.Stats; statistics of different BLEU orders are an error.
+// metric.Stats; invalid statistics, or statistics of different lengths
+// (metrics), are an error.
 type SumStatsFn struct{}
 
 // CreateAccumulator returns the zero Stats.
@@ -42,8 +44,8 @@ func (f *SumStatsFn) MergeAccumulators(a, b metric.Stats) (metric.Stats, error) 
 
 // OneBest sums the statistics of each list's 1-best under weights: it
 // takes a PCollection<tune.NBest> and a singleton PCollection<weights.ByName> and
-// returns a singleton PCollection<metric.Stats>, corpus BLEU of the lists
-// re-ranked with the weights (pool.OneBest).
+// returns a singleton PCollection<metric.Stats>, the summed statistics of
+// the lists re-ranked with the weights (pool.OneBest).
 func OneBest(s beam.Scope, lists, weights beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.OneBest")
 	best := beam.ParDo(s, &OneBestFn{}, lists, beam.SideInput{Input: weights})
@@ -84,7 +86,7 @@ func (f *OneBestFn) ProcessElement(n tune.NBest, _ weights.ByName) (metric.Stats
 
 // DecodedStats sums the statistics of each list's first hypothesis, the
 // 1-best as decoded: it takes a PCollection<tune.NBest> and returns a singleton
-// PCollection<metric.Stats> whose BLEU() is progressive BLEU.
+// PCollection<metric.Stats> whose corpus score is the progressive score.
 func DecodedStats(s beam.Scope, lists beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.DecodedStats")
 	return SumStats(s, beam.ParDo(s, firstStats, lists))
