@@ -36,7 +36,7 @@
 // (tune.ReadEpoch; the files' formats are io/weights' and tune's);
 // batch mode's pool is written by parts, Moses n-best and statistics files
 // (WritePool), and its optimizer step reads them back (BatchLearn, MERTRound,
-// PoolBLEU). The
+// PoolStats). The
 // long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
 // per shard or batch, not as a side input: prism busy-loops while a stage
 // that reads a side input runs (see replicate). The tuning set is read on a
@@ -59,7 +59,7 @@
 //	WritePool(s, PCollection<tune.NBest>, *WritePoolFn)        → PCollection<tune.PartResult>: the pool's parts, written (PRO: sampled)
 //	BatchLearn(s, PCollection<tune.PartResult>, *BatchLearnFn): the pool's summary; the optimizer on one worker (tune.BatchLearn)
 //	MERTRound(s, PCollection<int>, *MERTShareFn, path): one round of MERT's passes over the parts
-//	PoolBLEU(s, PCollection<int>, dir, weights)                → PCollection<metric.Stats> (one): the pool's 1-bests
+//	PoolStats(s, PCollection<int>, dir, weights)                → PCollection<metric.Stats> (one): the pool's 1-bests
 //
 // # Metrics and logs
 //
