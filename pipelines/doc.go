@@ -80,7 +80,7 @@
 //	OUT/epochs/NNN/weights.json     every weight (io/weights JSON): the next epoch's input
 //	OUT/epochs/NNN/state/           learner states (ipm: shard-KKK.json; batch: learner.bin)
 //	OUT/epochs/NNN/pool/            batch mode: the pool after the epoch by parts of 256 sentences, part-PPPPP.nbest.gz (Moses n-best) and part-PPPPP.scores.gz (Moses SCORESTAT)
-//	OUT/epochs/NNN/work/            what the pipeline hands the driver: the mixed weights, BLEU statistics (dev-stats.json, tune-stats.json with EvalTune; batch: decoded-stats.json, pool.json, batch.json), line-search result, stale mode's stale-KKKKK.json
+//	OUT/epochs/NNN/work/            what the pipeline hands the driver: the mixed weights, the metric's summed statistics (dev-stats.json, tune-stats.json with EvalTune; batch: decoded-stats.json, pool.json, batch.json), line-search result, stale mode's stale-KKKKK.json
 //	OUT/epochs/NNN/complete         written last: the epoch's metrics line
 //	OUT/metrics.jsonl               one Metrics line per epoch
 //	OUT/best/weights{,.sparse,.json} and epoch.json: the epoch with the best dev BLEU (tune BLEU without a dev set), the earlier on ties

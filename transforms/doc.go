@@ -1,7 +1,7 @@
 // Package transforms holds the Beam DoFns, CombineFns and small composites
 // of mtune's tuning pipeline (DESIGN.md §1): shard the tuning set, decode,
 // learn per shard with the decoder in the loop, merge the shards' weights
-// by averaging or line search, and sum BLEU statistics. Each step is also a
+// by averaging or line search, and sum the metric's statistics. Each step is also a
 // plain call (ShardOf, LearnShard, DecodeSentences, MixWeights; mixing is
 // package tune's: AverageSums, LineSearchList, LineSearch) that runs and is
 // tested without Beam.
