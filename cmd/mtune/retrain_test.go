@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,6 +210,8 @@ func TestRetrainUsage(t *testing.T) {
 		{[]string{"--registry", root, "--init", "w"}, "-init"},
 		{[]string{"--registry", root, "--config", "m.ini", "--src", "s", "--ref", "r"}, "needs a dev set"},
 		{[]string{"--registry", root, "--epochs", "0"}, "--epochs 0"},
+		{[]string{"--registry", root, "--metric", "meteor"}, "--metric: tune: metric \"meteor\": unknown"},
+		{[]string{"--registry", root, "--metric", "external"}, "scores computed elsewhere"},
 	} {
 		code, _, errOut := mtune(t, "", append([]string{"retrain"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
@@ -235,6 +239,10 @@ func TestRegistryCommands(t *testing.T) {
 		promoted = `{"run":"n1","weights":"runs/n1/best/weights.json","dev_bleu":20,"since":"2026-11-21T04:00:00Z"}` + "\n"
 		line1    = `{"run":"n1","decision":"promoted","candidate_bleu":20,"promoted_bleu":18,"p_value":0.01,"ci":[1.2,2.8],"gate":{"metric":"bleu","min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1},"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}` + "\n"
 		gate1    = `{"promote":true,"weights":"runs/n1/best/weights.json","candidate_bleu":20,"promoted_bleu":18,"gain":2,"ci":[1.2,2.8],"p_value":0.01,"sentences":80,"min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1}` + "\n"
+		// A second night, gated on chrF, as this version writes it.
+		promotedC = `{"run":"c2","weights":"runs/c2/best/weights.json","metric":"chrF2","dev_score":55.9,"since":"2026-11-22T04:00:00Z"}` + "\n"
+		lineC2    = `{"run":"c2","decision":"promoted","metric":"chrF2","candidate_score":55.9,"promoted_score":55.1,"gain":0.8,"p_value":0.01,"ci":[0.2,1.4],"promoted_run":"n1","gate":{"metric":"chrF2","min_gain":0,"max_p":0.05,"samples":1000,"seed":1},"start":"2026-11-22T03:00:00Z","end":"2026-11-22T04:00:00Z"}` + "\n"
+		gateC2    = `{"promote":true,"weights":"runs/c2/best/weights.json","promoted_run":"n1","candidate_score":55.9,"promoted_score":55.1,"gain":0.8,"ci":[0.2,1.4],"p_value":0.01,"sentences":80,"metric":"chrF2","min_gain":0,"max_p":0.05,"samples":1000,"seed":1}` + "\n"
 	)
 	tests := []struct {
 		name    string
@@ -251,7 +259,7 @@ func TestRegistryCommands(t *testing.T) {
 		{name: "status, weights missing", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
 			args: []string{"status"}, code: 1, stdout: []string{"runs/n1/best/weights.json (MISSING)"}, stderr: []string{"is missing", "mtune registry rollback"}},
 		{name: "history, torn last line", files: map[string]string{"history.jsonl": line1 + `{"run":"n2","dec`},
-			args: []string{"history"}, stdout: []string{"n1", "bleu gain ≥ 0.50, p < 0.1, 1000 samples"}, stderr: []string{"history.jsonl:2: dropping the torn last line"}},
+			args: []string{"history"}, stdout: []string{"n1", "BLEU 18.00 → 20.00", "BLEU gain ≥ 0.50, p < 0.1, 1000 samples"}, stderr: []string{"history.jsonl:2: dropping the torn last line"}},
 		{name: "status, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1},
 			args: []string{"status"}, code: 1, stderr: []string{"promoted.json: invalid character", "mtune registry repair --registry"}},
 		{name: "repair, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1, "runs/n1/gate.json": gate1},
@@ -259,6 +267,16 @@ func TestRegistryCommands(t *testing.T) {
 			after: map[string]string{"promoted.json.broken": "}{", "promoted.json": `"weights":"runs/n1/best/weights.json"`}},
 		{name: "repair, nothing to repair", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
 			args: []string{"repair"}, stdout: []string{"nothing to repair"}},
+		{name: "status, promoted by chrF", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2, "runs/c2/best/weights.json": "{}"},
+			args: []string{"status"}, stdout: []string{"promoted: run c2", "dev chrF2: 55.90\n"}},
+		{name: "history, BLEU then chrF", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2},
+			args: []string{"history"}, stdout: []string{"BLEU 18.00 → 20.00", "+2.00", "chrF2 55.10 → 55.90", "+0.80", "chrF2 gain ≥ 0.00"}},
+		{name: "rollback from chrF to BLEU", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2, "runs/n1/gate.json": gate1, "runs/c2/gate.json": gateC2, "runs/n1/best/weights.json": "{}"},
+			args: []string{"rollback"}, stdout: []string{"promoted n1 again (rolled back from run c2); dev BLEU 20.00 when it ran"},
+			after: map[string]string{"promoted.json": `"metric":"BLEU","dev_score":20,`}},
+		{name: "rollback from BLEU to chrF", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1 + lineC2, "runs/n1/gate.json": gate1, "runs/c2/gate.json": gateC2, "runs/c2/best/weights.json": "{}"},
+			args: []string{"rollback", "--to", "c2"}, stdout: []string{"promoted c2 again (rolled back from run n1); dev chrF2 55.90 when it ran"},
+			after: map[string]string{"promoted.json": `"metric":"chrF2","dev_score":55.9,"since"`}},
 		{name: "refused rollback", files: map[string]string{"": ""}, args: []string{"rollback"}, code: 1,
 			stderr: []string{"nothing is promoted"}, nothing: true},
 	}
@@ -305,5 +323,119 @@ func TestRegistryCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetrainChrF plays a night gated on chrF (retrain --metric chrf) on
+// the demo: its gate.json names chrF2 and holds the dev chrF2 of the
+// candidate and of the model's own weights, each that of `mtune decode` +
+// `mtune score --metric chrf` of the dev set with those weights, and the
+// decision the scores and the p-value call for. A BLEU night after it
+// scores the weights in use again, under BLEU; status, history and
+// rollback name the metric of every score.
+func TestRetrainChrF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	t.Skip("needs the pipeline's --metric figures (lead)")
+	root := filepath.Join(t.TempDir(), "reg")
+	reg := registry.Registry{Root: root}
+	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "c1", "--epochs", "1", "--metric", "chrf", "--mode", "batch", "--algo", "pro")
+	if code != 0 {
+		t.Fatalf("chrF night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	t.Logf("chrF night: %s", stdout)
+	for _, want := range []string{"night c1: ", " (dev chrF2 ", "promotes if chrF2 gain ≥ 0.00, p < 0.05, 1000 samples"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout %q lacks %q", stdout, want)
+		}
+	}
+	raw, err := os.ReadFile(reg.Gate("c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	var d registry.Decision
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fields["candidate_bleu"]; ok || fields["metric"] != "chrF2" || fields["candidate_score"] == nil || fields["promoted_score"] == nil {
+		t.Errorf("gate.json %s: want the metric chrF2, its scores and no BLEU names", raw)
+	}
+	if d.Promote != (d.Gain >= d.MinGain && d.PValue < d.MaxP) || d.Gain != d.CandidateScore-d.PromotedScore || d.CI[0] > d.Gain || d.CI[1] < d.Gain {
+		t.Errorf("gate.json %s: the decision does not follow from the scores", raw)
+	}
+
+	// The gate's scores are the dev set's chrF2, decoded with each weights.
+	model := filepath.Join(root, "demo-model")
+	score := func(metric string, weights ...string) float64 {
+		t.Helper()
+		args := append([]string{"decode", "--config", filepath.Join(model, "moses.ini"), filepath.Join(model, "corpus", "test.src")}, weights...)
+		code, hyps, errOut := mtune(t, "", args...)
+		if code != 0 {
+			t.Fatalf("decode: exit %d: %s", code, errOut)
+		}
+		hyp := filepath.Join(t.TempDir(), "test.out")
+		if err := os.WriteFile(hyp, []byte(hyps), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := mtune(t, "", "score", "--metric", metric, "--json", "-r", filepath.Join(model, "corpus", "test.ref"), hyp)
+		var s struct {
+			Name  string  `json:"name"`
+			Score float64 `json:"score"`
+			BLEU  float64 `json:"bleu"` // a fraction
+		}
+		if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+			t.Fatalf("score: exit %d, %v: %s %s", code, err, out, errOut)
+		}
+		return s.Score + 100*s.BLEU // BLEU as a fraction
+	}
+	cand := []string{"--weights", reg.Run("c1").Best().JSON()}
+	if got, want := d.CandidateScore, score("chrf", cand...); math.Abs(got-want) > 1e-9 {
+		t.Errorf("gate.json's candidate chrF2 %v, decode + score %v", got, want)
+	}
+	if got, want := d.PromotedScore, score("chrf"); math.Abs(got-want) > 1e-9 {
+		t.Errorf("gate.json's promoted (the model's own) chrF2 %v, decode + score %v", got, want)
+	}
+	h := storagetest.Read(t, reg.ReadHistory)
+	if len(h) != 1 || h[0].Metric != "chrF2" || *h[0].CandidateScore != d.CandidateScore || h[0].Gate.Metric != "chrF2" {
+		t.Fatalf("history %+v", h)
+	}
+	if !d.Promote {
+		t.Skipf("the chrF night was kept (%s): nothing to compare the BLEU night with", h[0].Summary())
+	}
+	if raw, _ := os.ReadFile(reg.Promoted()); strings.Contains(string(raw), "dev_bleu") || !strings.Contains(string(raw), `"metric":"chrF2"`) {
+		t.Errorf("promoted.json of weights promoted by chrF2: %s", raw)
+	}
+
+	// A BLEU night: the chrF-promoted weights scored again, under BLEU.
+	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "b2", "--epochs", "1")
+	if code != 0 || !strings.Contains(stdout, "night b2: ") || !strings.Contains(stdout, " (dev BLEU ") {
+		t.Fatalf("BLEU night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	if !strings.Contains(errOut, "the weights in use were promoted by chrF2") {
+		t.Errorf("the BLEU night does not say it scores chrF2-promoted weights again:\n%s", errOut)
+	}
+	h = storagetest.Read(t, reg.ReadHistory)
+	if len(h) != 2 || h[1].Metric != "BLEU" || h[1].PromotedRun != "c1" || math.Abs(*h[1].PromotedScore-score("bleu", cand...)) > 1e-9 {
+		t.Fatalf("history after the BLEU night: %+v", h)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "history", "--registry", root)
+	if code != 0 || !strings.Contains(stdout, h[0].Scores()) || !strings.Contains(stdout, h[1].Scores()) {
+		t.Errorf("history: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "status", "--registry", root)
+	ptr := storagetest.Read(t, reg.ReadPointer)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("dev %s: %.2f", ptr.Metric, ptr.DevScore)) {
+		t.Errorf("status: exit %d, %q; promoted %+v", code, stdout, ptr)
+	}
+	if ptr.Run == "b2" {
+		code, stdout, _ = mtune(t, "", "registry", "rollback", "--registry", root)
+		if want := fmt.Sprintf("promoted c1 again (rolled back from run b2); dev chrF2 %.2f when it ran", d.CandidateScore); code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("rollback: exit %d, %q; want %q", code, stdout, want)
+		}
 	}
 }
