@@ -326,13 +326,13 @@ func TestRegistryCommands(t *testing.T) {
 	}
 }
 
-// TestRetrainChrF plays a night gated on chrF (retrain --metric chrf) on
-// the demo: its gate.json names chrF2 and holds the dev chrF2 of the
-// candidate and of the model's own weights, each that of `mtune decode` +
-// `mtune score --metric chrf` of the dev set with those weights, and the
-// decision the scores and the p-value call for. A BLEU night after it
-// scores the weights in use again, under BLEU; status, history and
-// rollback name the metric of every score.
+// TestRetrainChrF plays a night gated on BLEU, then one gated on chrF
+// (retrain --metric chrf) on the demo. The chrF night's gate.json names
+// chrF2 and holds the dev chrF2 of its candidate and of the weights the
+// BLEU night promoted, scored again under chrF: each that of `mtune
+// decode` + `mtune score --metric chrf` of the dev set with those weights;
+// its decision is the one the scores and the p-value call for. Status,
+// history and rollback name the metric of every score.
 func TestRetrainChrF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tunes the demo system")
@@ -340,17 +340,24 @@ func TestRetrainChrF(t *testing.T) {
 	t.Skip("needs the pipeline's --metric figures (lead)")
 	root := filepath.Join(t.TempDir(), "reg")
 	reg := registry.Registry{Root: root}
-	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "c1", "--epochs", "1", "--metric", "chrf", "--mode", "batch", "--algo", "pro")
+	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "b1", "--epochs", "1")
+	if code != 0 || !strings.Contains(stdout, "night b1: promoted (dev BLEU ") {
+		t.Fatalf("BLEU night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "c2", "--epochs", "1", "--metric", "chrf", "--mode", "batch", "--algo", "pro")
 	if code != 0 {
 		t.Fatalf("chrF night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
 	}
 	t.Logf("chrF night: %s", stdout)
-	for _, want := range []string{"night c1: ", " (dev chrF2 ", "promotes if chrF2 gain ≥ 0.00, p < 0.05, 1000 samples"} {
+	for _, want := range []string{"night c2: ", " (dev chrF2 ", "promotes if chrF2 gain ≥ 0.00, p < 0.05, 1000 samples"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout %q lacks %q", stdout, want)
 		}
 	}
-	raw, err := os.ReadFile(reg.Gate("c1"))
+	if !strings.Contains(errOut, "the weights in use were promoted by BLEU") {
+		t.Errorf("the chrF night does not say it scores BLEU-promoted weights again:\n%s", errOut)
+	}
+	raw, err := os.ReadFile(reg.Gate("c2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,8 +369,8 @@ func TestRetrainChrF(t *testing.T) {
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fields["candidate_bleu"]; ok || fields["metric"] != "chrF2" || fields["candidate_score"] == nil || fields["promoted_score"] == nil {
-		t.Errorf("gate.json %s: want the metric chrF2, its scores and no BLEU names", raw)
+	if _, ok := fields["candidate_bleu"]; ok || fields["metric"] != "chrF2" || fields["candidate_score"] == nil || fields["promoted_score"] == nil || d.PromotedRun != "b1" {
+		t.Errorf("gate.json %s: want the metric chrF2, its scores, no BLEU names, compared with b1", raw)
 	}
 	if d.Promote != (d.Gain >= d.MinGain && d.PValue < d.MaxP) || d.Gain != d.CandidateScore-d.PromotedScore || d.CI[0] > d.Gain || d.CI[1] < d.Gain {
 		t.Errorf("gate.json %s: the decision does not follow from the scores", raw)
@@ -371,10 +378,9 @@ func TestRetrainChrF(t *testing.T) {
 
 	// The gate's scores are the dev set's chrF2, decoded with each weights.
 	model := filepath.Join(root, "demo-model")
-	score := func(metric string, weights ...string) float64 {
+	score := func(metric, weights string) float64 {
 		t.Helper()
-		args := append([]string{"decode", "--config", filepath.Join(model, "moses.ini"), filepath.Join(model, "corpus", "test.src")}, weights...)
-		code, hyps, errOut := mtune(t, "", args...)
+		code, hyps, errOut := mtune(t, "", "decode", "--config", filepath.Join(model, "moses.ini"), "--weights", weights, filepath.Join(model, "corpus", "test.src"))
 		if code != 0 {
 			t.Fatalf("decode: exit %d: %s", code, errOut)
 		}
@@ -384,58 +390,49 @@ func TestRetrainChrF(t *testing.T) {
 		}
 		code, out, errOut := mtune(t, "", "score", "--metric", metric, "--json", "-r", filepath.Join(model, "corpus", "test.ref"), hyp)
 		var s struct {
-			Name  string  `json:"name"`
 			Score float64 `json:"score"`
 			BLEU  float64 `json:"bleu"` // a fraction
 		}
 		if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
 			t.Fatalf("score: exit %d, %v: %s %s", code, err, out, errOut)
 		}
-		return s.Score + 100*s.BLEU // BLEU as a fraction
+		return s.Score + 100*s.BLEU
 	}
-	cand := []string{"--weights", reg.Run("c1").Best().JSON()}
-	if got, want := d.CandidateScore, score("chrf", cand...); math.Abs(got-want) > 1e-9 {
+	b1, c2 := reg.Run("b1").Best().JSON(), reg.Run("c2").Best().JSON()
+	if got, want := d.CandidateScore, score("chrf", c2); math.Abs(got-want) > 1e-9 {
 		t.Errorf("gate.json's candidate chrF2 %v, decode + score %v", got, want)
 	}
-	if got, want := d.PromotedScore, score("chrf"); math.Abs(got-want) > 1e-9 {
-		t.Errorf("gate.json's promoted (the model's own) chrF2 %v, decode + score %v", got, want)
+	if got, want := d.PromotedScore, score("chrf", b1); math.Abs(got-want) > 1e-9 {
+		t.Errorf("gate.json's promoted (b1's) chrF2 %v, decode + score %v", got, want)
 	}
 	h := storagetest.Read(t, reg.ReadHistory)
-	if len(h) != 1 || h[0].Metric != "chrF2" || *h[0].CandidateScore != d.CandidateScore || h[0].Gate.Metric != "chrF2" {
+	if len(h) != 2 || h[0].Metric != "BLEU" || h[1].Metric != "chrF2" || *h[1].CandidateScore != d.CandidateScore || h[1].Gate.Metric != "chrF2" {
 		t.Fatalf("history %+v", h)
 	}
-	if !d.Promote {
-		t.Skipf("the chrF night was kept (%s): nothing to compare the BLEU night with", h[0].Summary())
-	}
-	if raw, _ := os.ReadFile(reg.Promoted()); strings.Contains(string(raw), "dev_bleu") || !strings.Contains(string(raw), `"metric":"chrF2"`) {
-		t.Errorf("promoted.json of weights promoted by chrF2: %s", raw)
-	}
-
-	// A BLEU night: the chrF-promoted weights scored again, under BLEU.
-	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "b2", "--epochs", "1")
-	if code != 0 || !strings.Contains(stdout, "night b2: ") || !strings.Contains(stdout, " (dev BLEU ") {
-		t.Fatalf("BLEU night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
-	}
-	if !strings.Contains(errOut, "the weights in use were promoted by chrF2") {
-		t.Errorf("the BLEU night does not say it scores chrF2-promoted weights again:\n%s", errOut)
-	}
-	h = storagetest.Read(t, reg.ReadHistory)
-	if len(h) != 2 || h[1].Metric != "BLEU" || h[1].PromotedRun != "c1" || math.Abs(*h[1].PromotedScore-score("bleu", cand...)) > 1e-9 {
-		t.Fatalf("history after the BLEU night: %+v", h)
+	if got, want := *h[0].CandidateScore, score("bleu", b1); math.Abs(got-want) > 1e-9 {
+		t.Errorf("b1's dev BLEU %v, decode + score %v", got, want)
 	}
 	code, stdout, _ = mtune(t, "", "registry", "history", "--registry", root)
 	if code != 0 || !strings.Contains(stdout, h[0].Scores()) || !strings.Contains(stdout, h[1].Scores()) {
 		t.Errorf("history: exit %d:\n%s", code, stdout)
 	}
-	code, stdout, _ = mtune(t, "", "registry", "status", "--registry", root)
 	ptr := storagetest.Read(t, reg.ReadPointer)
+	code, stdout, _ = mtune(t, "", "registry", "status", "--registry", root)
 	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("dev %s: %.2f", ptr.Metric, ptr.DevScore)) {
 		t.Errorf("status: exit %d, %q; promoted %+v", code, stdout, ptr)
 	}
-	if ptr.Run == "b2" {
-		code, stdout, _ = mtune(t, "", "registry", "rollback", "--registry", root)
-		if want := fmt.Sprintf("promoted c1 again (rolled back from run b2); dev chrF2 %.2f when it ran", d.CandidateScore); code != 0 || !strings.Contains(stdout, want) {
-			t.Errorf("rollback: exit %d, %q; want %q", code, stdout, want)
+	promoted, _ := os.ReadFile(reg.Promoted())
+	if !d.Promote {
+		if ptr.Run != "b1" || !strings.Contains(string(promoted), `"metric":"BLEU"`) || !strings.Contains(string(promoted), `"dev_bleu":`) {
+			t.Errorf("promoted.json after a kept chrF night: %s", promoted)
 		}
+		return
+	}
+	if ptr.Run != "c2" || strings.Contains(string(promoted), "dev_bleu") || !strings.Contains(string(promoted), `"metric":"chrF2"`) {
+		t.Errorf("promoted.json of weights promoted by chrF2: %s", promoted)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "rollback", "--registry", root)
+	if want := fmt.Sprintf("promoted b1 again (rolled back from run c2); dev BLEU %.2f when it ran", *h[0].CandidateScore); code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("rollback: exit %d, %q; want %q", code, stdout, want)
 	}
 }
