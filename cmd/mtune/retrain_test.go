@@ -344,7 +344,7 @@ func TestRetrainChrF(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "night b1: promoted (dev BLEU ") {
 		t.Fatalf("BLEU night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
 	}
-	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "c2", "--epochs", "1", "--metric", "chrf", "--mode", "batch", "--algo", "pro")
+	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "c2", "--epochs", "1", "--metric", "chrf")
 	if code != 0 {
 		t.Fatalf("chrF night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
 	}
