@@ -69,10 +69,12 @@
 //
 // PairedBootstrap (Koehn 2004) and PairedApproxRandomization (Riezler &
 // Maxwell 2005; Clark et al. 2011) compare two systems' translations of one
-// test set from their per-sentence Stats, as sacreBLEU's --paired-bs and
-// --paired-ar do: corpus BLEU of each, the gain, a 95% interval of the gain
-// (bootstrap), and one- and two-sided p-values. The one-sided P, for "the
-// candidate is not better", is the one to gate a promotion on.
+// test set from their per-sentence Stats under any metric (BLEU by
+// default), as sacreBLEU's --paired-bs and --paired-ar do: the corpus score
+// of each, the candidate's gain (oriented: a lower TER is a gain), a 95%
+// interval of the gain (bootstrap), and one- and two-sided p-values. The
+// one-sided P, for "the candidate is not better", is the one to gate a
+// promotion on.
 //
 // # TER
 //

@@ -1,7 +1,8 @@
 package metric
 
-// Paired significance tests: is one system's corpus BLEU on a test set
-// better than another's, or could the difference be chance?
+// Paired significance tests: is one system's corpus score on a test set
+// (BLEU, or any Metric: chrF, TER, a weighted sum) better than another's, or
+// could the difference be chance?
 //
 // References:
 //
@@ -15,7 +16,11 @@ package metric
 //     the p-value.
 //   - Post (2018) and sacreBLEU 2 (sacrebleu/significance.py,
 //     `--paired-bs` and `--paired-ar`), whose conventions are followed and
-//     whose differences are noted below.
+//     whose differences are noted below. sacreBLEU runs both tests on
+//     any of its metrics (BLEU, chrF, TER) from their sufficient
+//     statistics, as here; its statistics are absolute differences and
+//     need no orientation, while the one-sided p-values here count a
+//     lower TER as better (Objective).
 
 import (
 	"context"
@@ -29,8 +34,9 @@ import (
 // ErrPaired is wrapped by the errors the paired tests return for unusable
 // input: systems of different lengths, no sentences, a count of samples or
 // trials below 1 (or, for the bootstrap, above MaxPairedSamples), statistics
-// of different orders. Malformed statistics (NaN, negative, …) wrap ErrStats
-// instead, and a cancelled context wraps the context's error.
+// of different lengths (BLEU: orders). Malformed statistics (NaN, negative,
+// not the metric's, …) wrap ErrStats instead, and a cancelled context wraps
+// the context's error.
 var ErrPaired = errors.New("metric: invalid paired test input")
 
 // MaxPairedSamples bounds PairedBootstrap's resamples: their gains are kept (8
@@ -41,17 +47,26 @@ const MaxPairedSamples = 50_000_000
 // rand.NewPCG(seed, pcgStream).
 const pcgStream = 0x70616972_65647465 // "pairedte"
 
-// PairedResult is the outcome of PairedBootstrap. BLEU values and gains are
-// fractions in [0, 1] like Stats.BLEU (sacreBLEU reports them multiplied by
-// 100); p-values are scale-free.
+// PairedResult is the outcome of PairedBootstrap. Scores and gains are on
+// the metric's paired scale (Scale): for BLEU fractions in [0, 1] like
+// Stats.BLEU (sacreBLEU reports them multiplied by 100), for every other
+// metric the points of Metric.Score; p-values are scale-free. Gains are
+// oriented so that a positive one favours the candidate, for an error rate
+// (TER) too.
 type PairedResult struct {
-	// BaseBLEU and CandBLEU are the corpus BLEU of each system on the whole
-	// test set, and Gain = CandBLEU - BaseBLEU.
-	BaseBLEU float64 `json:"base_bleu"`
-	CandBLEU float64 `json:"cand_bleu"`
-	Gain     float64 `json:"gain"`
+	// Metric is the metric's name ("BLEU", "chrF2", "TER"; Metric.Name).
+	Metric string `json:"metric"`
+	// Scale turns the scores, gains and interval into the metric's points
+	// (Metric.Score's scale): 100 for BLEU, 1 for the others (pairedScale).
+	Scale float64 `json:"scale"`
+	// Base and Cand are each system's corpus score on the whole test set
+	// (TER as TER, lower being better), and Gain the candidate's gain
+	// over the base: Cand - Base, or Base - Cand when lower is better.
+	Base float64 `json:"base"`
+	Cand float64 `json:"cand"`
+	Gain float64 `json:"gain"`
 	// MeanGain is the mean of the resampled gains δ_b (close to Gain, but not
-	// equal to it: BLEU is not linear in the statistics).
+	// equal to it: BLEU, chrF and TER are not linear in the statistics).
 	MeanGain float64 `json:"mean_gain"`
 	// Low and High bound the 95% percentile interval of the resampled gains:
 	// with the gains sorted, g[k] and g[B-1-k] for k = ⌊B/40⌋, the indices
@@ -70,13 +85,16 @@ type PairedResult struct {
 }
 
 // RandomizationResult is the outcome of PairedApproxRandomization, on the
-// same scale as PairedResult.
+// same scale and with the same orientation as PairedResult.
 type RandomizationResult struct {
-	// BaseBLEU and CandBLEU are the corpus BLEU of each system on the whole
-	// test set, and Gain = CandBLEU - BaseBLEU.
-	BaseBLEU float64 `json:"base_bleu"`
-	CandBLEU float64 `json:"cand_bleu"`
-	Gain     float64 `json:"gain"`
+	// Metric and Scale are PairedResult's.
+	Metric string  `json:"metric"`
+	Scale  float64 `json:"scale"`
+	// Base and Cand are each system's corpus score on the whole test set,
+	// and Gain the candidate's gain over the base, as in PairedResult.
+	Base float64 `json:"base"`
+	Cand float64 `json:"cand"`
+	Gain float64 `json:"gain"`
 	// P is the one-sided p-value for H0 "the candidate is not better than
 	// the base": (1 + #{t : δ_t ≥ Gain}) / (T + 1).
 	P float64 `json:"p"`
@@ -87,10 +105,38 @@ type RandomizationResult struct {
 	Trials int `json:"trials"`
 }
 
+// pairedMetric is how the paired tests score a system under a metric.
+type pairedMetric struct {
+	name string
+	// score is a system's corpus score as the results report it; gain
+	// the figure whose difference is the gain, higher being better
+	// (Objective).
+	score, gain func(Stats) float64
+	// scale is the results' Scale.
+	scale float64
+	// check is CheckStats.
+	check func(Stats) error
+}
+
+// pairedScale returns how the paired tests score systems under m (nil:
+// BLEU). BLEU is computed as Stats.BLEU, a fraction, the computation of
+// Koehn (2004) and Moses, whose results earlier versions gave bit for bit
+// (Scale 100 takes them to points); any other metric as Metric.Score, in
+// points (Scale 1), its gain Gain's orientation: the negated score of an
+// error rate, so that a positive gain favours the candidate.
+func pairedScale(m Metric) pairedMetric {
+	check := func(s Stats) error { return CheckStats(m, s) }
+	if IsBLEU(m) {
+		return pairedMetric{name: DefaultBLEU().Name(), score: Stats.BLEU, gain: Stats.BLEU, scale: 100, check: check}
+	}
+	return pairedMetric{name: m.Name(), score: m.Score, gain: Objective(m), scale: 1, check: check}
+}
+
 // checkPaired validates the input of a paired test: equal non-zero lengths,
-// valid statistics of one order, at least one draw (a resample or shuffle),
-// a live context; and returns the full-set statistics of both systems.
-func checkPaired(ctx context.Context, test string, base, cand []Stats, draws int, unit string) (sb, sc Stats, err error) {
+// valid statistics of one length (BLEU: order) under pm's metric, at least
+// one draw (a resample or shuffle), a live context; and returns the
+// full-set statistics of both systems.
+func checkPaired(ctx context.Context, pm pairedMetric, test string, base, cand []Stats, draws int, unit string) (sb, sc Stats, err error) {
 	if ctx == nil {
 		return sb, sc, fmt.Errorf("%w: %s: nil context", ErrPaired, test)
 	}
@@ -106,18 +152,18 @@ func checkPaired(ctx context.Context, test string, base, cand []Stats, draws int
 	if draws < 1 {
 		return sb, sc, fmt.Errorf("%w: %s: %d %s, want at least 1", ErrPaired, test, draws, unit)
 	}
-	order := base[0].Order()
+	n := base[0].N
 	for _, sys := range []struct {
 		name  string
 		stats []Stats
 	}{{"base", base}, {"candidate", cand}} {
 		for i := range sys.stats {
 			s := &sys.stats[i]
-			if err := s.ValidateBLEU(); err != nil {
-				return sb, sc, fmt.Errorf("metric: %s: %s sentence %d: %w", test, sys.name, i+1, err)
+			if err := pm.check(*s); err != nil {
+				return sb, sc, fmt.Errorf("metric: %s: %s %s sentence %d: %w", test, pm.name, sys.name, i+1, err)
 			}
-			if s.Order() != order {
-				return sb, sc, fmt.Errorf("%w: %s: %s sentence %d has order %d, base sentence 1 order %d", ErrPaired, test, sys.name, i+1, s.Order(), order)
+			if s.N != n {
+				return sb, sc, fmt.Errorf("%w: %s: %s sentence %d has %d statistics, base sentence 1 %d", ErrPaired, test, sys.name, i+1, s.N, n)
 			}
 		}
 	}
@@ -157,16 +203,15 @@ func (t *tally) pValues(n int) (one, two float64) { return pValue(t.one, n), pVa
 
 // pairs holds the counts of both systems' statistics packed for the
 // resampling loops: for sentence i, row i is base's counts then cand's, each
-// its Stats' values V[:w] (w = 2·order+1 for BLEU). Summing rows adds
+// its Stats' values V[:w] (w = N, 2·order+1 for BLEU). Summing rows adds
 // exactly what Stats.Add adds, in the same order.
 type pairs struct {
-	order, w int
-	rows     []float64
+	w    int
+	rows []float64
 }
 
 func packPairs(base, cand []Stats) pairs {
-	order := base[0].Order()
-	p := pairs{order: order, w: 2*order + 1}
+	p := pairs{w: base[0].N}
 	p.rows = make([]float64, 0, 2*p.w*len(base))
 	for i := range base {
 		p.rows = append(p.rows, base[i].V[:p.w]...)
@@ -185,14 +230,20 @@ func (p *pairs) stats(a *acc, off int) Stats {
 }
 
 // PairedBootstrap compares two systems' translations of one test set by paired
-// bootstrap resampling (Koehn 2004). base[i] and cand[i] are the statistics of
-// each system's translation of sentence i.
+// bootstrap resampling (Koehn 2004) under the metric m (nil: BLEU). base[i]
+// and cand[i] are the statistics of each system's translation of sentence i
+// under m.
 //
 // It draws samples resamples of the n sentence indices, uniformly with
 // replacement, the same indices for both systems, and computes each system's
-// corpus BLEU (Stats.BLEU, unsmoothed, a fraction in [0, 1]) on each: the
-// resampled gain is δ_b = BLEU(cand on b) - BLEU(base on b). Let δ = Gain be
-// the gain on the whole set and δ̄ = MeanGain the mean of the δ_b.
+// corpus score on each from its summed statistics: for BLEU Stats.BLEU
+// (unsmoothed, a fraction in [0, 1]), for any other metric Metric.Score. The
+// resampled gain is δ_b = S(cand on b) - S(base on b), S being the score
+// oriented so that higher is better (Objective: BLEU, chrF, a weighted sum
+// as they are, TER negated, so that δ_b = TER(base on b) - TER(cand on b)).
+// Let δ = Gain be the gain on the whole set and δ̄ = MeanGain the mean of the
+// δ_b. Everything below holds for every metric; the figures quoted are
+// BLEU's.
 //
 // The p-values test the observed gain against the bootstrap distribution
 // shifted to mean zero, the null distribution the bootstrap estimates
@@ -236,12 +287,14 @@ func (p *pairs) stats(a *acc, off int) Stats {
 //
 // It returns an error wrapping ErrPaired if the systems have different
 // numbers of sentences, there are none, samples is below 1 or above 5e7, or
-// the statistics have different orders; one wrapping ErrStats if some
-// statistics are invalid (Stats.Validate: NaN, infinite or negative counts,
-// …); and one wrapping ctx.Err() if ctx is done before it finishes.
-func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed uint64) (PairedResult, error) {
+// the statistics have different lengths (BLEU: orders); one wrapping
+// ErrStats if some statistics are not m's (CheckStats: NaN, infinite or
+// negative counts, the wrong number of them, …); and one wrapping ctx.Err()
+// if ctx is done before it finishes.
+func PairedBootstrap(ctx context.Context, m Metric, base, cand []Stats, samples int, seed uint64) (PairedResult, error) {
 	const test = "paired bootstrap"
-	sb, sc, err := checkPaired(ctx, test, base, cand, samples, "samples")
+	pm := pairedScale(m)
+	sb, sc, err := checkPaired(ctx, pm, test, base, cand, samples, "samples")
 	if err != nil {
 		return PairedResult{}, err
 	}
@@ -249,8 +302,8 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 		return PairedResult{}, fmt.Errorf("%w: %s: %d samples, at most %d", ErrPaired, test, samples, MaxPairedSamples)
 	}
 	n := len(base)
-	res := PairedResult{BaseBLEU: sb.BLEU(), CandBLEU: sc.BLEU(), Samples: samples}
-	res.Gain = res.CandBLEU - res.BaseBLEU
+	res := PairedResult{Metric: pm.name, Scale: pm.scale, Base: pm.score(sb), Cand: pm.score(sc), Samples: samples}
+	res.Gain = pm.gain(sc) - pm.gain(sb)
 
 	p := packPairs(base, cand)
 	w2 := 2 * p.w
@@ -275,7 +328,7 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 			}
 		}
 		xb, xc := p.stats(&a, 0), p.stats(&a, p.w)
-		g := xc.BLEU() - xb.BLEU()
+		g := pm.gain(xc) - pm.gain(xb)
 		gains[b] = g
 		sum += g
 	}
@@ -295,16 +348,17 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 
 // PairedApproxRandomization compares two systems' translations of one test set
 // by paired approximate randomisation (Riezler & Maxwell 2005; Clark et al.
-// 2011; sacreBLEU's `--paired-ar`). base[i] and cand[i] are the statistics
-// of each system's translation of sentence i.
+// 2011; sacreBLEU's `--paired-ar`) under the metric m (nil: BLEU). base[i]
+// and cand[i] are the statistics of each system's translation of sentence
+// i under m.
 //
 // Under H0 the two systems are exchangeable: which of a sentence's two
 // translations came from which system does not matter. Each of trials
 // shuffles swaps the two translations of every sentence independently with
 // probability ½, giving pseudo-systems X_t (base where not swapped) and Y_t
-// (cand where not swapped), and the shuffled gain δ_t = BLEU(Y_t) - BLEU(X_t)
-// (Stats.BLEU, a fraction in [0, 1]). With δ = Gain, the gain on the whole
-// set:
+// (cand where not swapped), and the shuffled gain δ_t = S(Y_t) - S(X_t), S
+// the oriented score of PairedBootstrap (BLEU: Stats.BLEU, a fraction in
+// [0, 1]; TER negated). With δ = Gain, the gain on the whole set:
 //
 //	P         = (1 + #{t : δ_t ≥ δ})     / (trials + 1)   one-sided, H0: cand ≤ base
 //	PTwoSided = (1 + #{t : |δ_t| ≥ |δ|}) / (trials + 1)   two-sided, H0: cand = base
@@ -324,15 +378,16 @@ func PairedBootstrap(ctx context.Context, base, cand []Stats, samples int, seed 
 // 2,000 sentences take about half a second.
 //
 // Errors are those of PairedBootstrap (without the upper bound on trials).
-func PairedApproxRandomization(ctx context.Context, base, cand []Stats, trials int, seed uint64) (RandomizationResult, error) {
+func PairedApproxRandomization(ctx context.Context, m Metric, base, cand []Stats, trials int, seed uint64) (RandomizationResult, error) {
 	const test = "paired approximate randomization"
-	sb, sc, err := checkPaired(ctx, test, base, cand, trials, "trials")
+	pm := pairedScale(m)
+	sb, sc, err := checkPaired(ctx, pm, test, base, cand, trials, "trials")
 	if err != nil {
 		return RandomizationResult{}, err
 	}
 	n := len(base)
-	res := RandomizationResult{BaseBLEU: sb.BLEU(), CandBLEU: sc.BLEU(), Trials: trials}
-	res.Gain = res.CandBLEU - res.BaseBLEU
+	res := RandomizationResult{Metric: pm.name, Scale: pm.scale, Base: pm.score(sb), Cand: pm.score(sc), Trials: trials}
+	res.Gain = pm.gain(sc) - pm.gain(sb)
 	ta := newTally(res.Gain)
 
 	p := packPairs(base, cand)
@@ -364,7 +419,7 @@ func PairedApproxRandomization(ctx context.Context, base, cand []Stats, trials i
 			}
 			bits >>= 1
 		}
-		ta.add(p.stats(&a, w).BLEU() - p.stats(&a, 0).BLEU())
+		ta.add(pm.gain(p.stats(&a, w)) - pm.gain(p.stats(&a, 0)))
 	}
 	res.P, res.PTwoSided = ta.pValues(trials)
 	return res, nil

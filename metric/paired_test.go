@@ -82,14 +82,62 @@ func pick(stats []Stats, idx []int) Stats {
 	return Sum(sel)
 }
 
-// exactBootstrap enumerates all n^n resamples, each of probability n^-n.
-func exactBootstrap(base, cand []Stats) exact {
+// testScore is a system's corpus score as the paired results report it
+// under m (nil: BLEU), written here apart from pairedScale: BLEU as
+// Stats.BLEU, a fraction; the others as Metric.Score.
+func testScore(m Metric, s Stats) float64 {
+	if m == nil {
+		return s.BLEU()
+	}
+	if _, ok := m.(BLEU); ok {
+		return s.BLEU()
+	}
+	return m.Score(s)
+}
+
+// testGain is the candidate's gain over the base under m: cand - base, or
+// base - cand for a metric where lower is better, as the paired tests
+// orient it.
+func testGain(m Metric, base, cand Stats) float64 {
+	if m != nil && !m.HigherIsBetter() {
+		return testScore(m, base) - testScore(m, cand)
+	}
+	return testScore(m, cand) - testScore(m, base)
+}
+
+// testName and testScale are the Metric and Scale fields the results of
+// the paired tests under m must have.
+func testName(m Metric) string {
+	if m == nil {
+		return "BLEU"
+	}
+	return m.Name()
+}
+
+// subtest names a subtest under m: its name, "default" for nil.
+func subtest(m Metric) string {
+	if m == nil {
+		return "default"
+	}
+	return m.Name()
+}
+
+func testScale(m Metric) float64 {
+	if testName(m) == "BLEU" {
+		return 100
+	}
+	return 1
+}
+
+// exactBootstrap enumerates all n^n resamples, each of probability n^-n,
+// under m (nil: BLEU).
+func exactBootstrap(m Metric, base, cand []Stats) exact {
 	n := len(base)
 	var atoms []atom
 	idx := make([]int, n)
 	prob := math.Pow(float64(n), -float64(n))
 	for {
-		atoms = append(atoms, atom{pick(cand, idx).BLEU() - pick(base, idx).BLEU(), prob})
+		atoms = append(atoms, atom{testGain(m, pick(base, idx), pick(cand, idx)), prob})
 		j := 0
 		for j < n && idx[j] == n-1 {
 			idx[j] = 0
@@ -100,7 +148,7 @@ func exactBootstrap(base, cand []Stats) exact {
 		}
 		idx[j]++
 	}
-	e := exact{gain: Sum(cand).BLEU() - Sum(base).BLEU(), margin: math.Inf(1), cdfMargin: math.Inf(1)}
+	e := exact{gain: testGain(m, Sum(base), Sum(cand)), margin: math.Inf(1), cdfMargin: math.Inf(1)}
 	for _, a := range atoms {
 		e.mean += a.prob * a.gain
 	}
@@ -146,10 +194,11 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// exactRandomization enumerates all 2^n swaps, each of probability 2^-n.
-func exactRandomization(base, cand []Stats) exact {
+// exactRandomization enumerates all 2^n swaps, each of probability 2^-n,
+// under m (nil: BLEU).
+func exactRandomization(m Metric, base, cand []Stats) exact {
 	n := len(base)
-	e := exact{gain: Sum(cand).BLEU() - Sum(base).BLEU()}
+	e := exact{gain: testGain(m, Sum(base), Sum(cand))}
 	prob := math.Pow(2, -float64(n))
 	for mask := 0; mask < 1<<n; mask++ {
 		var x, y Stats
@@ -162,7 +211,7 @@ func exactRandomization(base, cand []Stats) exact {
 				y.Add(base[i])
 			}
 		}
-		d := y.BLEU() - x.BLEU()
+		d := testGain(m, x, y)
 		if d >= e.gain {
 			e.pOne += prob
 		}
@@ -185,11 +234,15 @@ func within(got, p float64, n int) bool {
 // must too.
 func TestPairedExact(t *testing.T) {
 	const samples = 200_000
+	chrf := NewChrF(false)
 	tests := []struct {
 		name       string
+		m          Metric // nil: BLEU
 		base, cand []Stats
-		// hand holds values computed by hand (NaN: not given).
-		hand exact
+		// hand holds values computed by hand (NaN: not given), handAR
+		// the randomisation's p-values (nil: not given).
+		hand   exact
+		handAR *[2]float64
 	}{
 		{
 			// Base 2/4 and 2/4, candidate 4/4 and 1/4: BLEU 0.5 and 0.625,
@@ -199,10 +252,11 @@ func TestPairedExact(t *testing.T) {
 			// value. Shuffles: none 1/8, both -1/8; swapping the first only
 			// gives Y = {2/4, 1/4}, X = {4/4, 2/4}, (2+1)/8 - (4+2)/8 = -3/8,
 			// the second only 3/8. So P = 2/4 and PTwoSided = 4/4.
-			name: "hand two sentences",
-			base: []Stats{st1(2, 4, 4), st1(2, 4, 4)},
-			cand: []Stats{st1(4, 4, 4), st1(1, 4, 4)},
-			hand: exact{gain: 0.125, mean: 0.125, pOne: 0.25, pTwo: 0.5, low: -0.25, high: 0.5},
+			name:   "hand two sentences",
+			base:   []Stats{st1(2, 4, 4), st1(2, 4, 4)},
+			cand:   []Stats{st1(4, 4, 4), st1(1, 4, 4)},
+			hand:   exact{gain: 0.125, mean: 0.125, pOne: 0.25, pTwo: 0.5, low: -0.25, high: 0.5},
+			handAR: &[2]float64{0.5, 1},
 		},
 		{
 			// Candidate better on both sentences: every resample favours it.
@@ -225,10 +279,54 @@ func TestPairedExact(t *testing.T) {
 			cand: []Stats{st2(5, 8, 2, 7, 9), st2(2, 6, 1, 5, 6), st2(7, 10, 4, 9, 10)},
 			hand: exact{gain: math.NaN()},
 		},
+		{
+			// TER, lower being better: base 2/4 and 2/4 edits per
+			// reference word, TER 50; candidate 0/4 and 3/4, TER 37.5: a
+			// gain of 12.5 points. Resamples (0,0) 50 - 0, (0,1) and
+			// (1,0) 50 - 37.5, (1,1) 50 - 75: gains 50, 12.5, 12.5, -25,
+			// the hand BLEU case's times 100, and so its p-values. The
+			// shuffles likewise: swapping the first only gives Y = {2/4,
+			// 3/4} (62.5), X = {0/4, 2/4} (25), gain 25 - 62.5 = -37.5.
+			name:   "hand TER two sentences",
+			m:      TER{},
+			base:   []Stats{StatsOf(2, 4), StatsOf(2, 4)},
+			cand:   []Stats{StatsOf(0, 4), StatsOf(3, 4)},
+			hand:   exact{gain: 12.5, mean: 12.5, pOne: 0.25, pTwo: 0.5, low: -25, high: 50},
+			handAR: &[2]float64{0.5, 1},
+		},
+		{
+			// The systems of the case above swapped: every gain is
+			// negated, the base being better. Centred resampled gains
+			// -37.5, 0, 0, 37.5, three in four at least -12.5; shuffled
+			// gains -12.5, 12.5, 37.5, -37.5, three in four at least
+			// -12.5.
+			name:   "hand TER candidate worse",
+			m:      TER{},
+			base:   []Stats{StatsOf(0, 4), StatsOf(3, 4)},
+			cand:   []Stats{StatsOf(2, 4), StatsOf(2, 4)},
+			hand:   exact{gain: -12.5, mean: -12.5, pOne: 0.75, pTwo: 0.5, low: -50, high: 25},
+			handAR: &[2]float64{0.75, 1},
+		},
+		{
+			name: "three sentences TER",
+			m:    TER{},
+			base: []Stats{StatsOf(3, 9), StatsOf(5, 6), StatsOf(2, 10)},
+			cand: []Stats{StatsOf(1, 9), StatsOf(4, 6), StatsOf(4, 10)},
+			hand: exact{gain: math.NaN()},
+		},
+		{
+			name: "three sentences chrF",
+			m:    chrf,
+			base: chrfStats(t, chrf, []string{"the cat sat on the mat", "a quick brown fox", "it rains today"},
+				[]string{"the cat is on a mat", "the quick brown fox jumps", "it rained yesterday"}),
+			cand: chrfStats(t, chrf, []string{"the cat sat on the mat", "quick brown fox", "today it rains"},
+				[]string{"the cat sat on a mat", "the quick brown fox jumps", "it rained yesterday"}),
+			hand: exact{gain: math.NaN()},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := exactBootstrap(tc.base, tc.cand)
+			e := exactBootstrap(tc.m, tc.base, tc.cand)
 			if !math.IsNaN(tc.hand.gain) {
 				const tol = 1e-12
 				h := tc.hand
@@ -247,11 +345,14 @@ func TestPairedExact(t *testing.T) {
 			if se := math.Sqrt(0.025 * 0.975 / samples); e.cdfMargin < 10*se {
 				t.Fatalf("test data: the distribution function passes %g from 2.5%% or 97.5%%, too close for the standard error %g", e.cdfMargin, se)
 			}
-			got, err := PairedBootstrap(context.Background(), tc.base, tc.cand, samples, 7)
+			got, err := PairedBootstrap(context.Background(), tc.m, tc.base, tc.cand, samples, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("bootstrap: exact %+v\n got %+v", e, got)
+			if got.Metric != testName(tc.m) || got.Scale != testScale(tc.m) {
+				t.Errorf("metric %q scale %g, want %q and %g", got.Metric, got.Scale, testName(tc.m), testScale(tc.m))
+			}
 			if got.Gain != e.gain {
 				t.Errorf("Gain %g, want %g", got.Gain, e.gain)
 			}
@@ -268,8 +369,8 @@ func TestPairedExact(t *testing.T) {
 				t.Errorf("interval [%g, %g], want [%g, %g]", got.Low, got.High, e.low, e.high)
 			}
 
-			ea := exactRandomization(tc.base, tc.cand)
-			ar, err := PairedApproxRandomization(context.Background(), tc.base, tc.cand, samples, 7)
+			ea := exactRandomization(tc.m, tc.base, tc.cand)
+			ar, err := PairedApproxRandomization(context.Background(), tc.m, tc.base, tc.cand, samples, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,27 +383,47 @@ func TestPairedExact(t *testing.T) {
 			}
 		})
 	}
-	// The shuffles of the first case, by hand (see its comment).
-	ea := exactRandomization(tests[0].base, tests[0].cand)
-	if ea.pOne != 0.5 || ea.pTwo != 1 {
-		t.Errorf("hand two sentences: AR enumeration p %g and %g, want 0.5 and 1", ea.pOne, ea.pTwo)
+	// The shuffles of the hand cases, by hand (see their comments).
+	for _, tc := range tests {
+		if tc.handAR == nil {
+			continue
+		}
+		if ea := exactRandomization(tc.m, tc.base, tc.cand); ea.pOne != tc.handAR[0] || ea.pTwo != tc.handAR[1] {
+			t.Errorf("%s: AR enumeration p %g and %g, want %v", tc.name, ea.pOne, ea.pTwo, *tc.handAR)
+		}
 	}
 }
 
+// chrfStats returns the chrF statistics of each hypothesis of hyps against
+// the reference of the same index.
+func chrfStats(tb testing.TB, c ChrF, hyps, refs []string) []Stats {
+	tb.Helper()
+	out := make([]Stats, len(hyps))
+	for i, h := range hyps {
+		seg, err := c.Segment([]string{refs[i]})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out[i] = seg.Stats(h)
+	}
+	return out
+}
+
 // bruteBootstrap is PairedBootstrap written the slow, obvious way, drawing
-// the same random numbers: each resample is a slice of statistics, summed.
-func bruteBootstrap(base, cand []Stats, samples int, seed uint64) PairedResult {
+// the same random numbers: each resample is a slice of statistics, summed;
+// a TER gain is base - cand, not a difference of negations.
+func bruteBootstrap(m Metric, base, cand []Stats, samples int, seed uint64) PairedResult {
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
 	n := len(base)
-	res := PairedResult{BaseBLEU: Sum(base).BLEU(), CandBLEU: Sum(cand).BLEU(), Samples: samples}
-	res.Gain = res.CandBLEU - res.BaseBLEU
+	res := PairedResult{Metric: testName(m), Scale: testScale(m), Base: testScore(m, Sum(base)), Cand: testScore(m, Sum(cand)), Samples: samples}
+	res.Gain = testGain(m, Sum(base), Sum(cand))
 	var gains []float64
 	for range samples {
 		idx := make([]int, n)
 		for j := range idx {
 			idx[j] = rng.IntN(n)
 		}
-		gains = append(gains, pick(cand, idx).BLEU()-pick(base, idx).BLEU())
+		gains = append(gains, testGain(m, pick(base, idx), pick(cand, idx)))
 	}
 	var sum float64
 	for _, g := range gains {
@@ -327,11 +448,11 @@ func bruteBootstrap(base, cand []Stats, samples int, seed uint64) PairedResult {
 
 // bruteRandomization is PairedApproxRandomization the slow way, with the same
 // random numbers: the swaps of a shuffle are drawn as a []bool first.
-func bruteRandomization(base, cand []Stats, trials int, seed uint64) RandomizationResult {
+func bruteRandomization(m Metric, base, cand []Stats, trials int, seed uint64) RandomizationResult {
 	rng := rand.New(rand.NewPCG(seed, pcgStream))
 	n := len(base)
-	res := RandomizationResult{BaseBLEU: Sum(base).BLEU(), CandBLEU: Sum(cand).BLEU(), Trials: trials}
-	res.Gain = res.CandBLEU - res.BaseBLEU
+	res := RandomizationResult{Metric: testName(m), Scale: testScale(m), Base: testScore(m, Sum(base)), Cand: testScore(m, Sum(cand)), Trials: trials}
+	res.Gain = testGain(m, Sum(base), Sum(cand))
 	var one, two int
 	for range trials {
 		swap := make([]bool, n)
@@ -349,7 +470,7 @@ func bruteRandomization(base, cand []Stats, trials int, seed uint64) Randomizati
 				x, y = append(x, base[i]), append(y, cand[i])
 			}
 		}
-		d := Sum(y).BLEU() - Sum(x).BLEU()
+		d := testGain(m, Sum(x), Sum(y))
 		if d >= res.Gain {
 			one++
 		}
@@ -362,9 +483,76 @@ func bruteRandomization(base, cand []Stats, trials int, seed uint64) Randomizati
 	return res
 }
 
-// TestPairedBrute compares both tests with the slow implementations, exactly:
-// same random numbers, same sums, same results to the last bit.
+// randomSystems returns the statistics under m of two close systems'
+// translations of n random sentences: for BLEU (nil or BLEU)
+// randomStats and perturb, the statistics earlier versions of these tests
+// drew; for any other metric references of 4 to 20 words of a small
+// vocabulary, a base system that replaces or drops some of their words,
+// and a candidate that edits one more word of each base translation or
+// puts one back.
+func randomSystems(rng *rand.Rand, m Metric, n int) (base, cand []Stats) {
+	if IsBLEU(m) {
+		base = randomStats(rng, n)
+		return base, perturb(rng, base)
+	}
+	vocab := strings.Fields("the a cat dog sat ran on under mat house big small red it is was and of to in")
+	word := func() string { return vocab[rng.IntN(len(vocab))] }
+	for range n {
+		ref := make([]string, 4+rng.IntN(17))
+		for i := range ref {
+			ref[i] = word()
+		}
+		var hyp []string
+		for _, w := range ref {
+			switch r := rng.Float64(); {
+			case r < 0.15:
+				hyp = append(hyp, word())
+			case r < 0.25:
+			default:
+				hyp = append(hyp, w)
+			}
+		}
+		alt := slices.Clone(hyp)
+		if i := rng.IntN(len(ref)); i < len(alt) && rng.IntN(2) == 0 {
+			alt[i] = ref[i]
+		} else if len(alt) > 0 {
+			alt[rng.IntN(len(alt))] = word()
+		}
+		seg, err := m.Segment([]string{strings.Join(ref, " ")})
+		if err != nil {
+			panic(err)
+		}
+		base = append(base, seg.Stats(strings.Join(hyp, " ")))
+		cand = append(cand, seg.Stats(strings.Join(alt, " ")))
+	}
+	return base, cand
+}
+
+// pairedMetrics are the metrics the paired tests run under: BLEU by
+// default (nil) and given, chrF, chrF++, TER and BLEU−TER.
+func pairedMetrics(tb testing.TB) []Metric {
+	tb.Helper()
+	var out []Metric
+	for _, spec := range []string{"bleu", "chrf", "chrf++", "ter", "bleu:0.5,ter:0.5"} {
+		m, err := Parse(spec, Options{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return append([]Metric{nil}, out...)
+}
+
+// TestPairedBrute compares both tests with the slow implementations, exactly,
+// under every metric: same random numbers, same sums, same results to the
+// last bit.
 func TestPairedBrute(t *testing.T) {
+	for _, m := range pairedMetrics(t) {
+		t.Run(subtest(m), func(t *testing.T) { testPairedBrute(t, m) })
+	}
+}
+
+func testPairedBrute(t *testing.T, m Metric) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	tests := []struct {
 		name    string
@@ -381,48 +569,72 @@ func TestPairedBrute(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			base := randomStats(rng, tc.n)
-			cand := perturb(rng, base)
-			got, err := PairedBootstrap(context.Background(), base, cand, tc.samples, tc.seed)
+			base, cand := randomSystems(rng, m, tc.n)
+			got, err := PairedBootstrap(context.Background(), m, base, cand, tc.samples, tc.seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := bruteBootstrap(base, cand, tc.samples, tc.seed); got != want {
+			if want := bruteBootstrap(m, base, cand, tc.samples, tc.seed); got != want {
 				t.Errorf("PairedBootstrap:\n got %+v\nwant %+v", got, want)
 			}
-			ar, err := PairedApproxRandomization(context.Background(), base, cand, tc.samples, tc.seed)
+			ar, err := PairedApproxRandomization(context.Background(), m, base, cand, tc.samples, tc.seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := bruteRandomization(base, cand, tc.samples, tc.seed); ar != want {
+			if want := bruteRandomization(m, base, cand, tc.samples, tc.seed); ar != want {
 				t.Errorf("PairedApproxRandomization:\n got %+v\nwant %+v", ar, want)
 			}
 		})
 	}
 }
 
-// wmt15 returns the statistics of Google's translation of wmt15-en-ru-100 and
-// of a clearly worse system, the first half of the tokens of each of its
-// lines.
-func wmt15(tb testing.TB) (google, truncated []Stats) {
+// wmt15 returns the statistics under m (nil: BLEU) of Google's translation
+// of wmt15-en-ru-100 and of a clearly worse system, the first half of the
+// tokens of each of its lines.
+func wmt15(tb testing.TB, m Metric) (google, truncated []Stats) {
 	tb.Helper()
-	refs := readReferences(tb, 4, nil, shared.Path(tb, "bleu", "wmt15-en-ru-100", "ref.ru"))
+	refPath := shared.Path(tb, "bleu", "wmt15-en-ru-100", "ref.ru")
 	hyps := readLines(tb, shared.Path(tb, "bleu", "wmt15-en-ru-100", "google.ru"))
+	if m == nil {
+		refs := readReferences(tb, 4, nil, refPath)
+		if len(hyps) != len(refs) {
+			tb.Fatalf("%d hypotheses, %d references", len(hyps), len(refs))
+		}
+		for i, h := range hyps {
+			f := strings.Fields(h)
+			google = append(google, refs[i].StatsString(h))
+			truncated = append(truncated, refs[i].StatsString(strings.Join(f[:len(f)/2], " ")))
+		}
+		return google, truncated
+	}
+	refs := readLines(tb, refPath)
 	if len(hyps) != len(refs) {
 		tb.Fatalf("%d hypotheses, %d references", len(hyps), len(refs))
 	}
 	for i, h := range hyps {
+		seg, err := m.Segment([]string{refs[i]})
+		if err != nil {
+			tb.Fatal(err)
+		}
 		f := strings.Fields(h)
-		google = append(google, refs[i].StatsString(h))
-		truncated = append(truncated, refs[i].StatsString(strings.Join(f[:len(f)/2], " ")))
+		google = append(google, seg.Stats(h))
+		truncated = append(truncated, seg.Stats(strings.Join(f[:len(f)/2], " ")))
 	}
 	return google, truncated
 }
 
-// TestPairedWMT15 runs both tests on real data: a system against itself, and
-// Google's translation against its truncation, each way round.
+// TestPairedWMT15 runs both tests on real data under BLEU, chrF and TER: a
+// system against itself, and Google's translation against its truncation,
+// each way round. The truncation is worse under every metric: its TER is
+// higher, and the gain oriented so that it is negative all the same.
 func TestPairedWMT15(t *testing.T) {
-	google, truncated := wmt15(t)
+	for _, m := range []Metric{nil, NewChrF(false), TER{}} {
+		t.Run(testName(m), func(t *testing.T) { testPairedWMT15(t, m) })
+	}
+}
+
+func testPairedWMT15(t *testing.T, m Metric) {
+	google, truncated := wmt15(t, m)
 	const samples, trials = 1000, 10000
 	tests := []struct {
 		name       string
@@ -440,22 +652,25 @@ func TestPairedWMT15(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			bs, err := PairedBootstrap(context.Background(), tc.base, tc.cand, samples, 1)
+			bs, err := PairedBootstrap(context.Background(), m, tc.base, tc.cand, samples, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ar, err := PairedApproxRandomization(context.Background(), tc.base, tc.cand, trials, 1)
+			ar, err := PairedApproxRandomization(context.Background(), m, tc.base, tc.cand, trials, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("bootstrap %d: base %.4f cand %.4f gain %+.4f mean %+.4f 95%% [%+.4f, %+.4f] p %.4g (two-sided %.4g)",
-				samples, bs.BaseBLEU, bs.CandBLEU, bs.Gain, bs.MeanGain, bs.Low, bs.High, bs.P, bs.PTwoSided)
+			t.Logf("bootstrap %d: %s base %.4f cand %.4f gain %+.4f mean %+.4f 95%% [%+.4f, %+.4f] p %.4g (two-sided %.4g)",
+				samples, bs.Metric, bs.Base, bs.Cand, bs.Gain, bs.MeanGain, bs.Low, bs.High, bs.P, bs.PTwoSided)
 			t.Logf("randomization %d: gain %+.4f p %.4g (two-sided %.4g)", trials, ar.Gain, ar.P, ar.PTwoSided)
-			if math.Abs(Sum(google).BLEU()-0.2317) > 5e-5 {
+			if m == nil && math.Abs(Sum(google).BLEU()-0.2317) > 5e-5 {
 				t.Errorf("google BLEU %g, multi-bleu.perl says 23.17", Sum(google).BLEU())
 			}
-			if ar.Gain != bs.Gain || ar.BaseBLEU != bs.BaseBLEU || ar.CandBLEU != bs.CandBLEU {
-				t.Errorf("the tests disagree on the BLEU scores: %+v, %+v", bs, ar)
+			if m != nil && (bs.Base != m.Score(Sum(tc.base)) || bs.Cand != m.Score(Sum(tc.cand)) || bs.Scale != 1) {
+				t.Errorf("%s scores %g and %g (scale %g), want Score's %g and %g", bs.Metric, bs.Base, bs.Cand, bs.Scale, m.Score(Sum(tc.base)), m.Score(Sum(tc.cand)))
+			}
+			if ar.Gain != bs.Gain || ar.Base != bs.Base || ar.Cand != bs.Cand || ar.Metric != bs.Metric || ar.Scale != bs.Scale {
+				t.Errorf("the tests disagree on the scores: %+v, %+v", bs, ar)
 			}
 			if sign := math.Copysign(1, bs.Gain); (tc.gain == 0 && bs.Gain != 0) || (tc.gain != 0 && sign != tc.gain) {
 				t.Errorf("gain %g, want sign %g", bs.Gain, tc.gain)
@@ -513,9 +728,11 @@ func TestPairedErrors(t *testing.T) {
 	for i := range big {
 		big[i] = st1(1, 2, 2)
 	}
+	ter := []Stats{StatsOf(1, 4), StatsOf(2, 5)}
 	tests := []struct {
 		name       string
 		ctx        context.Context
+		m          Metric // nil: BLEU
 		base, cand []Stats
 		samples    int
 		want       error
@@ -537,6 +754,12 @@ func TestPairedErrors(t *testing.T) {
 		{name: "cancelled", ctx: cancelled, base: ok, cand: ok, samples: 10, want: context.Canceled},
 		{name: "cancelled while running", ctx: &countdownCtx{context.Background(), 2}, base: big, cand: big, samples: 10, want: context.Canceled},
 		{name: "nil context", nilCtx: true, base: ok, cand: ok, samples: 10, want: ErrPaired},
+		{name: "TER statistics under BLEU", base: ter, cand: ter, samples: 10, want: ErrStats},
+		{name: "BLEU statistics under TER", m: TER{}, base: ok, cand: ok, samples: 10, want: ErrStats},
+		{name: "BLEU-1 statistics under BLEU-4", m: DefaultBLEU(), base: ok, cand: ok, samples: 10, want: ErrStats},
+		{name: "TER statistics under chrF", m: NewChrF(false), base: ter, cand: ter, samples: 10, want: ErrStats},
+		{name: "negative TER edits", m: TER{}, base: ter, cand: []Stats{StatsOf(-1, 4), StatsOf(2, 5)}, samples: 10, want: ErrStats},
+		{name: "TER length mismatch", m: TER{}, base: ter, cand: ter[:1], samples: 10, want: ErrPaired},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -554,13 +777,13 @@ func TestPairedErrors(t *testing.T) {
 				}
 			}
 			rewind()
-			res, err := PairedBootstrap(ctx, tc.base, tc.cand, tc.samples, 1)
+			res, err := PairedBootstrap(ctx, tc.m, tc.base, tc.cand, tc.samples, 1)
 			checkFailed(t, "PairedBootstrap", res, err, tc.want)
 			if tc.bootOnly {
 				return
 			}
 			rewind()
-			ar, err := PairedApproxRandomization(ctx, tc.base, tc.cand, tc.samples, 1)
+			ar, err := PairedApproxRandomization(ctx, tc.m, tc.base, tc.cand, tc.samples, 1)
 			checkFailed(t, "PairedApproxRandomization", ar, err, tc.want)
 		})
 	}
@@ -587,11 +810,11 @@ func TestPairedDeterminism(t *testing.T) {
 	cand := perturb(rng, base)
 	ctx := context.Background()
 	run := func(seed uint64) (PairedResult, RandomizationResult) {
-		bs, err := PairedBootstrap(ctx, base, cand, 2000, seed)
+		bs, err := PairedBootstrap(ctx, nil, base, cand, 2000, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ar, err := PairedApproxRandomization(ctx, base, cand, 2000, seed)
+		ar, err := PairedApproxRandomization(ctx, nil, base, cand, 2000, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -627,20 +850,23 @@ func TestPairedDeterminism(t *testing.T) {
 // TestPairedAllocations checks that the work per resample or shuffle
 // allocates nothing: the allocations do not grow with the samples.
 func TestPairedAllocations(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	base := randomStats(rng, 50)
-	cand := perturb(rng, base)
-	ctx := context.Background()
-	allocs := func(f func(samples int)) (few, many float64) {
-		return testing.AllocsPerRun(5, func() { f(10) }), testing.AllocsPerRun(5, func() { f(1000) })
-	}
-	few, many := allocs(func(s int) { PairedBootstrap(ctx, base, cand, s, 1) })
-	if many != few {
-		t.Errorf("PairedBootstrap: %v allocations for 10 samples, %v for 1000", few, many)
-	}
-	few, many = allocs(func(s int) { PairedApproxRandomization(ctx, base, cand, s, 1) })
-	if many != few {
-		t.Errorf("PairedApproxRandomization: %v allocations for 10 trials, %v for 1000", few, many)
+	for _, m := range pairedMetrics(t) {
+		t.Run(subtest(m), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 8))
+			base, cand := randomSystems(rng, m, 50)
+			ctx := context.Background()
+			allocs := func(f func(samples int)) (few, many float64) {
+				return testing.AllocsPerRun(5, func() { f(10) }), testing.AllocsPerRun(5, func() { f(1000) })
+			}
+			few, many := allocs(func(s int) { PairedBootstrap(ctx, m, base, cand, s, 1) })
+			if many != few {
+				t.Errorf("PairedBootstrap: %v allocations for 10 samples, %v for 1000", few, many)
+			}
+			few, many = allocs(func(s int) { PairedApproxRandomization(ctx, m, base, cand, s, 1) })
+			if many != few {
+				t.Errorf("PairedApproxRandomization: %v allocations for 10 trials, %v for 1000", few, many)
+			}
+		})
 	}
 }
 
@@ -648,7 +874,7 @@ func TestPairedAllocations(t *testing.T) {
 // default, the size of a large dev set.
 func BenchmarkPairedBootstrap(b *testing.B) {
 	benchPaired(b, func(ctx context.Context, base, cand []Stats) error {
-		_, err := PairedBootstrap(ctx, base, cand, 1000, 1)
+		_, err := PairedBootstrap(ctx, nil, base, cand, 1000, 1)
 		return err
 	})
 }
@@ -657,7 +883,7 @@ func BenchmarkPairedBootstrap(b *testing.B) {
 // sacreBLEU's default.
 func BenchmarkPairedApproxRandomization(b *testing.B) {
 	benchPaired(b, func(ctx context.Context, base, cand []Stats) error {
-		_, err := PairedApproxRandomization(ctx, base, cand, 10000, 1)
+		_, err := PairedApproxRandomization(ctx, nil, base, cand, 10000, 1)
 		return err
 	})
 }
@@ -673,5 +899,46 @@ func benchPaired(b *testing.B, test func(ctx context.Context, base, cand []Stats
 		if err := test(ctx, base, cand); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPairedSwap: swapping the systems negates every resampled and
+// shuffled gain, under every metric (for TER too, whose gain is oriented):
+// the gain, its mean and the interval are negated exactly, the scores
+// trade places and the two-sided p-values stay.
+func TestPairedSwap(t *testing.T) {
+	ctx := context.Background()
+	for _, m := range pairedMetrics(t) {
+		t.Run(subtest(m), func(t *testing.T) {
+			a, b := randomSystems(rand.New(rand.NewPCG(3, 4)), m, 60)
+			ab, err := PairedBootstrap(ctx, m, a, b, 500, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ba, err := PairedBootstrap(ctx, m, b, a, 500, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%+v\n%+v", ab, ba)
+			if ab.Gain == 0 || ba.Gain != -ab.Gain || ba.MeanGain != -ab.MeanGain || ba.Low != -ab.High || ba.High != -ab.Low ||
+				ba.Base != ab.Cand || ba.Cand != ab.Base || ba.PTwoSided != ab.PTwoSided {
+				t.Errorf("swapped bootstrap not the mirror image:\n%+v\n%+v", ab, ba)
+			}
+			// The gain is the candidate's, by the metric's direction.
+			if better := ab.Cand > ab.Base; (m == nil || m.HigherIsBetter()) != (better == (ab.Gain > 0)) {
+				t.Errorf("%s: base %g cand %g, gain %g: wrong orientation", ab.Metric, ab.Base, ab.Cand, ab.Gain)
+			}
+			arAB, err := PairedApproxRandomization(ctx, m, a, b, 500, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arBA, err := PairedApproxRandomization(ctx, m, b, a, 500, 9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if arBA.Gain != -arAB.Gain || arBA.PTwoSided != arAB.PTwoSided || arAB.Gain != ab.Gain {
+				t.Errorf("swapped randomization not the mirror image:\n%+v\n%+v", arAB, arBA)
+			}
+		})
 	}
 }

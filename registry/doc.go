@@ -1,19 +1,21 @@
 // Package registry keeps the tuning runs of nightly retraining
 // (DESIGN.md §9): a folder or gs:// prefix R holding
 //
-//	R/promoted.json   the weights in use: {"run","weights","dev_bleu","since"}
+//	R/promoted.json   the weights in use: {"run","weights","metric","dev_score","since"}
 //	R/history.jsonl   one line per night (and per rollback)
 //	R/lease           who is writing the registry now
 //	R/runs/ID/        one run folder (DESIGN.md §6) per night, with the
 //	                  night's start.json (the weights it starts from) and
 //	                  gate.json (its gate's decision)
-//	R/report.html     promoted dev BLEU night after night, candidates, decisions
+//	R/report.html     promoted dev scores night after night, candidates, decisions
 //
 // A night (Night.Run) takes the lease, warm-starts from the promoted
 // weights, tunes into R/runs/ID, compares the candidate with the promoted
-// weights on the dev set (Gate: BLEU gain and paired bootstrap resampling),
-// promotes by replacing promoted.json atomically and appends to the
-// history. Every write is atomic and conditional on the version read
+// weights on the dev set (Gate: the gain under the gate's metric, BLEU by
+// default, and paired bootstrap resampling), promotes by replacing
+// promoted.json atomically and appends to the history. Every score the
+// files hold names its metric; a BLEU night's files keep the field names
+// of earlier versions (format.go). Every write is atomic and conditional on the version read
 // (storage.WriteIfVersion), so a killed, repeated or concurrent night
 // leaves promoted.json either the old pointer or the new one. The files
 // name weights inside R relative to R, so a registry copied or moved

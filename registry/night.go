@@ -23,7 +23,8 @@ type Night struct {
 	// in dir.Best().
 	Tune func(ctx context.Context, dir *rundir.RunDir, init string) error
 	// Score decodes the dev set with the weights file at path ("" for the
-	// model's own weights) and returns each sentence's BLEU statistics.
+	// model's own weights) and returns each sentence's statistics under the
+	// gate's metric (Gate.Metric; BLEU's when nil).
 	Score func(ctx context.Context, weights string) ([]metric.Stats, error)
 	// Gate says when the candidate is promoted.
 	Gate GateOptions
@@ -135,8 +136,9 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 	e.Start, e.Inputs, e.PromotedRun = man.Start, man.Inputs, d.PromotedRun
 	g := d.GateSettings
 	e.Gate = &g
-	cand, prom, p, ci := d.CandidateBLEU, d.PromotedBLEU, d.PValue, d.CI
-	e.CandidateBLEU, e.PromotedBLEU, e.PValue, e.CI = &cand, &prom, &p, &ci
+	e.Metric = d.Metric
+	e.CandidateScore, e.PromotedScore, e.Gain = f64(d.CandidateScore), f64(d.PromotedScore), f64(d.Gain)
+	e.PValue, e.CI = f64(d.PValue), &d.CI
 	e.Decision = Kept
 	if d.Promote {
 		if err := n.promote(ctx, d); err != nil {
@@ -144,15 +146,16 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 		}
 		e.Decision = Promoted
 	}
-	n.logf("night %s: %s (dev BLEU %.2f, promoted %.2f, gain %.2f [%.2f, %.2f], p = %.4g; promotes if %s)",
-		n.RunID, e.Decision, cand, prom, d.Gain, ci[0], ci[1], p, g)
+	n.logf("night %s: %s", n.RunID, e.Summary())
 	return e, nil
 }
 
 // decision returns the night's gate decision: the one a killed call wrote
 // to the run folder, or a new one after tuning. A decision taken against
 // weights that are no longer promoted (another night promoted, or an
-// operator rolled back, after it) is taken again against those in use.
+// operator rolled back, after it), or by another metric than this call's
+// gate, is taken again against those in use; one that promoted this
+// night's weights already stands.
 func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, error) {
 	r := n.Registry
 	ptr, _, err := r.ReadPointer(ctx)
@@ -164,11 +167,15 @@ func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, erro
 		return d, err
 	}
 	if ok {
-		if runOf(ptr) == d.PromotedRun || runOf(ptr) == n.RunID {
+		switch {
+		case runOf(ptr) == n.RunID || (runOf(ptr) == d.PromotedRun && sameMetric(d.Metric, n.Gate.MetricName())):
 			n.logf("night %s: decided already (promote: %v): going on from there", n.RunID, d.Promote)
 			return d, nil
+		case runOf(ptr) == d.PromotedRun:
+			n.logf("night %s: its gate compared by %s, this call's by %s: deciding again", n.RunID, d.Metric, n.Gate.MetricName())
+		default:
+			n.logf("night %s: its gate compared with %s, but %s is promoted now: deciding again", n.RunID, describeRun(d.PromotedRun), describeRun(runOf(ptr)))
 		}
-		n.logf("night %s: its gate compared with %s, but %s is promoted now: deciding again", n.RunID, describeRun(d.PromotedRun), describeRun(runOf(ptr)))
 		return n.gate(ctx, d.Weights, ptr)
 	}
 	init, err := n.startWeights(ctx, dir, ptr)
@@ -226,13 +233,18 @@ func (n Night) startWeights(ctx context.Context, dir *rundir.RunDir, ptr *Pointe
 }
 
 // gate decodes the dev set with the candidate cand and with the weights
-// in use (ptr), decides, and writes the decision to gate.json.
+// in use (ptr), scores both under the gate's metric (whatever metric
+// promoted the weights in use: they are scored again), decides, and
+// writes the decision to gate.json.
 func (n Night) gate(ctx context.Context, cand string, ptr *Pointer) (Decision, error) {
-	base := ""
+	base, name := "", n.Gate.MetricName()
 	if ptr != nil {
 		base = ptr.Weights
 	}
-	n.logf("night %s: gate: decoding the dev set with the candidate and with %s", n.RunID, describeWeights(base))
+	n.logf("night %s: gate: decoding the dev set with the candidate and with %s, scoring both by %s", n.RunID, describeWeights(base), name)
+	if ptr != nil && !sameMetric(ptr.Metric, name) {
+		n.logf("night %s: the weights in use were promoted by %s (%s %.2f); they are compared by %s now", n.RunID, ptr.Metric, ptr.Metric, ptr.DevScore, name)
+	}
 	candStats, err := n.Score(ctx, cand)
 	if err != nil {
 		return Decision{}, err
@@ -287,7 +299,7 @@ func (n Night) promote(ctx context.Context, d Decision) error {
 	if cur := runOf(ptr); cur != d.PromotedRun {
 		return fmt.Errorf("%w: %s points at run %q, the gate compared with %q", ErrChanged, r.Promoted(), cur, d.PromotedRun)
 	}
-	next := Pointer{Run: n.RunID, Weights: d.Weights, DevBLEU: d.CandidateBLEU, Since: time.Now().UTC()}
+	next := Pointer{Run: n.RunID, Weights: d.Weights, Metric: d.Metric, DevScore: d.CandidateScore, Since: time.Now().UTC()}
 	werr := r.replacePointer(ctx, next, v)
 	if werr == nil {
 		return nil

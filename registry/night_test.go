@@ -164,7 +164,7 @@ func TestNights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Entry.Decision != Promoted || *out.Entry.PValue >= 0.05 || *out.Entry.CandidateBLEU <= *out.Entry.PromotedBLEU {
+			if out.Entry.Decision != Promoted || *out.Entry.PValue >= 0.05 || *out.Entry.CandidateScore <= *out.Entry.PromotedScore {
 				t.Fatalf("night 1: %+v, want promoted over the model's weights", out.Entry)
 			}
 			if w.tuned[0] != "" {
@@ -174,8 +174,8 @@ func TestNights(t *testing.T) {
 			if p == nil || p.Run != "n1" || p.Weights != r.Run("n1").Best().JSON() {
 				t.Fatalf("promoted.json after night 1: %+v", p)
 			}
-			if p.DevBLEU != *out.Entry.CandidateBLEU {
-				t.Errorf("promoted dev BLEU %v, the gate's %v", p.DevBLEU, *out.Entry.CandidateBLEU)
+			if p.DevScore != *out.Entry.CandidateScore {
+				t.Errorf("promoted dev score %v, the gate's %v", p.DevScore, *out.Entry.CandidateScore)
 			}
 			if len(out.Entry.Inputs) != 1 || out.Entry.Inputs[0].SHA256 != "00ff" {
 				t.Errorf("night 1 inputs %+v, want the run manifest's", out.Entry.Inputs)
@@ -190,7 +190,7 @@ func TestNights(t *testing.T) {
 			if w.tuned[1] != r.Run("n1").Best().JSON() {
 				t.Errorf("night 2 started from %q, want night 1's weights", w.tuned[1])
 			}
-			if out.Entry.Decision != Kept || *out.Entry.PValue != 1 || *out.Entry.CandidateBLEU != *out.Entry.PromotedBLEU || out.Entry.PromotedRun != "n1" {
+			if out.Entry.Decision != Kept || *out.Entry.PValue != 1 || *out.Entry.CandidateScore != *out.Entry.PromotedScore || out.Entry.PromotedRun != "n1" {
 				t.Fatalf("night 2: %+v, want kept with p = 1 against n1", out.Entry)
 			}
 			if !bytes.Equal(readBytes(t, r.Promoted()), before) {

@@ -130,7 +130,8 @@ func DefaultRunID(getenv func(string) string, now time.Time) string {
 	return now.UTC().Format("20060102T150405Z")
 }
 
-// Pointer is the content of promoted.json: which run's weights are in use.
+// Pointer is the content of promoted.json: which run's weights are in use
+// (format.go).
 type Pointer struct {
 	// Run is the night whose weights these are.
 	Run string `json:"run"`
@@ -140,8 +141,11 @@ type Pointer struct {
 	// registry copied or moved elsewhere keeps working; in memory it is
 	// the full path (Registry.Resolve).
 	Weights string `json:"weights"`
-	// DevBLEU is their dev BLEU when they were promoted.
-	DevBLEU float64 `json:"dev_bleu"`
+	// Metric names the metric of the gate that promoted them ("BLEU",
+	// "chrF2", "TER"), DevScore their dev score under it then; weights
+	// promoted on BLEU have it as dev_bleu too, as earlier versions wrote.
+	Metric   string  `json:"metric"`
+	DevScore float64 `json:"dev_score"`
 	// Since is when they were promoted.
 	Since time.Time `json:"since"`
 }
@@ -149,7 +153,7 @@ type Pointer struct {
 // same reports whether p and q are the same pointer (times compared as
 // instants: one may have been through JSON).
 func (p Pointer) same(q Pointer) bool {
-	return p.Run == q.Run && p.Weights == q.Weights && p.DevBLEU == q.DevBLEU && p.Since.Equal(q.Since)
+	return p.Run == q.Run && p.Weights == q.Weights && sameMetric(p.Metric, q.Metric) && p.DevScore == q.DevScore && p.Since.Equal(q.Since)
 }
 
 // ReadPointer returns promoted.json and its version (for a conditional
@@ -206,19 +210,30 @@ const (
 	Rollback = "rollback" // an operator put an earlier run's weights back
 )
 
-// Entry is one line of history.jsonl.
+// Entry is one line of history.jsonl (format.go).
 type Entry struct {
 	Run      string `json:"run"`
 	Decision string `json:"decision"`
-	// CandidateBLEU and PromotedBLEU are the dev BLEU of the night's
-	// weights and of the weights in use before it; PValue the paired
-	// bootstrap's p-value of "the candidate is better"; CI the 95%
-	// interval of the gain (candidate - promoted). Absent on a night that
-	// failed before its gate.
-	CandidateBLEU *float64    `json:"candidate_bleu,omitempty"`
-	PromotedBLEU  *float64    `json:"promoted_bleu,omitempty"`
-	PValue        *float64    `json:"p_value,omitempty"`
-	CI            *[2]float64 `json:"ci,omitempty"`
+	// Metric names the metric of the scores: the gate's on a night, the
+	// gate's of the run put back on a rollback ("BLEU", "chrF2", "TER");
+	// absent on a night that failed before its gate.
+	Metric string `json:"metric,omitempty"`
+	// CandidateScore and PromotedScore are the dev scores, in the metric's
+	// points, of the night's weights and of the weights in use before it,
+	// both decoded by the night's gate (a rollback has the candidate
+	// score the run's gate measured); a BLEU night's line holds them as
+	// candidate_bleu and promoted_bleu too. PValue is the paired
+	// bootstrap's p-value of "the candidate is not better"; CI the 95%
+	// interval of the gain. Absent on a night that failed before its gate.
+	CandidateScore *float64 `json:"candidate_score,omitempty"`
+	PromotedScore  *float64 `json:"promoted_score,omitempty"`
+	// Gain is the candidate's gain over the weights in use, oriented so
+	// that positive is better (for TER promoted − candidate); lines of
+	// earlier versions, all of BLEU nights, have none and are read with
+	// candidate − promoted.
+	Gain   *float64    `json:"gain,omitempty"`
+	PValue *float64    `json:"p_value,omitempty"`
+	CI     *[2]float64 `json:"ci,omitempty"`
 	// PromotedRun is the run whose weights were in use before ("" for the
 	// model's own weights).
 	PromotedRun string `json:"promoted_run,omitempty"`

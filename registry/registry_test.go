@@ -320,7 +320,7 @@ func TestNightRecordsGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := GateSettings{Metric: "bleu", MinGain: 0.25, MaxP: 0.1, Samples: 300, Seed: 9}
+	want := GateSettings{Metric: "BLEU", MinGain: 0.25, MaxP: 0.1, Samples: 300, Seed: 9}
 	h := storagetest.Read(t, r.ReadHistory)
 	if out.Entry.Gate == nil || *out.Entry.Gate != want || h[0].Gate == nil || *h[0].Gate != want {
 		b, _ := json.Marshal(h)

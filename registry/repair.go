@@ -118,11 +118,11 @@ func (r Registry) rebuiltPointer(ctx context.Context, hist []Entry) (*Pointer, e
 			return nil, fmt.Errorf("registry: rebuilding %s: run %s, promoted by line %d of %s, has no %s: roll back to another run (mtune registry rollback --to ID)",
 				r.Promoted(), e.Run, i+1, r.History(), r.Gate(e.Run))
 		}
-		bleu := d.CandidateBLEU
-		if e.CandidateBLEU != nil {
-			bleu = *e.CandidateBLEU
+		name, score := d.Metric, d.CandidateScore
+		if e.CandidateScore != nil && e.Metric != "" {
+			name, score = e.Metric, *e.CandidateScore
 		}
-		return &Pointer{Run: e.Run, Weights: d.Weights, DevBLEU: bleu, Since: e.End}, nil
+		return &Pointer{Run: e.Run, Weights: d.Weights, Metric: name, DevScore: score, Since: e.End}, nil
 	}
 	return nil, nil
 }

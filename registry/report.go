@@ -17,21 +17,27 @@ import (
 // R/report.html atomically (storage.WriteFile): a self-contained HTML page
 // (no scripts, fonts or images from elsewhere) with
 //
-//   - the promoted weights: run, since when, weights file, dev BLEU;
-//   - a chart of dev BLEU night after night, x being the night's number
-//     (a rollback is no night): the promoted weights' after each night (a
-//     kept night leaves it as it was) and each night's candidate's; a
-//     rollback steps the promoted line to the rolled-back run's at the
-//     night before it;
+//   - the promoted weights: run, since when, weights file, dev score
+//     under the metric of the gate that promoted them;
+//   - a chart per metric the nights were gated on (in the order of their
+//     first night) of its dev score night after night, x being the
+//     night's number (a rollback is no night): the promoted weights'
+//     after each night (a kept night leaves it as it was) and each night's
+//     candidate's; a rollback steps the promoted line to the rolled-back
+//     run's at the night before it. The weights in use have a score under
+//     a metric only once a night gated on it has measured them: a night
+//     that promotes by chrF2 ends the BLEU chart's promoted line until a
+//     night gated on BLEU scores the new weights. No chart mixes two
+//     metrics' scores;
 //   - the history as a table, one row per line, its class the decision:
 //     night number, run (linked to its own report, runs/ID/report.html),
-//     decision, candidate and promoted dev BLEU, gain and its 95%
-//     interval, p-value, the gate's settings (metric, least gain, largest
-//     p-value, bootstrap samples), the run compared with, start, end,
-//     error or note.
+//     decision, metric, candidate and promoted dev score, gain (oriented:
+//     for TER promoted − candidate) and its 95% interval, p-value, the
+//     gate's settings (metric, least gain, largest p-value, bootstrap
+//     samples), the run compared with, start, end, error or note.
 //
-// Failed nights have no BLEU: they are in the table, not in the chart. A
-// registry where nothing has run yet gets a page saying so. A malformed
+// Failed nights have no score: they are in the table, not in the charts.
+// A registry where nothing has run yet gets a page saying so. A malformed
 // promoted.json or history line is an error naming the file (and line).
 func WriteReport(ctx context.Context, r Registry) error {
 	ptr, _, err := r.ReadPointer(ctx)
@@ -60,7 +66,7 @@ type reportData struct {
 	Rows     []reportRow
 	Count    map[string]int
 	HasChart bool
-	Chart    chart.Chart
+	Charts   []chart.Chart // one per metric
 }
 
 // reportRow is a history line as the table shows it.
@@ -68,7 +74,6 @@ type reportRow struct {
 	N int // 1-based night number, the chart's x; 0 for a rollback
 	Entry
 	Link string // the run's report, relative to R; "" if its id is not plain
-	Gain *float64
 	// Against is what the gate compared the candidate with ("" if it did
 	// not: a failed night, a rollback).
 	Against string
@@ -81,14 +86,30 @@ const (
 	candidateClass = "s1"
 )
 
+// metricChart is the chart of one metric's dev scores.
+type metricChart struct {
+	name       string
+	prom, cand chart.Series
+	cur        *float64 // the weights in use's score under the metric, if known
+}
+
 func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 	d := &reportData{Root: r.Root, Pointer: ptr, Count: map[string]int{}}
 	if ptr != nil {
 		d.Link = runLink(ptr.Run)
 	}
-	prom := chart.Series{Name: "promoted", Class: promotedClass}
-	cand := chart.Series{Name: "candidate", Class: candidateClass}
-	var cur *float64 // the promoted weights' dev BLEU so far
+	var charts []*metricChart
+	chartOf := func(name string) *metricChart {
+		for _, c := range charts {
+			if sameMetric(c.name, name) {
+				return c
+			}
+		}
+		c := &metricChart{name: name, prom: chart.Series{Name: "promoted", Class: promotedClass},
+			cand: chart.Series{Name: "candidate", Class: candidateClass}}
+		charts = append(charts, c)
+		return c
+	}
 	night := 0
 	for _, e := range hist {
 		if e.Decision != Rollback {
@@ -98,10 +119,6 @@ func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 		if e.Decision != Rollback {
 			row.N = night
 		}
-		if e.CandidateBLEU != nil && e.PromotedBLEU != nil {
-			g := *e.CandidateBLEU - *e.PromotedBLEU
-			row.Gain = &g
-		}
 		if e.Decision == Promoted || e.Decision == Kept {
 			row.Against = describeRun(e.PromotedRun)
 		}
@@ -109,32 +126,45 @@ func buildReport(r Registry, ptr *Pointer, hist []Entry) *reportData {
 		d.Count[e.Decision]++
 
 		x := float64(night)
+		var c *metricChart
 		switch e.Decision {
 		case Promoted, Rollback:
-			if e.CandidateBLEU != nil {
-				cur = e.CandidateBLEU
+			if e.CandidateScore == nil {
+				break
 			}
+			// Other weights are in use: known under this metric only.
+			for _, o := range charts {
+				o.cur = nil
+			}
+			c = chartOf(metricName(e.Metric))
+			c.cur = e.CandidateScore
 		case Kept:
-			if cur == nil {
-				// Nothing promoted yet in the history: the weights in
+			if c = chartOf(metricName(e.Metric)); c.cur == nil {
+				// Not measured under the metric before: the weights in
 				// use are those the gate measured.
-				cur = e.PromotedBLEU
+				c.cur = e.PromotedScore
 			}
 		default: // failed, or a decision this version does not know
 			continue
 		}
-		if e.Decision != Rollback && e.CandidateBLEU != nil {
-			cand.X, cand.Y = append(cand.X, x), append(cand.Y, *e.CandidateBLEU)
+		if e.Decision != Rollback && e.CandidateScore != nil {
+			c.cand.X, c.cand.Y = append(c.cand.X, x), append(c.cand.Y, *e.CandidateScore)
 		}
 		if e.Decision == Rollback && night == 0 {
 			continue // before any night: nowhere to draw it
 		}
-		if cur != nil {
-			prom.X, prom.Y = append(prom.X, x), append(prom.Y, *cur)
+		for _, o := range charts {
+			if o.cur != nil {
+				o.prom.X, o.prom.Y = append(o.prom.X, x), append(o.prom.Y, *o.cur)
+			}
 		}
 	}
-	d.HasChart = len(prom.X)+len(cand.X) > 0
-	d.Chart = chart.New("Dev BLEU night after night", "night", "dev BLEU", 720, 320, []chart.Series{prom, cand})
+	for _, c := range charts {
+		if len(c.prom.X)+len(c.cand.X) > 0 {
+			d.Charts = append(d.Charts, chart.New("Dev "+c.name+" night after night", "night", "dev "+c.name, 720, 320, []chart.Series{c.prom, c.cand}))
+		}
+	}
+	d.HasChart = len(d.Charts) > 0
 	return d
 }
 
@@ -151,11 +181,17 @@ func fixed2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 // reportTemplate draws reportData; it includes the chart templates.
 var reportTemplate = template.Must(template.Must(chart.Define(template.New("registry").Funcs(template.FuncMap{
-	"bleu": func(x *float64) string {
+	"score": func(x *float64) string {
 		if x == nil {
 			return "–"
 		}
 		return fixed2(*x)
+	},
+	"metric": func(name string) string {
+		if name == "" {
+			return "–"
+		}
+		return metricName(name)
 	},
 	"fixed": fixed2,
 	"gain": func(x *float64) string {
@@ -212,19 +248,19 @@ tr.decision-rollback td { background: #fff6d5; } tr.decision-rollback .decision 
 <tr><th class="l">run</th><td class="l">{{if $.Link}}<a href="{{$.Link}}">{{.Run}}</a>{{else}}{{.Run}}{{end}}</td></tr>
 <tr><th class="l">since</th><td class="l">{{time .Since}}</td></tr>
 <tr><th class="l">weights</th><td class="l"><code>{{.Weights}}</code></td></tr>
-<tr><th class="l">dev BLEU</th><td class="l">{{fixed .DevBLEU}}</td></tr>
+<tr><th class="l">dev {{metric .Metric}}</th><td class="l">{{fixed .DevScore}}</td></tr>
 </table>
 {{else}}<p id="promoted">Nothing is promoted: the model's own weights are in use.</p>
 {{end}}
-{{if .Rows}}<h2>Dev BLEU night after night</h2>
-{{if .HasChart}}{{template "chart" .Chart}}
-<p>The promoted weights' dev BLEU after each night (unchanged by a kept night; a rollback steps it, at the night before, to the run put back) and each night's candidate's; failed nights have none.</p>
-{{else}}<p>No night has reached its gate yet: no dev BLEU to draw.</p>
+{{if .Rows}}<h2>Dev scores night after night</h2>
+{{if .HasChart}}{{range .Charts}}{{template "chart" .}}
+{{end}}<p>A chart per metric the nights were gated on: the promoted weights' dev score after each night (unchanged by a kept night; a rollback steps it, at the night before, to the run put back; unknown under a metric from the night weights promoted by another metric are in use until a night gated on it scores them) and each night's candidate's; failed nights have none.</p>
+{{else}}<p>No night has reached its gate yet: no dev score to draw.</p>
 {{end}}
 <h2>History</h2>
 <table id="history">
-<tr><th>#</th><th class="l">run</th><th class="l">decision</th><th>candidate</th><th>promoted</th><th>gain</th><th>95% interval</th><th>p</th><th class="l">gate</th><th class="l">compared with</th><th class="l">start</th><th class="l">end</th><th class="l">error / note</th></tr>
-{{range .Rows}}<tr class="decision-{{.Decision}}"><td>{{night .N}}</td><td class="l">{{if .Link}}<a href="{{.Link}}">{{.Run}}</a>{{else}}{{.Run}}{{end}}</td><td class="l decision">{{.Decision}}</td><td>{{bleu .CandidateBLEU}}</td><td>{{bleu .PromotedBLEU}}</td><td>{{gain .Gain}}</td><td>{{ci .CI}}</td><td>{{pvalue .PValue}}</td><td class="l">{{gate .Gate}}</td><td class="l">{{or .Against "–"}}</td><td class="l">{{time .Start}}</td><td class="l">{{time .End}}</td><td class="l">{{.Error}}{{if and .Error .Note}}; {{end}}{{.Note}}</td></tr>
+<tr><th>#</th><th class="l">run</th><th class="l">decision</th><th class="l">metric</th><th>candidate</th><th>promoted</th><th>gain</th><th>95% interval</th><th>p</th><th class="l">gate</th><th class="l">compared with</th><th class="l">start</th><th class="l">end</th><th class="l">error / note</th></tr>
+{{range .Rows}}<tr class="decision-{{.Decision}}"><td>{{night .N}}</td><td class="l">{{if .Link}}<a href="{{.Link}}">{{.Run}}</a>{{else}}{{.Run}}{{end}}</td><td class="l decision">{{.Decision}}</td><td class="l">{{metric .Metric}}</td><td>{{score .CandidateScore}}</td><td>{{score .PromotedScore}}</td><td>{{gain .Gain}}</td><td>{{ci .CI}}</td><td>{{pvalue .PValue}}</td><td class="l">{{gate .Gate}}</td><td class="l">{{or .Against "–"}}</td><td class="l">{{time .Start}}</td><td class="l">{{time .End}}</td><td class="l">{{.Error}}{{if and .Error .Note}}; {{end}}{{.Note}}</td></tr>
 {{end}}</table>
 {{else}}<h2>History</h2>
 <p id="history">Nothing has run yet: the history is empty.</p>

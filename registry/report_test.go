@@ -57,11 +57,11 @@ func TestWriteReport(t *testing.T) {
 					t.Errorf("promoted run links %q, want runs/n1/report.html", got)
 				}
 				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
-					{"1", "n1", "promoted", "20.00", "18.00", "+2.00", "[1.20, 2.80]", "0.01", "bleu gain ≥ 0.00, p < 0.05, 1000 samples", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
-					{"2", "n2", "kept", "20.40", "19.90", "+0.50", "[-0.30, 1.10]", "0.21", "bleu gain ≥ 0.50, p < 0.1, 200 samples", "run n1", "2026-11-22T03:00:00Z", "2026-11-22T04:00:00Z", ""},
-					{"3", "n3", "failed", "–", "–", "–", "–", "–", "–", "–", "2026-11-23T03:00:00Z", "2026-11-23T03:05:00Z", "decoding: <script>alert(1)</script>"},
-					{"4", "n4", "promoted", "22.50", "20.00", "+2.50", "[1.50, 3.40]", "0.002", "–", "run n1", "2026-11-24T03:00:00Z", "2026-11-24T04:00:00Z", ""},
-					{"–", "n1", "rollback", "20.00", "–", "–", "–", "–", "–", "–", "2026-11-25T09:00:00Z", "2026-11-25T09:00:01Z", "rolled back from run n4"},
+					{"1", "n1", "promoted", "BLEU", "20.00", "18.00", "+2.00", "[1.20, 2.80]", "0.01", "BLEU gain ≥ 0.00, p < 0.05, 1000 samples", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
+					{"2", "n2", "kept", "BLEU", "20.40", "19.90", "+0.50", "[-0.30, 1.10]", "0.21", "BLEU gain ≥ 0.50, p < 0.1, 200 samples", "run n1", "2026-11-22T03:00:00Z", "2026-11-22T04:00:00Z", ""},
+					{"3", "n3", "failed", "–", "–", "–", "–", "–", "–", "–", "–", "2026-11-23T03:00:00Z", "2026-11-23T03:05:00Z", "decoding: <script>alert(1)</script>"},
+					{"4", "n4", "promoted", "BLEU", "22.50", "20.00", "+2.50", "[1.50, 3.40]", "0.002", "–", "run n1", "2026-11-24T03:00:00Z", "2026-11-24T04:00:00Z", ""},
+					{"–", "n1", "rollback", "BLEU", "20.00", "–", "–", "–", "–", "–", "–", "2026-11-25T09:00:00Z", "2026-11-25T09:00:01Z", "rolled back from run n4"},
 				})
 				var classes []string
 				for _, tr := range htmltest.Elements(htmltest.ByID(t, p.doc, "history"), "tr")[1:] {
@@ -131,7 +131,7 @@ func TestWriteReport(t *testing.T) {
 				checkLine(t, "promoted", ss["promoted"], []float64{18}) // the model's own, as the gate measured them
 				checkLine(t, "candidate", ss["candidate"], []float64{17.5})
 				htmltest.CheckRows(t, htmltest.Rows(t, p.doc, "history"), [][]string{
-					{"1", "k1", "kept", "17.50", "18.00", "-0.50", "[-1.00, 0.20]", "0.9", "–", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
+					{"1", "k1", "kept", "BLEU", "17.50", "18.00", "-0.50", "[-1.00, 0.20]", "0.9", "–", "the model's own weights", "2026-11-21T03:00:00Z", "2026-11-21T04:00:00Z", ""},
 				})
 			},
 		},
@@ -146,7 +146,7 @@ func TestWriteReport(t *testing.T) {
 					t.Error("page does not say no night reached its gate")
 				}
 				rows := htmltest.Rows(t, p.doc, "history")
-				if len(rows) != 2 || rows[1][1] != "../x y" || rows[1][12] != "bad input" {
+				if len(rows) != 2 || rows[1][1] != "../x y" || rows[1][13] != "bad input" {
 					t.Errorf("history rows %q", rows)
 				}
 				if got := htmltest.Hrefs(htmltest.ByID(t, p.doc, "history")); fmt.Sprint(got) != "[runs/n3/report.html]" {

@@ -59,12 +59,11 @@ func (r Registry) Rollback(ctx context.Context, to string, lo rundir.LeaseOption
 	if ok, err := storage.Exists(ctx, d.Weights); err != nil || !ok {
 		return Entry{}, fmt.Errorf("registry: the weights of run %q (%s) are gone: %v", to, d.Weights, err)
 	}
-	next := Pointer{Run: to, Weights: d.Weights, DevBLEU: d.CandidateBLEU, Since: time.Now().UTC()}
+	next := Pointer{Run: to, Weights: d.Weights, Metric: d.Metric, DevScore: d.CandidateScore, Since: time.Now().UTC()}
 	if err := r.replacePointer(ctx, next, v); err != nil {
 		return Entry{}, err
 	}
-	cand := d.CandidateBLEU
-	e := Entry{Run: to, Decision: Rollback, CandidateBLEU: &cand, PromotedRun: runOf(ptr), Inputs: night.Inputs,
+	e := Entry{Run: to, Decision: Rollback, Metric: d.Metric, CandidateScore: f64(d.CandidateScore), PromotedRun: runOf(ptr), Inputs: night.Inputs,
 		Note: fmt.Sprintf("rolled back from %s", describeRun(runOf(ptr))), Start: start, End: time.Now().UTC()}
 	if err := r.appendHistory(ctx, e); err != nil {
 		return e, err

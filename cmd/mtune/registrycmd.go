@@ -50,7 +50,7 @@ func registryFlags(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "promoted %s again (%s); dev BLEU when it ran %.2f\n", e.Run, e.Note, *e.CandidateBLEU)
+			fmt.Fprintf(a.stdout, "promoted %s again (%s); dev %s when it ran\n", e.Run, e.Note, e.Scores())
 			return nil
 		case "repair":
 			return registryRepair(ctx, a, reg)

@@ -16,6 +16,7 @@ import (
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/registry"
 	"github.com/mtune/mtune/rundir"
+	"github.com/mtune/mtune/tune"
 )
 
 // exitBusy is retrain's exit status when another process holds the
@@ -32,7 +33,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
 	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time, or in a Cloud Run job its execution's name, $CLOUD_RUN_EXECUTION); a killed night resumes when called again with its id, a finished one does nothing")
 	var gate registry.GateOptions
-	fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev BLEU beats the promoted weights' by at least this many points")
+	fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev score under --metric beats the promoted weights' by at least this many points (TER: is that much lower)")
 	fs.Float64Var(&gate.MaxP, "max-p", 0.05, "promote only if paired bootstrap resampling gives a p-value below this")
 	fs.IntVar(&gate.Samples, "bootstrap", 1000, "bootstrap resamples of the dev set (seeded by --seed)")
 	return func(ctx context.Context, a *app, args []string) error {
@@ -49,7 +50,11 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 		if err := registry.CheckRunID(id); err != nil {
 			return usagef("--run-id: %v", err)
 		}
-		gate.Seed = o.Seed
+		m, err := tune.DecodeOptions{Metric: o.Metric}.ParseMetric() // the gate's, as pipelines.DevScorer's scorer parses it
+		if err != nil {
+			return usagef("--metric: %v", err)
+		}
+		gate.Seed, gate.Metric = o.Seed, m
 		if err := gate.Validate(); err != nil {
 			return usagef("%v", err)
 		}
@@ -105,8 +110,7 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			fmt.Fprintf(a.stdout, "night %s finished already: %s at %s\n", e.Run, e.Decision, e.End.Format(time.RFC3339))
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "night %s: %s (dev BLEU %.2f against %.2f, p = %.4g; promotes if %s); history: %s\n",
-			e.Run, e.Decision, *e.CandidateBLEU, *e.PromotedBLEU, *e.PValue, e.Gate, reg.History())
+		fmt.Fprintf(a.stdout, "night %s: %s; history: %s\n", e.Run, e.Summary(), reg.History())
 		// The night's complete weights (dense and sparse), as tune names
 		// best/weights.json, and the registry's report.
 		fmt.Fprintf(a.stdout, "report:  %s\nweights: %s (the night's candidate, dense and sparse)\n",

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,6 +210,8 @@ func TestRetrainUsage(t *testing.T) {
 		{[]string{"--registry", root, "--init", "w"}, "-init"},
 		{[]string{"--registry", root, "--config", "m.ini", "--src", "s", "--ref", "r"}, "needs a dev set"},
 		{[]string{"--registry", root, "--epochs", "0"}, "--epochs 0"},
+		{[]string{"--registry", root, "--metric", "meteor"}, "--metric: tune: metric \"meteor\": unknown"},
+		{[]string{"--registry", root, "--metric", "external"}, "scores computed elsewhere"},
 	} {
 		code, _, errOut := mtune(t, "", append([]string{"retrain"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
@@ -235,6 +239,10 @@ func TestRegistryCommands(t *testing.T) {
 		promoted = `{"run":"n1","weights":"runs/n1/best/weights.json","dev_bleu":20,"since":"2026-11-21T04:00:00Z"}` + "\n"
 		line1    = `{"run":"n1","decision":"promoted","candidate_bleu":20,"promoted_bleu":18,"p_value":0.01,"ci":[1.2,2.8],"gate":{"metric":"bleu","min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1},"start":"2026-11-21T03:00:00Z","end":"2026-11-21T04:00:00Z"}` + "\n"
 		gate1    = `{"promote":true,"weights":"runs/n1/best/weights.json","candidate_bleu":20,"promoted_bleu":18,"gain":2,"ci":[1.2,2.8],"p_value":0.01,"sentences":80,"min_gain":0.5,"max_p":0.1,"samples":1000,"seed":1}` + "\n"
+		// A second night, gated on chrF, as this version writes it.
+		promotedC = `{"run":"c2","weights":"runs/c2/best/weights.json","metric":"chrF2","dev_score":55.9,"since":"2026-11-22T04:00:00Z"}` + "\n"
+		lineC2    = `{"run":"c2","decision":"promoted","metric":"chrF2","candidate_score":55.9,"promoted_score":55.1,"gain":0.8,"p_value":0.01,"ci":[0.2,1.4],"promoted_run":"n1","gate":{"metric":"chrF2","min_gain":0,"max_p":0.05,"samples":1000,"seed":1},"start":"2026-11-22T03:00:00Z","end":"2026-11-22T04:00:00Z"}` + "\n"
+		gateC2    = `{"promote":true,"weights":"runs/c2/best/weights.json","promoted_run":"n1","candidate_score":55.9,"promoted_score":55.1,"gain":0.8,"ci":[0.2,1.4],"p_value":0.01,"sentences":80,"metric":"chrF2","min_gain":0,"max_p":0.05,"samples":1000,"seed":1}` + "\n"
 	)
 	tests := []struct {
 		name    string
@@ -251,7 +259,7 @@ func TestRegistryCommands(t *testing.T) {
 		{name: "status, weights missing", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
 			args: []string{"status"}, code: 1, stdout: []string{"runs/n1/best/weights.json (MISSING)"}, stderr: []string{"is missing", "mtune registry rollback"}},
 		{name: "history, torn last line", files: map[string]string{"history.jsonl": line1 + `{"run":"n2","dec`},
-			args: []string{"history"}, stdout: []string{"n1", "bleu gain ≥ 0.50, p < 0.1, 1000 samples"}, stderr: []string{"history.jsonl:2: dropping the torn last line"}},
+			args: []string{"history"}, stdout: []string{"n1", "BLEU 18.00 → 20.00", "BLEU gain ≥ 0.50, p < 0.1, 1000 samples"}, stderr: []string{"history.jsonl:2: dropping the torn last line"}},
 		{name: "status, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1},
 			args: []string{"status"}, code: 1, stderr: []string{"promoted.json: invalid character", "mtune registry repair --registry"}},
 		{name: "repair, garbage promoted.json", files: map[string]string{"promoted.json": "}{", "history.jsonl": line1, "runs/n1/gate.json": gate1},
@@ -259,6 +267,16 @@ func TestRegistryCommands(t *testing.T) {
 			after: map[string]string{"promoted.json.broken": "}{", "promoted.json": `"weights":"runs/n1/best/weights.json"`}},
 		{name: "repair, nothing to repair", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1},
 			args: []string{"repair"}, stdout: []string{"nothing to repair"}},
+		{name: "status, promoted by chrF", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2, "runs/c2/best/weights.json": "{}"},
+			args: []string{"status"}, stdout: []string{"promoted: run c2", "dev chrF2: 55.90\n"}},
+		{name: "history, BLEU then chrF", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2},
+			args: []string{"history"}, stdout: []string{"BLEU 18.00 → 20.00", "+2.00", "chrF2 55.10 → 55.90", "+0.80", "chrF2 gain ≥ 0.00"}},
+		{name: "rollback from chrF to BLEU", files: map[string]string{"promoted.json": promotedC, "history.jsonl": line1 + lineC2, "runs/n1/gate.json": gate1, "runs/c2/gate.json": gateC2, "runs/n1/best/weights.json": "{}"},
+			args: []string{"rollback"}, stdout: []string{"promoted n1 again (rolled back from run c2); dev BLEU 20.00 when it ran"},
+			after: map[string]string{"promoted.json": `"metric":"BLEU","dev_score":20,`}},
+		{name: "rollback from BLEU to chrF", files: map[string]string{"promoted.json": promoted, "history.jsonl": line1 + lineC2, "runs/n1/gate.json": gate1, "runs/c2/gate.json": gateC2, "runs/c2/best/weights.json": "{}"},
+			args: []string{"rollback", "--to", "c2"}, stdout: []string{"promoted c2 again (rolled back from run n1); dev chrF2 55.90 when it ran"},
+			after: map[string]string{"promoted.json": `"metric":"chrF2","dev_score":55.9,"since"`}},
 		{name: "refused rollback", files: map[string]string{"": ""}, args: []string{"rollback"}, code: 1,
 			stderr: []string{"nothing is promoted"}, nothing: true},
 	}
@@ -305,5 +323,116 @@ func TestRegistryCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetrainChrF plays a night gated on BLEU, then one gated on chrF
+// (retrain --metric chrf) on the demo. The chrF night's gate.json names
+// chrF2 and holds the dev chrF2 of its candidate and of the weights the
+// BLEU night promoted, scored again under chrF: each that of `mtune
+// decode` + `mtune score --metric chrf` of the dev set with those weights;
+// its decision is the one the scores and the p-value call for. Status,
+// history and rollback name the metric of every score.
+func TestRetrainChrF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	t.Skip("needs the pipeline's --metric figures (lead)")
+	root := filepath.Join(t.TempDir(), "reg")
+	reg := registry.Registry{Root: root}
+	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "b1", "--epochs", "1")
+	if code != 0 || !strings.Contains(stdout, "night b1: promoted (dev BLEU ") {
+		t.Fatalf("BLEU night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	code, stdout, errOut = mtune(t, "", "retrain", "--registry", root, "--run-id", "c2", "--epochs", "1", "--metric", "chrf")
+	if code != 0 {
+		t.Fatalf("chrF night: exit %d, stdout %q, stderr %s", code, stdout, errOut)
+	}
+	t.Logf("chrF night: %s", stdout)
+	for _, want := range []string{"night c2: ", " (dev chrF2 ", "promotes if chrF2 gain ≥ 0.00, p < 0.05, 1000 samples"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout %q lacks %q", stdout, want)
+		}
+	}
+	if !strings.Contains(errOut, "the weights in use were promoted by BLEU") {
+		t.Errorf("the chrF night does not say it scores BLEU-promoted weights again:\n%s", errOut)
+	}
+	raw, err := os.ReadFile(reg.Gate("c2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	var d registry.Decision
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fields["candidate_bleu"]; ok || fields["metric"] != "chrF2" || fields["candidate_score"] == nil || fields["promoted_score"] == nil || d.PromotedRun != "b1" {
+		t.Errorf("gate.json %s: want the metric chrF2, its scores, no BLEU names, compared with b1", raw)
+	}
+	if d.Promote != (d.Gain >= d.MinGain && d.PValue < d.MaxP) || d.Gain != d.CandidateScore-d.PromotedScore || d.CI[0] > d.Gain || d.CI[1] < d.Gain {
+		t.Errorf("gate.json %s: the decision does not follow from the scores", raw)
+	}
+
+	// The gate's scores are the dev set's chrF2, decoded with each weights.
+	model := filepath.Join(root, "demo-model")
+	score := func(metric, weights string) float64 {
+		t.Helper()
+		code, hyps, errOut := mtune(t, "", "decode", "--config", filepath.Join(model, "moses.ini"), "--weights", weights, filepath.Join(model, "corpus", "test.src"))
+		if code != 0 {
+			t.Fatalf("decode: exit %d: %s", code, errOut)
+		}
+		hyp := filepath.Join(t.TempDir(), "test.out")
+		if err := os.WriteFile(hyp, []byte(hyps), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := mtune(t, "", "score", "--metric", metric, "--json", "-r", filepath.Join(model, "corpus", "test.ref"), hyp)
+		var s struct {
+			Score float64 `json:"score"`
+			BLEU  float64 `json:"bleu"` // a fraction
+		}
+		if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+			t.Fatalf("score: exit %d, %v: %s %s", code, err, out, errOut)
+		}
+		return s.Score + 100*s.BLEU
+	}
+	b1, c2 := reg.Run("b1").Best().JSON(), reg.Run("c2").Best().JSON()
+	if got, want := d.CandidateScore, score("chrf", c2); math.Abs(got-want) > 1e-9 {
+		t.Errorf("gate.json's candidate chrF2 %v, decode + score %v", got, want)
+	}
+	if got, want := d.PromotedScore, score("chrf", b1); math.Abs(got-want) > 1e-9 {
+		t.Errorf("gate.json's promoted (b1's) chrF2 %v, decode + score %v", got, want)
+	}
+	h := storagetest.Read(t, reg.ReadHistory)
+	if len(h) != 2 || h[0].Metric != "BLEU" || h[1].Metric != "chrF2" || *h[1].CandidateScore != d.CandidateScore || h[1].Gate.Metric != "chrF2" {
+		t.Fatalf("history %+v", h)
+	}
+	if got, want := *h[0].CandidateScore, score("bleu", b1); math.Abs(got-want) > 1e-9 {
+		t.Errorf("b1's dev BLEU %v, decode + score %v", got, want)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "history", "--registry", root)
+	if code != 0 || !strings.Contains(stdout, h[0].Scores()) || !strings.Contains(stdout, h[1].Scores()) {
+		t.Errorf("history: exit %d:\n%s", code, stdout)
+	}
+	ptr := storagetest.Read(t, reg.ReadPointer)
+	code, stdout, _ = mtune(t, "", "registry", "status", "--registry", root)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("dev %s: %.2f", ptr.Metric, ptr.DevScore)) {
+		t.Errorf("status: exit %d, %q; promoted %+v", code, stdout, ptr)
+	}
+	promoted, _ := os.ReadFile(reg.Promoted())
+	if !d.Promote {
+		if ptr.Run != "b1" || !strings.Contains(string(promoted), `"metric":"BLEU"`) || !strings.Contains(string(promoted), `"dev_bleu":`) {
+			t.Errorf("promoted.json after a kept chrF night: %s", promoted)
+		}
+		return
+	}
+	if ptr.Run != "c2" || strings.Contains(string(promoted), "dev_bleu") || !strings.Contains(string(promoted), `"metric":"chrF2"`) {
+		t.Errorf("promoted.json of weights promoted by chrF2: %s", promoted)
+	}
+	code, stdout, _ = mtune(t, "", "registry", "rollback", "--registry", root)
+	if want := fmt.Sprintf("promoted b1 again (rolled back from run c2); dev BLEU %.2f when it ran", *h[0].CandidateScore); code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("rollback: exit %d, %q; want %q", code, stdout, want)
 	}
 }
