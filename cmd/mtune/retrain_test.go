@@ -337,7 +337,6 @@ func TestRetrainChrF(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tunes the demo system")
 	}
-	t.Skip("needs the pipeline's --metric figures (lead)")
 	root := filepath.Join(t.TempDir(), "reg")
 	reg := registry.Registry{Root: root}
 	code, stdout, errOut := mtune(t, "", "retrain", "--registry", root, "--run-id", "b1", "--epochs", "1")
