@@ -82,7 +82,7 @@ func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
 	fs.Var(&f.nbests, "nbest", nbestHelp)
 	fs.Var(&f.scores, "scores", "with --metric external (no -r): scores computed elsewhere (COMET, QE), one file per --nbest in its order (docs/formats.md)")
 	fs.StringVar(&f.label, "scores-label", "", "the name external scores print under (COMET; default external)")
-	fs.Var(&f.format, "nbest-format", "format of the --nbest lists: "+strings.Join(nbest.FormatNames(), ", ")+" (auto: detected from each list's first lines; docs/formats.md)")
+	fs.Var(&f.format, "nbest-format", "the `format` of the --nbest lists: "+strings.Join(nbest.FormatNames(), ", ")+" (auto: detected from each list's first lines; docs/formats.md)")
 }
 
 // scorer loads the references and prepares them for scoring under the
