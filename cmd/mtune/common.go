@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mtune/mtune/io/corpus"
+	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
@@ -26,6 +27,7 @@ type scoringFlags struct {
 	lowercase            bool
 	order                int
 	m                    metric.Metric // parseMetric's, once parsed
+	format               nbest.Format  // --nbest-format, parsed by the flag package
 }
 
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
@@ -80,6 +82,7 @@ func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
 	fs.Var(&f.nbests, "nbest", nbestHelp)
 	fs.Var(&f.scores, "scores", "with --metric external (no -r): scores computed elsewhere (COMET, QE), one file per --nbest in its order (docs/formats.md)")
 	fs.StringVar(&f.label, "scores-label", "", "the name external scores print under (COMET; default external)")
+	fs.Var(&f.format, "nbest-format", "the `format` of the --nbest lists: "+strings.Join(nbest.FormatNames(), ", ")+" (auto: detected from each list's first lines; docs/formats.md)")
 }
 
 // scorer loads the references and prepares them for scoring under the
@@ -90,7 +93,7 @@ func (f *scoringFlags) scorer(ctx context.Context) (*pool.Scorer, error) {
 		return nil, err
 	}
 	if ext, ok := m.(metric.External); ok {
-		return poolfile.ExternalScorer(ctx, f.nbests, f.scores, ext)
+		return poolfile.ExternalScorer(ctx, f.nbests, f.scores, f.format, ext)
 	}
 	refs, err := corpus.LoadRefs(ctx, f.refs)
 	if err != nil {

@@ -61,7 +61,7 @@ func rerankFlags(fs *flag.FlagSet) runFunc {
 		if sc != nil {
 			sentences = sc.Len()
 		}
-		lf, err := poolfile.Rerank(ctx, in.nbests, idx, sentences, set.Weights, *weightsPath, func(sent int, best nbest.Hypothesis) error {
+		lf, err := poolfile.Rerank(ctx, in.nbests, in.format, idx, sentences, set.Weights, *weightsPath, func(sent int, best nbest.Hypothesis) error {
 			for next < sent { // a sentence the lists lack: an empty line keeps the lines aligned
 				missing++
 				if err := emit(nbest.Hypothesis{}); err != nil {

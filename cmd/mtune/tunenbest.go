@@ -118,7 +118,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, poolfile.Options{Threads: o.cfg.Threads})
+	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, poolfile.Options{Threads: o.cfg.Threads, Format: o.scoring.format})
 	if err != nil {
 		return err
 	}

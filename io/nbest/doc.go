@@ -1,6 +1,23 @@
 // Package nbest reads and writes the n-best lists of Moses, cdec and
-// Joshua, the FEATSTAT and SCORESTAT files of Moses' mert extractor, and
-// pools the lists of several tuning iterations.
+// Joshua, reads those of Marian, fairseq and Sockeye, reads and writes the
+// FEATSTAT and SCORESTAT files of Moses' mert extractor, and pools the
+// lists of several tuning iterations.
+//
+// # Formats
+//
+// Every reader is a SentenceReader, which returns a list sentence by
+// sentence; NewSentenceReader returns the one a Format names, or detects
+// the format from the list's first lines (FormatAuto, DetectLine):
+//
+//	FormatMoses    Reader         Moses, Joshua, cdec, Travatar: below
+//	FormatMarian   MarianReader   id ||| text ||| [alignment |||] [WordScores= … |||] F0= v … ||| total
+//	FormatFairseq  FairseqReader  fairseq-generate/-interactive: H-id<TAB>score<TAB>tokens, D-…
+//	FormatSockeye  SockeyeReader  sockeye-translate --output-type json: {"translations": […], "scores": […]}
+//
+// Each reader's documentation gives its format, what it takes from a
+// line, and how it numbers sentences (Marian and Sockeye lists may count
+// from 1: the first id is sentence 0). docs/formats.md shows a sample
+// line of each. The rest of this documentation is about Moses' format.
 //
 // # N-best lists
 //

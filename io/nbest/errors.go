@@ -35,6 +35,19 @@ var (
 	// of another sentence; an n-best list must keep each sentence's
 	// hypotheses together.
 	ErrNotGrouped = errors.New("sentence id reappears after another sentence")
+	// ErrDuplicate: a feature (or a JSON key) is given twice on a line of
+	// a Marian or Sockeye list. (Moses lists sum a repeated feature, as
+	// Moses' mert does.)
+	ErrDuplicate = errors.New("given twice on a line")
+	// ErrBadField: a field of a line is none of those the format has
+	// there, such as a Marian field between the text and the features
+	// that is neither an alignment nor word scores, a fairseq D- line
+	// without its H- line, or a Sockeye key of the wrong type.
+	ErrBadField = errors.New("unexpected field")
+	// ErrNoHypothesis: a fairseq H- line or a Sockeye line has no
+	// hypothesis at all (no text field, no "translation" or an empty
+	// "translations"); an empty text is a hypothesis.
+	ErrNoHypothesis = errors.New("no hypothesis")
 	// ErrBadHeader: a FEATSTAT or SCORESTAT block header is malformed.
 	ErrBadHeader = errors.New("bad block header")
 	// ErrBadFooter: a FEATSTAT or SCORESTAT block does not end where its

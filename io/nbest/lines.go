@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mtune/mtune/internal/fastnum"
@@ -61,6 +62,23 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 		line = line[:n-1]
 	}
 	return line, complete, nil
+}
+
+// invalidUTF8 reports whether line is not valid UTF-8, and the 0-based
+// byte offset of its first invalid byte.
+func invalidUTF8(line []byte) (int, bool) {
+	if utf8.Valid(line) {
+		return 0, false
+	}
+	k := 0
+	for k < len(line) {
+		c, size := utf8.DecodeRune(line[k:])
+		if c == utf8.RuneError && size == 1 {
+			break
+		}
+		k += size
+	}
+	return k, true
 }
 
 // spaceTab marks the bytes that separate tokens and surround fields:

@@ -7,7 +7,6 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/textpos"
@@ -28,9 +27,13 @@ type Hypothesis struct {
 	Score    float64
 	HasScore bool
 	// Alignment is everything after the fourth field, spaces trimmed,
-	// unparsed: Moses' word or phrase alignment ("0-0 1-2 …"). Empty when
+	// unparsed: Moses' word or phrase alignment ("0-0 1-2 …"), or
+	// Marian's hard or soft alignment field (MarianReader). Empty when
 	// absent.
 	Alignment string
+	// Detok is the detokenized target, where a list has one besides the
+	// target (fairseq's D- lines); empty otherwise.
+	Detok string
 	// File and Line say where a Reader read it (the reader's name and
 	// the 1-based line), for errors found later; zero when not read.
 	File string
@@ -62,13 +65,8 @@ type Reader struct {
 	layout     []int
 	layoutLine int
 
-	// ReadSentence state.
-	pending     Hypothesis
-	pendingLine int
-	havePending bool
-	seen        map[int]struct{}
-	lastLine    int // line of the hypothesis last returned by Read
-	sentLine    int // line of the first hypothesis ReadSentence last returned
+	g        grouper // ReadSentence's state
+	lastLine int     // line of the hypothesis last returned by Read
 }
 
 type groupState struct {
@@ -105,16 +103,17 @@ func (r *Reader) Line() int { return r.lastLine }
 
 // SentenceLine returns the line number of the first hypothesis of the
 // sentence ReadSentence last returned.
-func (r *Reader) SentenceLine() int { return r.sentLine }
+func (r *Reader) SentenceLine() int { return r.g.sentLine }
+
+// Format returns FormatMoses: the Reader reads Moses', Joshua's, cdec's
+// and Travatar's lists.
+func (r *Reader) Format() Format { return FormatMoses }
 
 // Read returns the next hypothesis. At the end of the input it returns
 // io.EOF. Malformed lines give a *ParseError; errors are sticky.
 func (r *Reader) Read() (Hypothesis, error) {
-	if r.havePending {
-		r.havePending = false
-		r.lastLine = r.pendingLine
-		h := r.pending
-		r.pending = Hypothesis{}
+	if h, ok := r.g.unread(); ok {
+		r.lastLine = h.Line
 		return h, nil
 	}
 	return sticky(&r.err, r.read)
@@ -128,36 +127,7 @@ func (r *Reader) Read() (Hypothesis, error) {
 // list (and the set of ids seen). Do not mix with Read unless you handle
 // the grouping yourself.
 func (r *Reader) ReadSentence() (id int, hyps []Hypothesis, err error) {
-	first, err := r.Read()
-	if err != nil {
-		return 0, nil, err
-	}
-	id = first.Sentence
-	r.sentLine = r.lastLine
-	if r.seen == nil {
-		r.seen = make(map[int]struct{})
-	}
-	if _, ok := r.seen[id]; ok {
-		r.err = &ParseError{File: r.name, Line: r.lastLine, Column: 1,
-			Err: textpos.Detail(ErrNotGrouped, fmt.Sprintf("sentence %d", id))}
-		return 0, nil, r.err
-	}
-	r.seen[id] = struct{}{}
-	hyps = []Hypothesis{first}
-	for {
-		h, err := r.Read()
-		if err == io.EOF {
-			return id, hyps, nil
-		}
-		if err != nil {
-			return 0, nil, err
-		}
-		if h.Sentence != id {
-			r.pending, r.pendingLine, r.havePending = h, r.lastLine, true
-			return id, hyps, nil
-		}
-		hyps = append(hyps, h)
-	}
+	return r.g.next(r.Read, &r.err)
 }
 
 func (r *Reader) read() (Hypothesis, error) {
@@ -185,15 +155,7 @@ var sep = []byte("|||")
 // parseLine parses "id ||| target ||| features [||| total [||| rest]]".
 func (r *Reader) parseLine(line []byte, complete bool) (Hypothesis, error) {
 	var h Hypothesis
-	if !utf8.Valid(line) {
-		k := 0
-		for k < len(line) {
-			c, size := utf8.DecodeRune(line[k:])
-			if c == utf8.RuneError && size == 1 {
-				break
-			}
-			k += size
-		}
+	if k, bad := invalidUTF8(line); bad {
 		return h, r.errAt(k+1, ErrInvalidUTF8)
 	}
 	// Field boundaries: [start, end) of each of the first four fields.

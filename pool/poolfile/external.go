@@ -2,6 +2,7 @@ package poolfile
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -37,13 +38,17 @@ type nbestLine struct{ sent, index, line int }
 
 // ReadExternalScores reads the score files at scorePaths, scorePaths[i]
 // the scores of the hypotheses of the n-best file at nbestPaths[i] (local
-// or gs://, .gz/.zst allowed). Each file holds either one score a line,
-// the k-th the score of the n-best file's k-th hypothesis, or lines
+// or gs://, .gz/.zst allowed; in format, nbest.FormatAuto detecting each
+// file's). Each file holds either one score a line, the k-th the score of
+// the n-best file's k-th hypothesis in line order (its k-th H- line in
+// fairseq's output), or lines
 // "id ||| index ||| score", index the 0-based position of the hypothesis
 // among its sentence's lines; the first non-blank line tells which, blank
 // lines are skipped. Every hypothesis must have exactly one finite score:
-// anything else is an error naming the file and line.
-func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string) (*ExternalScores, error) {
+// anything else is an error naming the file and line. A hypothesis is known
+// by its n-best file and line, so lists that hold several hypotheses on a
+// line (Sockeye's) are an error.
+func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string, format nbest.Format) (*ExternalScores, error) {
 	if len(nbestPaths) != len(scorePaths) {
 		return nil, fmt.Errorf("poolfile: %d score files for %d n-best files: give one a file, in the same order", len(scorePaths), len(nbestPaths))
 	}
@@ -54,7 +59,7 @@ func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string) (*
 	}
 	e := &ExternalScores{byFile: make(map[string][]float64)}
 	for i, np := range nbestPaths {
-		hyps, err := readNbestLines(ctx, np)
+		hyps, err := readNbestLines(ctx, np, format)
 		if err != nil {
 			return nil, err
 		}
@@ -85,17 +90,27 @@ func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string) (*
 
 // readNbestLines returns the hypotheses of the n-best file at path, in
 // line order.
-func readNbestLines(ctx context.Context, path string) ([]nbestLine, error) {
+func readNbestLines(ctx context.Context, path string, format nbest.Format) ([]nbestLine, error) {
 	rc, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	r := nbest.NewReader(rc, path, feature.NewIndex())
+	r, err := nbest.NewSentenceReader(rc, path, feature.NewIndex(), format)
+	if err != nil {
+		return nil, err
+	}
 	var out []nbestLine
 	for {
 		id, hyps, err := r.ReadSentence()
 		if err == io.EOF {
+			// fairseq's sentences come in id order, not in line order.
+			slices.SortFunc(out, func(a, b nbestLine) int { return cmp.Compare(a.line, b.line) })
+			for k := 1; k < len(out); k++ {
+				if out[k].line == out[k-1].line {
+					return nil, fmt.Errorf("poolfile: %s:%d: several hypotheses on one line (%v lists): external scores are given a hypothesis a line", path, out[k].line, r.Format())
+				}
+			}
 			return out, nil
 		}
 		if err != nil {
@@ -121,9 +136,10 @@ func (e *ExternalScores) Score(file string, line int) (float64, error) {
 
 // ExternalScorer returns a scorer of the hypotheses of the n-best files at
 // nbestPaths under m whose statistics are the scores of the files at
-// scorePaths (ReadExternalScores), for Load, Extract and Scorer.Hyp.
-func ExternalScorer(ctx context.Context, nbestPaths, scorePaths []string, m metric.External) (*pool.Scorer, error) {
-	e, err := ReadExternalScores(ctx, nbestPaths, scorePaths)
+// scorePaths (ReadExternalScores; format is the n-best files'), for Load,
+// Extract and Scorer.Hyp.
+func ExternalScorer(ctx context.Context, nbestPaths, scorePaths []string, format nbest.Format, m metric.External) (*pool.Scorer, error) {
+	e, err := ReadExternalScores(ctx, nbestPaths, scorePaths, format)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/testsupport/testfile"
 )
@@ -49,7 +50,7 @@ func TestReadExternalScores(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := testfile.Write(t, dir, "sc", tc.text)
-			e, err := ReadExternalScores(context.Background(), []string{nb}, []string{sc})
+			e, err := ReadExternalScores(context.Background(), []string{nb}, []string{sc}, nbest.FormatAuto)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), strings.ReplaceAll(tc.err, "sc:", sc+":")) {
 					t.Fatalf("error %v, want %q", err, tc.err)
@@ -70,10 +71,10 @@ func TestReadExternalScores(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadExternalScores(context.Background(), []string{nb, nb}, []string{nb, nb}); err == nil || !strings.Contains(err.Error(), "given twice") {
+	if _, err := ReadExternalScores(context.Background(), []string{nb, nb}, []string{nb, nb}, nbest.FormatAuto); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("one n-best file twice: %v", err)
 	}
-	if _, err := ReadExternalScores(context.Background(), []string{nb}, nil); err == nil || !strings.Contains(err.Error(), "0 score files for 1 n-best files") {
+	if _, err := ReadExternalScores(context.Background(), []string{nb}, nil, nbest.FormatAuto); err == nil || !strings.Contains(err.Error(), "0 score files for 1 n-best files") {
 		t.Errorf("no score file: %v", err)
 	}
 }
@@ -88,7 +89,7 @@ func TestLoadExternalDuplicates(t *testing.T) {
 	nb2 := w("nb2", "0 ||| x ||| d= 5\n0 ||| b ||| d= 2\n1 ||| c ||| d= 2\n")
 	sc1, sc2 := w("sc1", "0.1\n0.2\n0.3\n"), w("sc2", "0 ||| 0 ||| 0.4\n0 ||| 1 ||| 0.9\n1 ||| 0 ||| 0.6\n")
 	ctx := context.Background()
-	sc, err := ExternalScorer(ctx, []string{nb1, nb2}, []string{sc1, sc2}, metric.External{Label: "COMET"})
+	sc, err := ExternalScorer(ctx, []string{nb1, nb2}, []string{sc1, sc2}, nbest.FormatAuto, metric.External{Label: "COMET"})
 	if err != nil {
 		t.Fatal(err)
 	}

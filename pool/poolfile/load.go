@@ -17,6 +17,9 @@ type Options struct {
 	// Threads is the number of goroutines that de-duplicate and score
 	// sentences while one reads the files; 0 means GOMAXPROCS.
 	Threads int
+	// Format is the format of the n-best files; the zero value,
+	// nbest.FormatAuto, detects each file's (nbest.NewSentenceReader).
+	Format nbest.Format
 }
 
 func (o Options) threads() int {
@@ -33,7 +36,7 @@ func (o Options) threads() int {
 // with sc. It returns one List per sentence in increasing id order and the
 // dense feature groups the files hold. Feature names are interned in idx.
 func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scorer, opts Options) ([]pool.List, []feature.Group, error) {
-	m, err := openMerger(ctx, paths, idx, sc.Len())
+	m, err := openMerger(ctx, paths, opts.Format, idx, sc.Len())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +73,8 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 	return lists, m.groups(), nil
 }
 
-// Walk streams the n-best files at paths sentence by sentence, in
+// Walk streams the n-best files at paths, in format (nbest.FormatAuto
+// detects each file's), sentence by sentence, in
 // increasing id order, calling fn with each sentence's hypotheses pooled
 // across the files without duplicates (see Load). It holds one sentence's
 // lists in memory. At the end it returns the dense feature groups the
@@ -80,8 +84,8 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 // (the references'): a larger id is an error wrapping ErrSentenceID. When
 // it is 0 the ids must be 0, 1, 2, … without gaps, as nothing else bounds
 // them.
-func Walk(ctx context.Context, paths []string, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
-	m, err := openMerger(ctx, paths, idx, sentences)
+func Walk(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
+	m, err := openMerger(ctx, paths, format, idx, sentences)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +108,14 @@ func Walk(ctx context.Context, paths []string, idx *feature.Index, sentences int
 }
 
 // Locate returns "file:line" of the first line of the n-best files at
-// paths that holds a hypothesis of sentence sent with the features f, or
+// paths (in format) that holds a hypothesis of sentence sent with the features f, or
 // "" if none does: where an error found in a loaded pool comes from. It
 // reads the files again, so it is for error paths.
 // sentences is as for Walk.
-func Locate(ctx context.Context, paths []string, idx *feature.Index, sentences, sent int, f feature.Vector) string {
+func Locate(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences, sent int, f feature.Vector) string {
 	pos := ""
 	errFound := errors.New("found")
-	_, err := Walk(ctx, paths, idx, sentences, func(s int, hyps []nbest.Hypothesis) error {
+	_, err := Walk(ctx, paths, format, idx, sentences, func(s int, hyps []nbest.Hypothesis) error {
 		if s < sent {
 			return nil
 		}

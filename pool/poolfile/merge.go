@@ -18,7 +18,7 @@ import (
 // sentences. Memory holds one sentence's list per file.
 type merger struct {
 	paths   []string
-	readers []*nbest.Reader
+	readers []nbest.SentenceReader
 	closers []io.Closer
 	heads   []mergeHead
 	// sentences bounds the ids: when positive, ids must be below it (the
@@ -45,7 +45,7 @@ type mergeHead struct {
 // without them, the sentences before it) allow.
 var ErrSentenceID = errors.New("sentence id out of range")
 
-func openMerger(ctx context.Context, paths []string, idx *feature.Index, sentences int) (*merger, error) {
+func openMerger(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int) (*merger, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("poolfile: no n-best files")
 	}
@@ -57,7 +57,12 @@ func openMerger(ctx context.Context, paths []string, idx *feature.Index, sentenc
 			return nil, err
 		}
 		m.closers = append(m.closers, rc)
-		m.readers = append(m.readers, nbest.NewReader(rc, p, idx))
+		r, err := nbest.NewSentenceReader(rc, p, idx, format)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		m.readers = append(m.readers, r)
 	}
 	m.heads = make([]mergeHead, len(paths))
 	m.checked = make([]bool, len(paths))

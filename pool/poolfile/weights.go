@@ -94,17 +94,17 @@ func NonFiniteScore(pos string, score float64, weightsPath string) error {
 	return fmt.Errorf("poolfile: %s: the model score of this hypothesis under %s is %v, not a number the hypotheses can be ranked by: a feature value times its weight overflows (check the line's values)", pos, w, score)
 }
 
-// Rerank walks the n-best lists at paths as Walk does (sentences is as
-// there) and calls fn, in sentence order, with each listed sentence's
+// Rerank walks the n-best lists at paths, in format, as Walk does
+// (sentences is as there) and calls fn, in sentence order, with each listed sentence's
 // best hypothesis under the weights w read from weightsPath (the first of
 // equal scores). It returns the features the lists hold, for
 // CheckWeights. A score that is not a finite number is an error
 // (NonFiniteScore).
-func Rerank(ctx context.Context, paths []string, idx *feature.Index, sentences int, w feature.Weights, weightsPath string,
+func Rerank(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, w feature.Weights, weightsPath string,
 	fn func(sent int, best nbest.Hypothesis) error) (*Features, error) {
 	var f Features
 	var err error
-	f.Groups, err = Walk(ctx, paths, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
+	f.Groups, err = Walk(ctx, paths, format, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
 		best, bestScore := 0, 0.0
 		for k, h := range hyps {
 			f.Add(h.Features)
@@ -122,15 +122,15 @@ func Rerank(ctx context.Context, paths []string, idx *feature.Index, sentences i
 }
 
 // StartWeights returns the weights tuning on lists starts from, read with
-// their dense groups from the n-best files at paths into idx (sentences
-// is as for Walk): set, read from the file initPath and checked with
+// their dense groups from the n-best files at paths, in format, into idx
+// (sentences is as for Walk): set, read from the file initPath and checked with
 // CheckWeights against the lists, or, when set is nil, a new set giving
 // each of the lists' dense features 1/N. The set takes the lists' dense
 // layout (none for lists without groups, as cdec's and Joshua's, whose
 // weights are then written as "name value" lines). It also returns the
 // set's weights grown to idx; a hypothesis whose score under them is not
 // a finite number is an error (NonFiniteScore).
-func StartWeights(ctx context.Context, paths []string, idx *feature.Index, sentences int, lists []pool.List, groups []feature.Group,
+func StartWeights(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, lists []pool.List, groups []feature.Group,
 	set *weights.Set, initPath string) (*weights.Set, feature.Weights, error) {
 	if set != nil {
 		f := Features{Groups: groups}
@@ -158,7 +158,7 @@ func StartWeights(ctx context.Context, paths []string, idx *feature.Index, sente
 	w.Grow(idx.Len())
 	if i, k, bad := pool.NonFinite(lists, w); bad {
 		h := lists[i].Hyps[k].Features
-		return nil, nil, NonFiniteScore(Locate(ctx, paths, idx, sentences, lists[i].Sent, h), h.Dot(w), initPath)
+		return nil, nil, NonFiniteScore(Locate(ctx, paths, format, idx, sentences, lists[i].Sent, h), h.Dot(w), initPath)
 	}
 	return set, w, nil
 }

@@ -35,6 +35,14 @@ func TestErrorsDoNotQuoteLines(t *testing.T) {
 		{Name: "nbest/bad feature value", Parse: readNbest, In: "0 ||| a ||| LM0= " + long + "\n", Line: 1},
 		{Name: "nbest/value without a name", Parse: readNbest, In: "0 ||| a ||| " + long + "\n", Line: 1},
 		{Name: "nbest/empty feature name", Parse: readNbest, In: "0 ||| a ||| =" + long + "\n", Line: 1},
+		{Name: "nbest/marian field", Parse: readNbestAs(nbest.FormatMarian), In: "0 ||| a ||| " + secret + " ||| F0= -1 ||| -1\n", Line: 1},
+		{Name: "nbest/marian feature", Parse: readNbestAs(nbest.FormatMarian), In: "0 ||| a ||| " + long + " ||| -1\n", Line: 1},
+		{Name: "nbest/marian duplicate", Parse: readNbestAs(nbest.FormatMarian), In: "0 ||| a ||| " + long + "=1 " + long + "=2 ||| -1\n", Line: 1},
+		{Name: "nbest/fairseq score", Parse: readNbestAs(nbest.FormatFairseq), In: "H-0\t" + long + "\t" + secret + "\n", Line: 1},
+		{Name: "nbest/fairseq no H- line", Parse: readNbestAs(nbest.FormatFairseq), In: secret + "\n", Line: 1},
+		{Name: "nbest/sockeye not JSON", Parse: readNbestAs(nbest.FormatSockeye), In: secret + "\n", Line: 1},
+		{Name: "nbest/sockeye key", Parse: readNbestAs(nbest.FormatSockeye), In: "{\"" + long + "\": 1, \"" + long + "\": 2}\n", Line: 1},
+		{Name: "nbest/sockeye score", Parse: readNbestAs(nbest.FormatSockeye), In: "{\"translation\": \"" + secret + "\", \"score\": \"" + secret + "\"}\n", Line: 1},
 
 		{Name: "model/corpus file as moses.ini", Parse: readConfig, In: secret + "\n", Line: 1},
 		{Name: "model/section header", Parse: readConfig, In: "[feature " + secret + "\n", Line: 1},
@@ -69,6 +77,23 @@ func readNbest(path string) error {
 		_, err = r.Read()
 	}
 	return err
+}
+
+// readNbestAs returns a function that reads the n-best list at path in
+// format to its end.
+func readNbestAs(format nbest.Format) func(path string) error {
+	return func(path string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, err := nbest.NewSentenceReader(f, path, feature.NewIndex(), format)
+		for err == nil {
+			_, _, err = r.ReadSentence()
+		}
+		return err
+	}
 }
 
 // readConfig loads the moses.ini at path with no environment variables.
