@@ -17,7 +17,6 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
-	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -165,7 +164,7 @@ type Options struct {
 	// of every epoch's weights trio.
 	dense []string
 	// metric is Metric parsed (defaults).
-	metric metric.Metric
+	metric tune.Metric
 }
 
 // decodeOptions returns the decoding and scoring options of the run's

@@ -60,7 +60,7 @@ func (f *MERTShareFn) ProcessElement(ctx context.Context, part int, envs func(in
 }
 
 // MERTLineFn merges the envelopes of one line, packed (linesearch.Packed),
-// and sweeps them (tune.SweepLine) for the corpus score of Metric, the
+// and sweeps them (tune.SearchLine) for the corpus score of Metric, the
 // run's metric spec ("" is BLEU).
 type MERTLineFn struct{ Metric string }
 
@@ -86,7 +86,7 @@ func (f *MERTLineFn) ExtractOutput(a linesearch.Packed) (linesearch.Result, erro
 	if err != nil {
 		return linesearch.Result{}, fmt.Errorf("transforms: %w", err)
 	}
-	return tune.SweepLine(e, f.Metric)
+	return tune.SearchLine(e, f.Metric)
 }
 
 func searchItem(key int, r linesearch.Result) tune.RoundItem {

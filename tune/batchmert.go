@@ -21,21 +21,19 @@ type MERTRound struct {
 	Names []string
 	Pass  mert.Pass
 	// Metric is the run's metric, a spec (BatchStep.Metric; "" is BLEU):
-	// what each line's sweep maximises (SweepLine).
+	// what each line's sweep maximises (SearchLine).
 	Metric string
 }
 
-// SweepLine sweeps the merged envelopes of one line of a round
-// (linesearch.Sweep with mert.SweepOptions) for the corpus score of the
+// SearchLine searches one line of a round, its merged envelopes
+// (linesearch.Sweep with mert.SweepOptions), for the corpus score of the
 // metric spec (MERTRound.Metric).
-func SweepLine(e linesearch.Envelopes, spec string) (linesearch.Result, error) {
+func SearchLine(e linesearch.Envelopes, spec string) (linesearch.Result, error) {
 	m, err := DecodeOptions{Metric: spec}.ParseMetric()
 	if err != nil {
 		return linesearch.Result{}, err
 	}
-	opts := mert.SweepOptions()
-	opts.Metric = m
-	r, err := linesearch.Sweep(e, opts)
+	r, err := linesearch.Sweep(e, mert.SweepOptions(m))
 	if err != nil {
 		return r, fmt.Errorf("tune: %w", err)
 	}

@@ -136,6 +136,10 @@ func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
 	return m, nil
 }
 
+// Metric is what a run's hypotheses are scored with (metric.Metric), as
+// its options hold it once parsed (DecodeOptions.ParseMetric).
+type Metric = metric.Metric
+
 // scorer scores hypotheses against the references of sentences.
 type scorer struct{ m metric.Metric }
 

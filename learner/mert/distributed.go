@@ -123,8 +123,9 @@ func (p Pass) Share(lists []pool.List, m metric.Metric) (Share, error) {
 }
 
 // SweepOptions are the options of the line searches of a round
-// (linesearch.Sweep), those of Learn's.
-func SweepOptions() linesearch.Options { return linesearch.Options{} }
+// (linesearch.Sweep), those of Learn's, for the corpus score of metric m
+// (nil: BLEU), the Coordinator's Options.Metric.
+func SweepOptions(m metric.Metric) linesearch.Options { return linesearch.Options{Metric: m} }
 
 // PassResult is the outcome of a round, indexed as the Pass's runs: the
 // statistics of the whole pool's 1-bests at each run's point and the

@@ -46,7 +46,7 @@ func coordinate(t *testing.T, c *Coordinator, parts [][]pool.List) int {
 		}
 		for i := range p.Runs {
 			for _, e := range merged[i] {
-				r, err := linesearch.Sweep(e, SweepOptions())
+				r, err := linesearch.Sweep(e, SweepOptions(nil))
 				if err != nil {
 					t.Fatal(err)
 				}
