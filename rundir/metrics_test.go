@@ -1,8 +1,13 @@
 package rundir
 
 import (
+	"context"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/metric"
 )
 
 // TestBestEpoch: dev BLEU ranks the epochs, tune BLEU without a dev set;
@@ -51,5 +56,48 @@ func TestBest(t *testing.T) {
 	var neg Best
 	if !neg.Add(1, -5) || neg.Epoch != 1 {
 		t.Errorf("a negative first score is not the best of one: %+v", neg)
+	}
+}
+
+// TestReadScore: a stats file is scored under the run's metric (BLEU when
+// nil), empty statistics score 0, and statistics the metric could not
+// have (more BLEU matches than n-grams, chrF's where BLEU's are due) are
+// an error naming the file.
+func TestReadScore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(name string, st metric.Stats) string {
+		p := filepath.Join(dir, name)
+		if err := WriteJSON(ctx, p, st); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bleu := metric.NewBLEUStats(4, []float64{6, 4, 2, 1}, []float64{8, 7, 6, 5}, 9)
+	chrf := metric.NewChrF(false)
+	hyp, ref := "the cat sat", "the cat sat down"
+	seg, err := chrf.Segment([]string{ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cst := seg.Stats(hyp)
+	for _, tc := range []struct {
+		name string
+		st   metric.Stats
+		m    metric.Metric
+		want float64
+		err  bool
+	}{
+		{"bleu", bleu, nil, 100 * bleu.BLEU(), false},
+		{"empty", metric.Stats{}, nil, 0, false},
+		{"chrf", cst, chrf, chrf.Score(cst), false},
+		{"bad bleu", metric.NewBLEUStats(4, []float64{9}, []float64{8, 7, 6, 5}, 9), nil, 0, true},
+		{"chrf as bleu", cst, nil, 0, true},
+	} {
+		p := write(tc.name+".json", tc.st)
+		got, err := ReadScore(ctx, p, tc.m)
+		if (err != nil) != tc.err || err != nil && !strings.Contains(err.Error(), p) || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v (error %v, naming the file)", tc.name, got, err, tc.want, tc.err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package transforms_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -35,8 +36,14 @@ func TestSumStatsFn(t *testing.T) {
 	if _, err := f.AddInput(a, metric.NewBLEUStats(2, nil, []float64{1, 1}, 0)); err == nil {
 		t.Error("adding BLEU-2 statistics to BLEU-4 ones: no error")
 	}
-	if _, err := f.AddInput(a, metric.NewBLEUStats(4, []float64{2}, []float64{1}, 0)); err == nil {
+	if _, err := f.AddInput(a, metric.StatsOf(1, math.NaN(), 2, 3, 4, 5, 6, 7, 8)); err == nil {
 		t.Error("adding invalid statistics: no error")
+	}
+	// Statistics are summed whatever their metric (a BLEU-4 sum with more
+	// matches than n-grams is refused where it is scored: rundir.ReadScore).
+	chrf := metric.StatsOf(1, 2, 3)
+	if got, err := f.MergeAccumulators(chrf, chrf); err != nil || got != metric.StatsOf(2, 4, 6) {
+		t.Errorf("chrF-like statistics: %v, %v", got, err)
 	}
 }
 
