@@ -20,14 +20,15 @@ import (
 // its settings; for the commands that read n-best lists (nbestFlags) the
 // lists, and with --metric external their score files and label.
 type scoringFlags struct {
-	refs, nbests, scores listFlag
-	label                string
-	metric               string
-	tokenize             string
-	lowercase            bool
-	order                int
-	m                    metric.Metric // parseMetric's, once parsed
-	format               nbest.Format  // --nbest-format, parsed by the flag package
+	refs, nbests, scores, features listFlag
+	feats                          []poolfile.FeatureFile // --feature, parsed by parseMetric
+	label                          string
+	metric                         string
+	tokenize                       string
+	lowercase                      bool
+	order                          int
+	m                              metric.Metric // parseMetric's, once parsed
+	format                         nbest.Format  // --nbest-format, parsed by the flag package
 }
 
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
@@ -61,6 +62,9 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	case !ext && len(f.scores) > 0:
 		return nil, usagef("--scores: only with --metric external (scores computed elsewhere)")
 	}
+	if f.feats, err = poolfile.ParseFeatureFlags(f.features, len(f.nbests)); err != nil {
+		return nil, usagef("--feature %v", err)
+	}
 	f.m = m
 	return m, nil
 }
@@ -83,6 +87,13 @@ func (f *nbestFlags) add(fs *flag.FlagSet, nbestHelp, refHelp string) {
 	fs.Var(&f.scores, "scores", "with --metric external (no -r): scores computed elsewhere (COMET, QE), one file per --nbest in its order (docs/formats.md)")
 	fs.StringVar(&f.label, "scores-label", "", "the name external scores print under (COMET; default external)")
 	fs.Var(&f.format, "nbest-format", "the `format` of the --nbest lists: "+strings.Join(nbest.FormatNames(), ", ")+" (auto: detected from each list's first lines; docs/formats.md)")
+	fs.Var(&f.features, "feature", "`NAME=FILE` adds to each hypothesis the dense feature NAME, its values from FILE (scores computed elsewhere: one a line, or 'id ||| index ||| value' lines); once per --nbest file, in its order (docs/rerank.md)")
+}
+
+// options returns the poolfile options of the lists: their format and the
+// added features (parseMetric parses --feature).
+func (f *scoringFlags) options(threads int) poolfile.Options {
+	return poolfile.Options{Threads: threads, Format: f.format, Features: f.feats}
 }
 
 // scorer loads the references and prepares them for scoring under the

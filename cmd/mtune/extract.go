@@ -31,7 +31,7 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		}
 		start := time.Now()
 		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, poolfile.Options{Threads: *threads, Format: in.format})
+		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
 		if err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ var commands = []command{
 	{
 		name:    "rerank",
 		summary: "the best hypothesis of each sentence of n-best lists under given weights (BLEU on stderr with -r)",
-		usage:   "--weights W [--sparse-weights S] --nbest F… [--nbest-format auto|moses|marian|fairseq|sockeye] [-r REF… | --metric external --scores S…]",
+		usage:   "--weights W [--sparse-weights S] --nbest F… [--nbest-format auto|moses|marian|fairseq|sockeye] [--feature NAME=FILE…] [-r REF… | --metric external --scores S…] [--out-nbest F] [--detok]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   rerankFlags,
@@ -112,7 +112,7 @@ var commands = []command{
 	{
 		name:    "extract",
 		summary: "pool n-best lists and write their features and BLEU statistics as Moses' extractor does",
-		usage:   "--nbest F… [--nbest-format FORMAT] (-r REF… | --metric external --scores S…) --out DIR [--threads N]",
+		usage:   "--nbest F… [--nbest-format FORMAT] [--feature NAME=FILE…] (-r REF… | --metric external --scores S…) --out DIR [--threads N]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   extractFlags,
@@ -120,7 +120,7 @@ var commands = []command{
 	{
 		name:    "tune-nbest",
 		summary: "tune weights on n-best lists you already have (no decoder): any batch or online learner",
-		usage:   "--algo " + strings.Join(algo.Names(), "|") + " [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… [--nbest-format FORMAT] (-r REF… | --metric external --scores S…) --out DIR [--epochs N] [--seed N] [--threads N]",
+		usage:   "--algo " + strings.Join(algo.Names(), "|") + " [--loss L] [--l1 λ] [--l2 λ] [--noise δ] [--init W] --nbest F… [--nbest-format FORMAT] [--feature NAME=FILE…] (-r REF… | --metric external --scores S…) --out DIR [--epochs N] [--seed N] [--threads N]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   tuneNbestFlags,

@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -162,6 +163,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		t.o.Sparse = append(t.o.Sparse, s)
 		return nil
 	})
+	fs.Func("feature", "", func(string) error { return errors.New(poolfile.FeatureInTune) }) // refused, so not in the help
 	// Beam's flags, sharing their values with flag.CommandLine.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
 		if fs.Lookup(f.Name) == nil && isBeamFlag(f) {

@@ -72,6 +72,11 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 				inputs = append(inputs, rundir.InputFile{Role: []string{"nbest", "ref", "scores"}[i], Path: p})
 			}
 		}
+		for _, f := range in.feats {
+			for _, p := range f.Paths {
+				inputs = append(inputs, rundir.InputFile{Role: "feature " + f.Name, Path: p})
+			}
+		}
 		if *initPath != "" {
 			inputs = append(inputs, rundir.InputFile{Role: "init", Path: *initPath})
 		}
@@ -118,7 +123,7 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, poolfile.Options{Threads: o.cfg.Threads, Format: o.scoring.format})
+	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, o.scoring.options(o.cfg.Threads))
 	if err != nil {
 		return err
 	}

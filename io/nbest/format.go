@@ -67,6 +67,11 @@ func (f *Format) Set(s string) error {
 	return nil
 }
 
+// HasDetok reports whether lists of format f give a hypothesis a
+// detokenized text besides its target (Hypothesis.Detok): fairseq's, whose
+// D- lines hold it.
+func (f Format) HasDetok() bool { return f == FormatFairseq }
+
 // SentenceReader reads an n-best list of any format sentence by
 // sentence. Reader (Moses), MarianReader, FairseqReader and SockeyeReader
 // implement it; NewSentenceReader returns the one a format names.

@@ -32,6 +32,15 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
+// TestHasDetok: only fairseq's lists have a detokenized text (D- lines).
+func TestHasDetok(t *testing.T) {
+	for f := range Format(len(FormatNames())) {
+		if got := f.HasDetok(); got != (f == FormatFairseq) {
+			t.Errorf("%v.HasDetok() = %v", f, got)
+		}
+	}
+}
+
 func TestDetectLine(t *testing.T) {
 	for _, tc := range []struct {
 		line string

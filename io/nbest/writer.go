@@ -31,10 +31,16 @@ const (
 	// their component names ("LM0_0=-41.2"), in feature id order; Groups
 	// are ignored.
 	Cdec
+	// Marian writes Marian's lines (MarianReader):
+	// "id ||| target ||| [alignment |||] F0= v Name= v … ||| total", the
+	// alignment before the features. Every group must have one component,
+	// as Marian's features do; a sparse feature, a group of several and a
+	// hypothesis without a total are errors.
+	Marian
 )
 
 // styleNames are the names String gives the styles.
-var styleNames = []string{Moses: "moses", Old: "old", Cdec: "cdec"}
+var styleNames = []string{Moses: "moses", Old: "old", Cdec: "cdec", Marian: "marian"}
 
 func (s Style) String() string { return enum.Name(s, styleNames, "Style") }
 
@@ -42,7 +48,9 @@ func (s Style) String() string { return enum.Name(s, styleNames, "Style") }
 //
 //	id ||| target ||| features ||| total [||| alignment]
 //
-// The total is left out (three fields) when a hypothesis has no score.
+// (id ||| target ||| [alignment |||] features ||| total in the Marian
+// style). The total is left out (three fields) when a hypothesis has no
+// score.
 // Numbers are written in the shortest form that reads back to the same
 // float64 (strconv 'g', -1), so a written list reads back exactly.
 type Writer struct {
@@ -114,8 +122,8 @@ func (w *Writer) prepare() error {
 			if !validLabel(g.Label) {
 				return fmt.Errorf("%w: dense label %q (empty, or holding a space, \"_\" or \"|||\")", ErrBadName, g.Label)
 			}
-			if g.Len < 0 {
-				return fmt.Errorf("nbest: group %q has length %d", g.Label, g.Len)
+			if g.Len < 0 || w.Style == Marian && g.Len != 1 {
+				return fmt.Errorf("nbest: group %q has length %d (%v lists: 1)", g.Label, g.Len, w.Style)
 			}
 			ids := make([]feature.ID, g.Len)
 			for i := range ids {
@@ -190,8 +198,11 @@ func (w *Writer) Write(h Hypothesis) error {
 	if !validText(h.Target) || strings.Contains(h.Target, "|||") {
 		return fmt.Errorf("%w: target %q (invalid UTF-8, a line break or \"|||\")", ErrBadName, h.Target)
 	}
-	if h.Alignment != "" && (!validText(h.Alignment) || !h.HasScore) {
+	if h.Alignment != "" && (!validText(h.Alignment) || !h.HasScore || w.Style == Marian && strings.Contains(h.Alignment, "|||")) {
 		return fmt.Errorf("%w: alignment %q (needs a score, valid UTF-8 and no line break)", ErrBadName, h.Alignment)
+	}
+	if w.Style == Marian && !h.HasScore {
+		return fmt.Errorf("nbest: sentence %d: a Marian line needs a total score", h.Sentence)
 	}
 	if h.HasScore && !finite(h.Score) {
 		return fmt.Errorf("nbest: sentence %d: total score %v", h.Sentence, h.Score)
@@ -204,6 +215,10 @@ func (w *Writer) Write(h Hypothesis) error {
 	b = append(b, " ||| "...)
 	b = append(b, h.Target...)
 	b = append(b, " ||| "...)
+	if w.Style == Marian && h.Alignment != "" {
+		b = append(b, bytes.TrimSpace([]byte(h.Alignment))...)
+		b = append(b, " ||| "...)
+	}
 	n0 := len(b)
 	sp := func(b []byte) []byte {
 		if len(b) > n0 {
@@ -258,6 +273,10 @@ func (w *Writer) Write(h Hypothesis) error {
 		if x == 0 {
 			continue
 		}
+		if w.Style == Marian {
+			w.buf = b
+			return fmt.Errorf("nbest: sentence %d: sparse feature %s in a Marian line", h.Sentence, name)
+		}
 		b = sp(b)
 		b = append(b, name...)
 		if w.Style != Cdec && strings.IndexByte(name, '_') >= 0 {
@@ -270,7 +289,7 @@ func (w *Writer) Write(h Hypothesis) error {
 	if h.HasScore {
 		b = append(b, " ||| "...)
 		b = strconv.AppendFloat(b, h.Score, 'g', -1, 64)
-		if h.Alignment != "" {
+		if h.Alignment != "" && w.Style != Marian {
 			b = append(b, " ||| "...)
 			b = append(b, bytes.TrimSpace([]byte(h.Alignment))...)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -267,3 +269,101 @@ var _ io.Writer = failWriter{}
 
 // separator matches a field separator with the spaces around it.
 var separator = regexp.MustCompile(` *\|\|\| *`)
+
+// TestWriteMarian reads each Marian list of testdata/marian, writes it in
+// the Marian style and reads it back: the same hypotheses (the alignment
+// before the features, word scores dropped, ids from 0), detected as
+// Marian's.
+func TestWriteMarian(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "marian", "*.nbest"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("testdata/marian: %v, %v", files, err)
+	}
+	readMarian := func(t *testing.T, r *MarianReader) []Hypothesis {
+		var out []Hypothesis
+		for {
+			_, hyps, err := r.ReadSentence()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, hyps...)
+		}
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := feature.NewIndex()
+			r := NewMarianReader(bytes.NewReader(data), path, idx)
+			hyps := readMarian(t, r)
+			var buf bytes.Buffer
+			w := NewWriter(&buf, idx)
+			w.Style, w.Groups = Marian, r.Groups()
+			for _, h := range hyps {
+				if err := w.Write(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Flush()
+			if f, ok := DetectLine(buf.Bytes()[:bytes.IndexByte(buf.Bytes(), '\n')+1]); !ok || f != FormatMarian {
+				t.Errorf("the first line written is detected as %v", f)
+			}
+			back := readMarian(t, NewMarianReader(bytes.NewReader(buf.Bytes()), "back", idx))
+			if len(back) != len(hyps) {
+				t.Fatalf("%d hypotheses back, want %d", len(back), len(hyps))
+			}
+			for i := range hyps {
+				if !sameHyp(back[i], hyps[i]) {
+					t.Fatalf("hypothesis %d: %+v, want %+v", i, back[i], hyps[i])
+				}
+			}
+		})
+	}
+}
+
+// TestWriteMarianErrors: what a Marian line cannot hold.
+func TestWriteMarianErrors(t *testing.T) {
+	idx := feature.NewIndex()
+	ok := Hypothesis{Sentence: 1, Target: "a", Features: vec(idx, "F0_0", -1), Score: 1, HasScore: true}
+	for _, tc := range []struct {
+		name   string
+		groups []feature.Group
+		h      Hypothesis
+		msg    string
+	}{
+		{"group of two", []feature.Group{{Label: "F0", Len: 2}}, ok, `group "F0" has length 2 (marian lists: 1)`},
+		{"sparse feature", []feature.Group{{Label: "F0", Len: 1}}, Hypothesis{Target: "a", Features: vec(idx, "pp_a~b", 1), Score: 1, HasScore: true}, "sparse feature pp_a~b"},
+		{"no total", []feature.Group{{Label: "F0", Len: 1}}, Hypothesis{Target: "a"}, "needs a total score"},
+		{"separator in the alignment", []feature.Group{{Label: "F0", Len: 1}}, Hypothesis{Target: "a", Alignment: "0-0 ||| 1-1", Score: 1, HasScore: true}, "alignment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := NewWriter(&buf, idx)
+			w.Style, w.Groups = Marian, tc.groups
+			if err := w.Write(tc.h); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("error %v, want %q", err, tc.msg)
+			}
+			w.Flush()
+			if buf.Len() != 0 {
+				t.Errorf("wrote %q", buf.String())
+			}
+		})
+	}
+	var buf bytes.Buffer
+	w := NewWriter(&buf, idx)
+	w.Style, w.Groups = Marian, []feature.Group{{Label: "F0", Len: 1}, {Label: "rev", Len: 1}}
+	h := ok
+	h.Alignment = "0-0"
+	if err := w.Write(h); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if want := "1 ||| a ||| 0-0 ||| F0= -1 rev= 0 ||| 1\n"; buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+}

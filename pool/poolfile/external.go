@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -63,6 +64,11 @@ func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string, fo
 		if err != nil {
 			return nil, err
 		}
+		for k := 1; k < len(hyps); k++ {
+			if hyps[k].line == hyps[k-1].line {
+				return nil, fmt.Errorf("poolfile: %s:%d: several hypotheses on one line (Sockeye's lists): external scores are given a hypothesis a line", np, hyps[k].line)
+			}
+		}
 		rc, err := storage.Open(ctx, scorePaths[i])
 		if err != nil {
 			return nil, err
@@ -89,7 +95,7 @@ func ReadExternalScores(ctx context.Context, nbestPaths, scorePaths []string, fo
 }
 
 // readNbestLines returns the hypotheses of the n-best file at path, in
-// line order.
+// line order (a line's several hypotheses, Sockeye's, in their order).
 func readNbestLines(ctx context.Context, path string, format nbest.Format) ([]nbestLine, error) {
 	rc, err := storage.Open(ctx, path)
 	if err != nil {
@@ -105,12 +111,7 @@ func readNbestLines(ctx context.Context, path string, format nbest.Format) ([]nb
 		id, hyps, err := r.ReadSentence()
 		if err == io.EOF {
 			// fairseq's sentences come in id order, not in line order.
-			slices.SortFunc(out, func(a, b nbestLine) int { return cmp.Compare(a.line, b.line) })
-			for k := 1; k < len(out); k++ {
-				if out[k].line == out[k-1].line {
-					return nil, fmt.Errorf("poolfile: %s:%d: several hypotheses on one line (%v lists): external scores are given a hypothesis a line", path, out[k].line, r.Format())
-				}
-			}
+			slices.SortStableFunc(out, func(a, b nbestLine) int { return cmp.Compare(a.line, b.line) })
 			return out, nil
 		}
 		if err != nil {
@@ -179,6 +180,9 @@ func parseScores(r io.Reader, name, nbestName string, hyps []nbestLine) ([]float
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
+		if !utf8.ValidString(text) {
+			return nil, errScoreLine(name, line, "invalid UTF-8")
+		}
 		if n == 0 && !indexed && strings.Contains(text, "|||") {
 			indexed = true
 			firstAt = make([]int, len(hyps))
@@ -227,6 +231,9 @@ func parseScores(r io.Reader, name, nbestName string, hyps []nbestLine) ([]float
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("poolfile: %s:%d: %w", name, line+1, err)
+	}
+	if n == 0 && len(hyps) > 0 {
+		return nil, errScoreLine(name, max(line, 1), "no score (an empty file) for the %d hypotheses of %s", len(hyps), nbestName)
 	}
 	if !indexed && n < len(hyps) {
 		return nil, fmt.Errorf("poolfile: %s:%d: %d scores for the %d hypotheses of %s (%s:%d has none)", name, line, n, len(hyps), nbestName, nbestName, hyps[n].line)

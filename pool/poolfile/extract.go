@@ -31,7 +31,7 @@ type ExtractResult struct {
 func Extract(ctx context.Context, paths []string, sc *pool.Scorer, featPath, scorePath string, opts Options) (ExtractResult, error) {
 	var res ExtractResult
 	idx := feature.NewIndex()
-	m, err := openMerger(ctx, paths, opts.Format, idx, sc.Len())
+	m, err := openMerger(ctx, paths, opts, idx, sc.Len())
 	if err != nil {
 		return res, err
 	}

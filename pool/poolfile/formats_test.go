@@ -61,7 +61,7 @@ func TestLoadFormats(t *testing.T) {
 				w.Grow(idx.Len())
 				w[id] = 1
 				var best []string
-				_, err = Rerank(ctx, []string{nb}, f, idx, 2, w, "w", func(sent int, h nbest.Hypothesis) error {
+				_, err = Rerank(ctx, []string{nb}, Options{Format: f}, idx, 2, w, "w", func(sent int, h nbest.Hypothesis) error {
 					best = append(best, h.Target)
 					return nil
 				})
@@ -78,13 +78,13 @@ func TestLoadFormats(t *testing.T) {
 func TestFormatRefused(t *testing.T) {
 	dir := t.TempDir()
 	nb := testfile.Write(t, dir, "marian", formatLists[0].list)
-	_, err := Walk(context.Background(), []string{nb}, nbest.FormatMoses, feature.NewIndex(), 0, func(int, []nbest.Hypothesis) error { return nil })
+	_, err := Walk(context.Background(), []string{nb}, Options{Format: nbest.FormatMoses}, feature.NewIndex(), 0, func(int, []nbest.Hypothesis) error { return nil })
 	var pe *nbest.ParseError
 	if !errors.As(err, &pe) || pe.File != nb || pe.Line != 1 || pe.Column == 0 {
 		t.Fatalf("error %v, want one at %s:1:col", err, nb)
 	}
 	nb = testfile.Write(t, dir, "moses", "0 ||| a ||| LM0= -1 ||| -1\n")
-	_, err = Walk(context.Background(), []string{nb}, nbest.FormatFairseq, feature.NewIndex(), 0, func(int, []nbest.Hypothesis) error { return nil })
+	_, err = Walk(context.Background(), []string{nb}, Options{Format: nbest.FormatFairseq}, feature.NewIndex(), 0, func(int, []nbest.Hypothesis) error { return nil })
 	if !errors.Is(err, nbest.ErrNoHypothesis) || !strings.Contains(err.Error(), nb+":1:") {
 		t.Fatalf("error %v", err)
 	}
@@ -116,7 +116,7 @@ func TestExternalScoresFormats(t *testing.T) {
 	}
 	sock := testfile.Write(t, dir, "sockeye", formatLists[2].list)
 	_, err = ReadExternalScores(ctx, []string{sock}, []string{sc}, nbest.FormatAuto)
-	if err == nil || !strings.Contains(err.Error(), sock+":1: several hypotheses on one line (sockeye lists)") {
+	if err == nil || !strings.Contains(err.Error(), sock+":1: several hypotheses on one line (Sockeye's lists)") {
 		t.Fatalf("Sockeye: %v", err)
 	}
 }

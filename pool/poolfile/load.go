@@ -20,6 +20,10 @@ type Options struct {
 	// Format is the format of the n-best files; the zero value,
 	// nbest.FormatAuto, detects each file's (nbest.NewSentenceReader).
 	Format nbest.Format
+	// Features are features added to every hypothesis from score files
+	// (FeatureFile; ParseFeatureFlags), appended to the lists' dense
+	// groups. A feature the lists hold already is an error.
+	Features []FeatureFile
 }
 
 func (o Options) threads() int {
@@ -36,7 +40,7 @@ func (o Options) threads() int {
 // with sc. It returns one List per sentence in increasing id order and the
 // dense feature groups the files hold. Feature names are interned in idx.
 func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scorer, opts Options) ([]pool.List, []feature.Group, error) {
-	m, err := openMerger(ctx, paths, opts.Format, idx, sc.Len())
+	m, err := openMerger(ctx, paths, opts, idx, sc.Len())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,9 +77,9 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 	return lists, m.groups(), nil
 }
 
-// Walk streams the n-best files at paths, in format (nbest.FormatAuto
-// detects each file's), sentence by sentence, in
-// increasing id order, calling fn with each sentence's hypotheses pooled
+// Walk streams the n-best files at paths, in opts.Format (nbest.FormatAuto
+// detects each file's) and with opts.Features added, sentence by
+// sentence, in increasing id order, calling fn with each sentence's hypotheses pooled
 // across the files without duplicates (see Load). It holds one sentence's
 // lists in memory. At the end it returns the dense feature groups the
 // files hold.
@@ -84,12 +88,18 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 // (the references'): a larger id is an error wrapping ErrSentenceID. When
 // it is 0 the ids must be 0, 1, 2, … without gaps, as nothing else bounds
 // them.
-func Walk(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
-	m, err := openMerger(ctx, paths, format, idx, sentences)
+func Walk(ctx context.Context, paths []string, opts Options, idx *feature.Index, sentences int, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
+	m, err := openMerger(ctx, paths, opts, idx, sentences)
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
+	return m.walk(ctx, fn)
+}
+
+// walk calls fn with each sentence's hypotheses, pooled without
+// duplicates, and returns the dense groups at the end (Walk).
+func (m *merger) walk(ctx context.Context, fn func(sent int, hyps []nbest.Hypothesis) error) ([]feature.Group, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -108,14 +118,14 @@ func Walk(ctx context.Context, paths []string, format nbest.Format, idx *feature
 }
 
 // Locate returns "file:line" of the first line of the n-best files at
-// paths (in format) that holds a hypothesis of sentence sent with the features f, or
+// paths (read with opts) that holds a hypothesis of sentence sent with the features f, or
 // "" if none does: where an error found in a loaded pool comes from. It
 // reads the files again, so it is for error paths.
 // sentences is as for Walk.
-func Locate(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences, sent int, f feature.Vector) string {
+func Locate(ctx context.Context, paths []string, opts Options, idx *feature.Index, sentences, sent int, f feature.Vector) string {
 	pos := ""
 	errFound := errors.New("found")
-	_, err := Walk(ctx, paths, format, idx, sentences, func(s int, hyps []nbest.Hypothesis) error {
+	_, err := Walk(ctx, paths, opts, idx, sentences, func(s int, hyps []nbest.Hypothesis) error {
 		if s < sent {
 			return nil
 		}

@@ -32,6 +32,10 @@ type merger struct {
 	layout     []feature.Group
 	layoutFile int
 	checked    []bool
+	// added, if not nil, are the features added to each hypothesis read
+	// (Options.Features).
+	added *addedFeatures
+	idx   *feature.Index
 }
 
 type mergeHead struct {
@@ -45,11 +49,20 @@ type mergeHead struct {
 // without them, the sentences before it) allow.
 var ErrSentenceID = errors.New("sentence id out of range")
 
-func openMerger(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int) (*merger, error) {
+// openMerger opens the n-best files at paths in opts.Format, with the
+// features of opts.Features added to their hypotheses, feature names
+// interned in idx; sentences is as for Walk.
+func openMerger(ctx context.Context, paths []string, opts Options, idx *feature.Index, sentences int) (*merger, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("poolfile: no n-best files")
 	}
-	m := &merger{paths: paths, sentences: sentences}
+	m := &merger{paths: paths, sentences: sentences, idx: idx}
+	if len(opts.Features) > 0 {
+		var err error
+		if m.added, err = readAddedFeatures(ctx, paths, opts.Features, opts.Format, idx); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range paths {
 		rc, err := storage.Open(ctx, p)
 		if err != nil {
@@ -57,7 +70,7 @@ func openMerger(ctx context.Context, paths []string, format nbest.Format, idx *f
 			return nil, err
 		}
 		m.closers = append(m.closers, rc)
-		r, err := nbest.NewSentenceReader(rc, p, idx, format)
+		r, err := nbest.NewSentenceReader(rc, p, idx, opts.Format)
 		if err != nil {
 			m.Close()
 			return nil, err
@@ -96,6 +109,11 @@ func (m *merger) advance(i int) error {
 			return fmt.Errorf("poolfile: %s has the dense features %s, %s has %s: the lists must come from one model",
 				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
 		}
+		if m.added != nil {
+			if err := m.added.checkGroups(m.paths[i], g); err != nil {
+				return err
+			}
+		}
 	}
 	line := m.readers[i].SentenceLine()
 	if id <= h.prev {
@@ -105,6 +123,11 @@ func (m *merger) advance(i int) error {
 	if m.sentences > 0 && id >= m.sentences {
 		return fmt.Errorf("poolfile: %s:%d: %w: sentence %d, but the references have %d sentences (ids 0 to %d)",
 			m.paths[i], line, ErrSentenceID, id, m.sentences, m.sentences-1)
+	}
+	if m.added != nil {
+		if err := m.added.add(i, id, hyps, m.idx); err != nil {
+			return err
+		}
 	}
 	h.id, h.hyps, h.prev = id, hyps, id
 	return nil
@@ -164,14 +187,22 @@ func groupsString(groups []feature.Group) string {
 }
 
 // groups returns the dense feature groups the files have shown so far, in
-// order of first appearance, each with its largest length.
+// order of first appearance, each with its largest length, then the added
+// features'.
 func (m *merger) groups() []feature.Group {
 	var out []feature.Group
 	for _, r := range m.readers {
 		out = MergeGroups(out, r.Groups())
 	}
+	if m.added != nil {
+		out = MergeGroups(out, m.added.groups())
+	}
 	return out
 }
+
+// format returns the format of the first file, as read (detected when
+// opened with nbest.FormatAuto).
+func (m *merger) format() nbest.Format { return m.readers[0].Format() }
 
 // MergeGroups returns the dense feature groups of a, then those of b whose
 // labels a lacks, each with the largest length a or b gives it.

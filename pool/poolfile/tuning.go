@@ -44,7 +44,7 @@ func LoadTuning(ctx context.Context, paths []string, initPath string, sc *pool.S
 		return Tuning{}, fmt.Errorf("poolfile: the n-best lists %v hold no hypotheses", paths)
 	}
 	t.Lists = lists
-	t.Set, t.Weights, err = StartWeights(ctx, paths, opts.Format, t.Index, sc.Len(), lists, groups, t.Set, initPath)
+	t.Set, t.Weights, err = StartWeights(ctx, paths, opts, t.Index, sc.Len(), lists, groups, t.Set, initPath)
 	if err != nil {
 		return Tuning{}, err
 	}

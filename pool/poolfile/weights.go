@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pool"
 )
@@ -94,43 +92,17 @@ func NonFiniteScore(pos string, score float64, weightsPath string) error {
 	return fmt.Errorf("poolfile: %s: the model score of this hypothesis under %s is %v, not a number the hypotheses can be ranked by: a feature value times its weight overflows (check the line's values)", pos, w, score)
 }
 
-// Rerank walks the n-best lists at paths, in format, as Walk does
-// (sentences is as there) and calls fn, in sentence order, with each listed sentence's
-// best hypothesis under the weights w read from weightsPath (the first of
-// equal scores). It returns the features the lists hold, for
-// CheckWeights. A score that is not a finite number is an error
-// (NonFiniteScore).
-func Rerank(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, w feature.Weights, weightsPath string,
-	fn func(sent int, best nbest.Hypothesis) error) (*Features, error) {
-	var f Features
-	var err error
-	f.Groups, err = Walk(ctx, paths, format, idx, sentences, func(sent int, hyps []nbest.Hypothesis) error {
-		best, bestScore := 0, 0.0
-		for k, h := range hyps {
-			f.Add(h.Features)
-			s := h.Features.Dot(w)
-			if math.IsNaN(s) || math.IsInf(s, 0) {
-				return NonFiniteScore(h.Pos(), s, weightsPath)
-			}
-			if k == 0 || s > bestScore {
-				best, bestScore = k, s
-			}
-		}
-		return fn(sent, hyps[best])
-	})
-	return &f, err
-}
-
 // StartWeights returns the weights tuning on lists starts from, read with
-// their dense groups from the n-best files at paths, in format, into idx
+// their dense groups from the n-best files at paths, with opts, into idx
 // (sentences is as for Walk): set, read from the file initPath and checked with
 // CheckWeights against the lists, or, when set is nil, a new set giving
-// each of the lists' dense features 1/N. The set takes the lists' dense
+// each of the lists' own dense features 1/N (the added ones,
+// opts.Features, 0). The set takes the lists' dense
 // layout (none for lists without groups, as cdec's and Joshua's, whose
 // weights are then written as "name value" lines). It also returns the
 // set's weights grown to idx; a hypothesis whose score under them is not
 // a finite number is an error (NonFiniteScore).
-func StartWeights(ctx context.Context, paths []string, format nbest.Format, idx *feature.Index, sentences int, lists []pool.List, groups []feature.Group,
+func StartWeights(ctx context.Context, paths []string, opts Options, idx *feature.Index, sentences int, lists []pool.List, groups []feature.Group,
 	set *weights.Set, initPath string) (*weights.Set, feature.Weights, error) {
 	if set != nil {
 		f := Features{Groups: groups}
@@ -144,8 +116,11 @@ func StartWeights(ctx context.Context, paths []string, format nbest.Format, idx 
 		}
 	} else {
 		set = weights.NewSet(idx)
-		n := len(feature.GroupNames(groups))
-		for _, name := range feature.GroupNames(groups) {
+		own := slices.DeleteFunc(slices.Clone(groups), func(g feature.Group) bool {
+			return slices.ContainsFunc(opts.Features, func(f FeatureFile) bool { return f.Name == g.Label })
+		})
+		n := len(feature.GroupNames(own))
+		for _, name := range feature.GroupNames(own) {
 			set.SetValue(name, 1/float64(n))
 		}
 	}
@@ -158,7 +133,7 @@ func StartWeights(ctx context.Context, paths []string, format nbest.Format, idx 
 	w.Grow(idx.Len())
 	if i, k, bad := pool.NonFinite(lists, w); bad {
 		h := lists[i].Hyps[k].Features
-		return nil, nil, NonFiniteScore(Locate(ctx, paths, format, idx, sentences, lists[i].Sent, h), h.Dot(w), initPath)
+		return nil, nil, NonFiniteScore(Locate(ctx, paths, opts, idx, sentences, lists[i].Sent, h), h.Dot(w), initPath)
 	}
 	return set, w, nil
 }

@@ -30,7 +30,7 @@ func TestRerankAndCheckWeights(t *testing.T) {
 	}
 	set := read("LM0= -1\n")
 	var got []string
-	f, err := Rerank(ctx, []string{nb}, nbest.FormatAuto, idx, 0, set.Weights, "w", func(sent int, best nbest.Hypothesis) error {
+	f, err := Rerank(ctx, []string{nb}, Options{}, idx, 0, set.Weights, "w", func(sent int, best nbest.Hypothesis) error {
 		got = append(got, best.Target)
 		return nil
 	})
@@ -48,7 +48,7 @@ func TestRerankAndCheckWeights(t *testing.T) {
 	}
 	huge := read("LM0= 1\n")
 	huge.Weights.Set(idx.ID("LM0_0"), math.Inf(1))
-	_, err = Rerank(ctx, []string{nb}, nbest.FormatAuto, idx, 0, huge.Weights, "w", func(int, nbest.Hypothesis) error { return nil })
+	_, err = Rerank(ctx, []string{nb}, Options{}, idx, 0, huge.Weights, "w", func(int, nbest.Hypothesis) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "nb:1: the model score of this hypothesis under the weights of w is -Inf") {
 		t.Errorf("infinite weight: %v", err)
 	}
