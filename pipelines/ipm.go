@@ -125,6 +125,13 @@ type Options struct {
 	// workers. Sparse, SearchAlgorithm and FilterModel are refused with it:
 	// they go on the command line.
 	DecoderCommand string
+	// DecodeBatches is the number of batches each decoding of the tuning
+	// or dev set with the external decoder is dealt into (batch mode's
+	// decoding, every 1-best decoding), each batch one run of the decoder
+	// on a worker's cores (tune.DecoderSetup.BatchSize): one a worker, as
+	// mert-moses.pl runs Moses once an iteration. 0 means RunnerWorkers().
+	// The in-process decoder ignores it; results depend on neither.
+	DecodeBatches int
 	// Execute runs one epoch's pipeline and returns its result, whose
 	// Beam metrics (transforms.MetricsNamespace) go to the epoch's
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
@@ -245,13 +252,16 @@ func (o *Options) defaults() error {
 	if o.Mode == tune.Stale && o.Threads == 0 {
 		o.Threads = 2
 	}
+	if o.DecodeBatches == 0 {
+		o.DecodeBatches = RunnerWorkers()
+	}
 	switch {
 	case o.Replicas < 0:
 		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
 	case o.Replicas > 1 && o.Mode == tune.Batch:
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
-	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
-		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
+	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0 || o.DecodeBatches < 0:
+		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d, --decode-threads %d or --decode-batches %d", o.Threads, o.MaxStaleness, o.DecodeThreads, o.DecodeBatches)
 	case o.Mode == tune.Batch && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
@@ -644,9 +654,16 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
-	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(1),
-		Sentences: count, Name: name}
-	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
+	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, o.decodeFn(name, count, 1), sents, w), w), path)
+}
+
+// decodeFn returns the DecodeFn of the decoding of count sentences into
+// n-best lists of size nbest, reported as the Beam metrics of name ("" for
+// "decode"): with the external decoder, one batch (one run of the decoder)
+// for each of o.DecodeBatches workers (tune.DecoderSetup.BatchSize).
+func (o *Options) decodeFn(name string, count, nbest int) *transforms.DecodeFn {
+	return &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(nbest),
+		Sentences: count, BatchSize: o.dec.BatchSize(count, o.DecodeBatches), Name: name}
 }
 
 // checkModel runs a pipeline in which a worker loads the model
