@@ -118,9 +118,10 @@ type Options struct {
 	Decoder string
 	// DecoderCommand is the command line of a Moses-compatible decoder
 	// that the workers run as a subprocess, one run a mini-batch or a
-	// decoding batch (decoder/external: the sentences on its standard
-	// input, -f Config, -n-best-list, -weight-overwrite, -weight-file,
-	// -threads added); "" means the in-process decoder. Its program must
+	// worker's share of a decoding (DecodeBatches) (decoder/external: the
+	// sentences on its standard input, -f Config, -n-best-list,
+	// -weight-overwrite, -weight-file, -threads added); "" means the
+	// in-process decoder. Its program must
 	// be found on PATH (or be a path) on the launching machine and on the
 	// workers. Sparse, SearchAlgorithm and FilterModel are refused with it:
 	// they go on the command line.
@@ -661,6 +662,20 @@ func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, cou
 // n-best lists of size nbest, reported as the Beam metrics of name ("" for
 // "decode"): with the external decoder, one batch (one run of the decoder)
 // for each of o.DecodeBatches workers (tune.DecoderSetup.BatchSize).
+//
+// Why batches keyed by worker count, and not one process a DoFn instance
+// fed the whole decoding, or a group a worker: a DoFn's outputs leave with
+// its bundle (ProcessElement, FinishBundle) and bundles are the runner's
+// choice (prism makes one of a small collection, Dataflow splits and
+// retries them), so a process kept across elements serves at most a
+// bundle, and it takes its weights when it starts anyway; and a worker's
+// identity is known only after the shuffle that places the groups. Keys
+// are what a pipeline controls: the CoGroupByKey in transforms.Decode
+// places the DecodeBatches keys, and Dataflow's shuffle spreads them over
+// the job's workers, one a worker when there are as many workers as keys;
+// a worker given two keys runs the decoder twice (a decoding never runs
+// it more than DecodeBatches times), and one of fewer workers than keys
+// runs some batches one after another. A retried bundle starts it again.
 func (o *Options) decodeFn(name string, count, nbest int) *transforms.DecodeFn {
 	return &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(nbest),
 		Sentences: count, BatchSize: o.dec.BatchSize(count, o.DecodeBatches), Name: name}
