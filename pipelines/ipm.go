@@ -672,9 +672,9 @@ func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, cou
 // identity is known only after the shuffle that places the groups. Keys
 // are what a pipeline controls: the CoGroupByKey in transforms.Decode
 // places the DecodeBatches keys, and Dataflow's shuffle spreads them over
-// the job's workers, one a worker when there are as many workers as keys;
+// the job's workers by key range, evenly but not necessarily one a worker;
 // a worker given two keys runs the decoder twice (a decoding never runs
-// it more than DecodeBatches times), and one of fewer workers than keys
+// it more than DecodeBatches times), and a job of fewer workers than keys
 // runs some batches one after another. A retried bundle starts it again.
 func (o *Options) decodeFn(name string, count, nbest int) *transforms.DecodeFn {
 	return &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(nbest),

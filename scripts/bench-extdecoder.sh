@@ -22,6 +22,7 @@ usage_environment() {
           "before=/tmp/mtune-old after=/tmp/mtune-new" to compare commits
   MOSES   a Moses decoder binary to measure too on 8k (default: none)
   REPEAT  rounds (default 3)
+  SYSTEMS the systems (default "demo 8k")
   KEEP    a folder to keep the runs in (default: a temporary folder)
 USAGE
 }
@@ -71,7 +72,7 @@ run() {
 	local wall user sys
 	read -r wall user sys <"$out.time"
 	local last
-	last=$(grep '^epoch 2/2:' "$out.log" | sed -E 's/.*tune BLEU +([0-9.]+) dev BLEU +([0-9.]+).*/\1 \2/')
+	last=$(grep '^epoch 2/2: tune BLEU' "$out.log" | sed -E 's/.*tune BLEU +([0-9.]+) dev BLEU +([0-9.]+).*/\1 \2/')
 	printf '| %s | %s | %s | %s | %.1f | %.1f | %d | %s |\n' "$name" "$system" "$kind" "$3" "$wall" "$(echo "$user + $sys" | bc)" \
 		"$(wc -l <"$COUNT_FILE")" "$last"
 }
@@ -81,7 +82,7 @@ kinds=(in mtune)
 echo "| mtune | system | decoder | round | wall s | CPU s | starts | tune, dev BLEU (epoch 2) |"
 echo "|---|---|---|---|---|---|---|---|"
 for r in $(seq "$repeat"); do
-	for system in demo 8k; do
+	for system in ${SYSTEMS:-demo 8k}; do
 		for kind in "${kinds[@]}"; do
 			[[ $kind == moses && $system == demo ]] && continue
 			for b in "${bins[@]}"; do
