@@ -100,8 +100,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 	p, s := beam.NewPipelineWithRoot()
 	sents := transforms.ReadSentences(s, ranges.Ranges())
 	w := transforms.ReadWeights(s, prevPath)
-	dec := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(o.NBest), Sentences: ranges.Lines}
-	lists := transforms.Decode(s, dec, sents, w)
+	lists := transforms.Decode(s, o.decodeFn("", ranges.Lines, o.NBest), sents, w)
 	transforms.WriteStats(s, transforms.DecodedStats(s, lists), decodedPath)
 	infos := transforms.WritePool(s, lists, &transforms.WritePoolFn{Prev: prevDir, Out: dir, Dense: o.dense, Step: &step, Epoch: n})
 	learned := transforms.BatchLearn(s, infos, &transforms.BatchLearnFn{Learn: learn})

@@ -66,7 +66,8 @@
 // Moses-compatible decoder that the workers run as a subprocess (package
 // decoder/external), configured by the JSON of a tune.ExternalConfig; a run
 // uses it when Options.DecoderCommand is set: one run of the command for
-// each mini-batch and each decoding batch (tune.BatchDecoder).
+// each mini-batch, and for each worker's share of a decoding of the tuning
+// or dev set (Options.DecodeBatches of them; tune.BatchDecoder).
 //
 // # Output
 //

@@ -117,13 +117,21 @@ type Options struct {
 	Decoder string
 	// DecoderCommand is the command line of a Moses-compatible decoder
 	// that the workers run as a subprocess, one run a mini-batch or a
-	// decoding batch (decoder/external: the sentences on its standard
-	// input, -f Config, -n-best-list, -weight-overwrite, -weight-file,
-	// -threads added); "" means the in-process decoder. Its program must
+	// worker's share of a decoding (DecodeBatches) (decoder/external: the
+	// sentences on its standard input, -f Config, -n-best-list,
+	// -weight-overwrite, -weight-file, -threads added); "" means the
+	// in-process decoder. Its program must
 	// be found on PATH (or be a path) on the launching machine and on the
 	// workers. Sparse, SearchAlgorithm and FilterModel are refused with it:
 	// they go on the command line.
 	DecoderCommand string
+	// DecodeBatches is the number of batches each decoding of the tuning
+	// or dev set with the external decoder is dealt into (batch mode's
+	// decoding, every 1-best decoding), each batch one run of the decoder
+	// on a worker's cores (tune.DecoderSetup.BatchSize): one a worker, as
+	// mert-moses.pl runs Moses once an iteration. 0 means RunnerWorkers().
+	// The in-process decoder ignores it; results depend on neither.
+	DecodeBatches int
 	// Execute runs one epoch's pipeline and returns its result, whose
 	// Beam metrics (transforms.MetricsNamespace) go to the epoch's
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
@@ -244,13 +252,16 @@ func (o *Options) defaults() error {
 	if o.Mode == tune.Stale && o.Threads == 0 {
 		o.Threads = 2
 	}
+	if o.DecodeBatches == 0 {
+		o.DecodeBatches = RunnerWorkers()
+	}
 	switch {
 	case o.Replicas < 0:
 		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
 	case o.Replicas > 1 && o.Mode == tune.Batch:
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
-	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0:
-		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d or --decode-threads %d", o.Threads, o.MaxStaleness, o.DecodeThreads)
+	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0 || o.DecodeBatches < 0:
+		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d, --decode-threads %d or --decode-batches %d", o.Threads, o.MaxStaleness, o.DecodeThreads, o.DecodeBatches)
 	case o.Mode == tune.Batch && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
@@ -643,9 +654,30 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
-	fn := &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(1),
-		Sentences: count, Name: name}
-	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
+	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, o.decodeFn(name, count, 1), sents, w), w), path)
+}
+
+// decodeFn returns the DecodeFn of the decoding of count sentences into
+// n-best lists of size nbest, reported as the Beam metrics of name ("" for
+// "decode"): with the external decoder, one batch (one run of the decoder)
+// for each of o.DecodeBatches workers (tune.DecoderSetup.BatchSize).
+//
+// Why batches keyed by worker count, and not one process a DoFn instance
+// fed the whole decoding, or a group a worker: a DoFn's outputs leave with
+// its bundle (ProcessElement, FinishBundle) and bundles are the runner's
+// choice (prism makes one of a small collection, Dataflow splits and
+// retries them), so a process kept across elements serves at most a
+// bundle, and it takes its weights when it starts anyway; and a worker's
+// identity is known only after the shuffle that places the groups. Keys
+// are what a pipeline controls: the CoGroupByKey in transforms.Decode
+// places the DecodeBatches keys, and Dataflow's shuffle spreads them over
+// the job's workers by key range, evenly but not necessarily one a worker;
+// a worker given two keys runs the decoder twice (a decoding never runs
+// it more than DecodeBatches times), and a job of fewer workers than keys
+// runs some batches one after another. A retried bundle starts it again.
+func (o *Options) decodeFn(name string, count, nbest int) *transforms.DecodeFn {
+	return &transforms.DecodeFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Options: o.decodeOptions(nbest),
+		Sentences: count, BatchSize: o.dec.BatchSize(count, o.DecodeBatches), Name: name}
 }
 
 // checkModel runs a pipeline in which a worker loads the model

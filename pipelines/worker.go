@@ -41,3 +41,21 @@ func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }
+
+// RunnerWorkers returns the number of workers the runner's options give a
+// job, Options.DecodeBatches' default: Beam's --num_workers, else
+// --max_num_workers (the Dataflow runner's flags, which the Beam packages
+// register on flag.CommandLine), else 1: a local runner's one process
+// (prism and its loopback workers; prism's PROCESS environment starts one
+// worker process a job). Beam's flags are the runner's configuration, read
+// where the runner is chosen, as beamx.Run reads --runner.
+func RunnerWorkers() int {
+	for _, name := range []string{"num_workers", "max_num_workers"} {
+		if f := flag.CommandLine.Lookup(name); f != nil {
+			if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 1
+}

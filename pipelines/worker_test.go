@@ -1,6 +1,9 @@
 package pipelines
 
-import "testing"
+import (
+	"flag"
+	"testing"
+)
 
 func TestIsWorker(t *testing.T) {
 	cases := []struct {
@@ -28,5 +31,33 @@ func TestIsWorker(t *testing.T) {
 				t.Errorf("IsWorker(%q) = %v, want %v", tc.args, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunnerWorkers: the default of Options.DecodeBatches is Beam's
+// --num_workers, else --max_num_workers, else 1.
+func TestRunnerWorkers(t *testing.T) {
+	for _, name := range []string{"num_workers", "max_num_workers"} {
+		f := flag.CommandLine.Lookup(name)
+		if f == nil {
+			t.Fatalf("Beam registers no --%s", name)
+		}
+		old := f.Value.String()
+		t.Cleanup(func() { f.Value.Set(old) })
+	}
+	for _, tc := range []struct {
+		num, max string
+		want     int
+	}{
+		{"0", "0", 1},
+		{"0", "8", 8},
+		{"3", "8", 3},
+		{"5", "0", 5},
+	} {
+		flag.CommandLine.Set("num_workers", tc.num)
+		flag.CommandLine.Set("max_num_workers", tc.max)
+		if got := RunnerWorkers(); got != tc.want {
+			t.Errorf("--num_workers %s --max_num_workers %s: %d workers, want %d", tc.num, tc.max, got, tc.want)
+		}
 	}
 }

@@ -27,7 +27,10 @@ import (
 // all but one core idle (prism puts a small collection in a single
 // bundle). The number of batches follows the data — a runner that spreads
 // them over workers (Dataflow) gets more of them the larger the set — and
-// the lists do not depend on it.
+// the lists do not depend on it. A decoder that loads its model at every
+// call (an external one, tune.BatchDecoder) is given one batch a worker
+// instead (fn.BatchSize from tune.DecoderSetup.BatchSize): it runs once a
+// batch, with all the batch's sentences and the worker's cores.
 func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.Decode")
 	if err := checkDecoder(fn.Decoder); err != nil {

@@ -39,7 +39,9 @@ type Decoder interface {
 // call: a decoder run as a subprocess (decoder/external), which loads its
 // model each time it starts, decodes a mini-batch or a decoding batch with
 // one run. Every decoding of tune (a Session's mini-batch,
-// DecodeSentences' batch) goes through NBestBatch when the decoder has it.
+// DecodeSentences' batch) goes through NBestBatch when the decoder has it;
+// the pipeline deals a decoding of the tuning or dev set into one batch a
+// worker for it (DecoderSetup.BatchSize).
 type BatchDecoder interface {
 	Decoder
 	// NBestBatch returns the n-best lists of the source sentences srcs

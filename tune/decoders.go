@@ -151,6 +151,24 @@ func (d *DecoderSetup) Config() string {
 	return d.Ini
 }
 
+// BatchSize returns the sentences a batch of a decoding of sentences
+// sentences dealt over workers workers (transforms.DecodeFn.BatchSize, one
+// NBestBatch call a batch). The external decoder loads its model at every
+// run, so each worker runs it once for all its sentences, as mert-moses.pl
+// runs Moses once an iteration: ⌈sentences/workers⌉, which makes at most
+// workers batches (workers < 1 counts as 1). The in-process decoder loads
+// its model once per worker process whatever the batches, and smaller
+// batches (0: transforms.DefaultDecodeBatchSize) spread over a runner's
+// workers and threads as the data grows, and keep a filtered model
+// (Filter) small: it gets 0. The translations depend on neither.
+func (d *DecoderSetup) BatchSize(sentences, workers int) int {
+	if d.Name != ExternalDecoderName {
+		return 0
+	}
+	workers = max(1, workers)
+	return max(1, (sentences+workers-1)/workers)
+}
+
 // Inputs returns the files the decoder reads, each with its role for the
 // manifest: the moses.ini ("config") and, for the real decoders, the model
 // files it names ("model LM0", "model weight-file"). It records in d.Env

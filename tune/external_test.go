@@ -71,6 +71,41 @@ func TestExternalOptions(t *testing.T) {
 	}
 }
 
+// TestBatchSize: the external decoder's decodings are dealt into at most
+// one batch a worker (one run of the decoder each), as even as
+// ⌈sentences/size⌉ batches make them; the in-process decoder keeps the
+// default batch size (0).
+func TestBatchSize(t *testing.T) {
+	ext := DecoderSetup{Name: ExternalDecoderName}
+	for _, tc := range []struct{ sentences, workers, size, batches int }{
+		{100, 1, 100, 1},
+		{100, 0, 100, 1}, // no count: one worker
+		{300, 2, 150, 2},
+		{100, 3, 34, 3},
+		{4, 3, 2, 2}, // at most, not exactly, one a worker
+		{2, 5, 1, 2},
+		{15000, 40, 375, 40},
+	} {
+		size := ext.BatchSize(tc.sentences, tc.workers)
+		batches := (tc.sentences + size - 1) / size // transforms.DecodeFn.Batches
+		if size != tc.size || batches != tc.batches {
+			t.Errorf("%d sentences on %d workers: batches of %d (%d of them), want %d (%d)", tc.sentences, tc.workers, size, batches, tc.size, tc.batches)
+		}
+	}
+	for s := 1; s <= 60; s++ {
+		for w := 1; w <= 12; w++ {
+			size := ext.BatchSize(s, w)
+			if b := (s + size - 1) / size; b > w || b < 1 || size*b-s >= b {
+				t.Fatalf("%d sentences on %d workers: %d batches of %d", s, w, b, size)
+			}
+		}
+	}
+	in := DecoderSetup{Name: MosesDecoderName}
+	if size := in.BatchSize(15000, 40); size != 0 {
+		t.Errorf("in-process decoder: batches of %d, want the default (0)", size)
+	}
+}
+
 // TestExternalInputs: the variables the moses.ini uses reach the external
 // decoder's configuration with this machine's values, and the model files
 // it names are the run's inputs, found where Moses or "mtune decode" would

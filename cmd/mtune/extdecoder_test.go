@@ -18,8 +18,8 @@ import (
 // "mtune tune" runs it: line-search mixing, 2 shards, 100-best lists) for
 // three epochs twice: with the in-process decoder, and with
 // --decoder "BIN decode", BIN being mtune built from this module, which
-// the workers start as a subprocess for every mini-batch and every dev
-// decoding batch. The tune and dev BLEU of every epoch, and every epoch's
+// the workers start as a subprocess for every mini-batch and once for
+// each dev decoding. The tune and dev BLEU of every epoch, and every epoch's
 // weights, must be identical, bit for bit.
 func TestTuneExternalDecoder(t *testing.T) {
 	if testing.Short() {

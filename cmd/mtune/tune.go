@@ -137,7 +137,8 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
 	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
 	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: normal (or 0: Moses' stack search) or cube (or 1: cube pruning; on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
-	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch or decoding batch (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
+	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch (ipm, stale) or a worker's share of a decoding of the tuning or dev set (--decode-batches) (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
+	fs.IntVar(&t.o.DecodeBatches, "decode-batches", 0, "with --decoder: the runs of the decoder each decoding of the tuning or dev set (batch mode's, every dev decoding) is dealt into, one a worker, each given its share of the sentences and the worker's cores (default: Beam's --num_workers, else --max_num_workers, else 1); results do not depend on it")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	fs.TextVar(&t.o.MixWeights, "mix-weights", tune.ByUpdates, "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
 	t.o.Mix = transforms.LineSearchMixer{}
@@ -188,6 +189,9 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	if set["decoder"] && o.DecoderCommand == "" {
 		return false, usagef("--decoder: an empty command (leave the flag out for mtune's own decoder)")
 	}
+	if set["decode-batches"] && !set["decoder"] {
+		return false, usagef("--decode-batches: the in-process decoder loads its model once per worker and decodes in batches of %d sentences; the flag deals an external decoder's (--decoder) runs", transforms.DefaultDecodeBatchSize)
+	}
 	if o.Mode == tune.Batch && !set["algo"] {
 		o.Algo = algo.DefaultBatch
 	}
@@ -212,7 +216,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
 	{"learner", []string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
-	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "replicas", "runner"}},
+	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
 
@@ -241,7 +245,7 @@ func (f mixFlag) Set(s string) (err error) {
 // checkTuneFlags refuses typed-in values that mean nothing: a zero or
 // negative count, a flag the mode does not use, --resume with --overwrite.
 func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode tune.Mode) error {
-	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "rate", "noise-unlabeled", "replicas"); err != nil {
+	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "decode-batches", "rate", "noise-unlabeled", "replicas"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {

@@ -203,6 +203,8 @@ func TestTuneBadInput(t *testing.T) {
 		{"zero n-best", []string{"--nbest", "0"}, 2, "--nbest 0"},
 		{"zero mini-batch", []string{"--minibatch", "0"}, 2, "--minibatch 0"},
 		{"zero decode threads", []string{"--decode-threads", "0"}, 2, "--decode-threads 0"},
+		{"zero decode batches", []string{"--decoder", "sh", "--decode-batches", "0"}, 2, "--decode-batches 0: must be positive"},
+		{"decode batches in process", []string{"--decode-batches", "4"}, 2, "--decode-batches: the in-process decoder loads its model once per worker"},
 		{"negative rate", []string{"--rate", "-1"}, 2, "--rate -1"},
 		{"rate in batch mode", []string{"--mode", "batch", "--rate", "0.1"}, 2, "--rate applies to adagrad, sgd and oro, not mert"},
 		{"shards in batch mode", []string{"--mode", "batch", "--shards", "4"}, 2, "--shards applies to --mode ipm and stale, not batch"},
