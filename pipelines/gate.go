@@ -10,8 +10,9 @@ import (
 
 // DevScorer returns the retraining gate's input (tune.DevScorer): the dev
 // set of o (DevSrc, DevRefs) decoded on this machine, as the pipeline's dev
-// decoding decodes it and scored with o.Metric, with the weights file it is given ("" for the
-// moses.ini's own weights). The decoder is loaded once.
+// decoding decodes it, and scored with o.Metric, with the weights file it
+// is given ("" for the moses.ini's own weights). The decoder is loaded
+// once.
 func DevScorer(ctx context.Context, o Options) (tune.DevScore, error) {
 	// Only the decoder's options and the metric matter here.
 	if err := o.decoding(); err != nil {

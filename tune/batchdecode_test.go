@@ -206,3 +206,27 @@ func TestBatchDecoderErrors(t *testing.T) {
 		t.Errorf("DecodeSentence: %v, want %q", err, want)
 	}
 }
+
+// TestLearnOptionsValidate: a shard's options are refused when the
+// decoding's (a negative n-best size or order), the metric (unknown,
+// external) or the learner's settings are bad; the default, and a metric
+// every learner takes, are not.
+func TestLearnOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    tune.LearnOptions
+		ok   bool
+	}{
+		{"default", tune.LearnOptions{}, true},
+		{"chrf", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "chrf"}}, true},
+		{"negative n-best", tune.LearnOptions{Decode: tune.DecodeOptions{NBest: -1}}, false},
+		{"negative order", tune.LearnOptions{Decode: tune.DecodeOptions{Order: -2}}, false},
+		{"unknown metric", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "meteor"}}, false},
+		{"external", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "external"}}, false},
+		{"batch learner", tune.LearnOptions{Algo: "mert"}, false},
+	} {
+		if err := tc.o.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}

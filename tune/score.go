@@ -12,8 +12,8 @@ import (
 
 // ScoreSet decodes every sentence of sents with dec under the weights ww
 // (DecodeSentences, 1-best) and returns the statistics (o's metric) of
-// each 1-best translation against the sentence's references, in id order (o.NBest is
-// ignored; o.Threads sentences are decoded at once). It is what a
+// each 1-best translation against the sentence's references, in id order
+// (o.NBest is ignored; o.Threads sentences are decoded at once). It is what a
 // retraining gate compares two weight vectors on, sentence by sentence.
 func ScoreSet(ctx context.Context, dec Decoder, sents []Sentence, ww weights.ByName, o DecodeOptions) ([]metric.Stats, error) {
 	w, err := ww.Over(dec.Features())

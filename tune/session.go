@@ -59,6 +59,9 @@ func (o LearnOptions) Validate() error {
 	if o.Config.MiniBatch < 0 || o.Epoch < 0 {
 		return fmt.Errorf("tune: invalid mini-batch size %d or epoch %d", o.Config.MiniBatch, o.Epoch)
 	}
+	if err := o.Decode.Validate(); err != nil {
+		return err
+	}
 	_, err := o.config()
 	return err
 }
