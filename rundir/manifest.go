@@ -108,7 +108,7 @@ func (f ManifestFlags) Settings() []Setting {
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return []Setting{
-		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.Metric, "bleu")},
+		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.Metric, "BLEU")},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},

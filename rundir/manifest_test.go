@@ -88,3 +88,16 @@ func TestManifestDiffNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestDiffMetric: --resume with another metric than the run's is
+// a difference --resume refuses; a manifest written before the metric was
+// recorded ("") is BLEU's.
+func TestManifestDiffMetric(t *testing.T) {
+	d := ManifestFlags{Mode: "ipm", Metric: "chrF2"}.Diff(ManifestFlags{Mode: "ipm"})
+	if len(d) != 1 || d[0] != "--metric: chrF2 in the run, BLEU now" {
+		t.Errorf("diff %q", d)
+	}
+	if d := (ManifestFlags{Mode: "ipm"}).Diff(ManifestFlags{Mode: "ipm", Metric: ""}); len(d) != 0 {
+		t.Errorf("an old manifest against a BLEU run: diff %q", d)
+	}
+}
