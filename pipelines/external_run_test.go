@@ -98,12 +98,19 @@ type decoderStart struct {
 // that returns the starts recorded so far.
 func countingDecoder(t *testing.T, bin string) (string, func() []decoderStart) {
 	t.Helper()
+	return countingCommand(t, external.Quote([]string{bin})+" decode")
+}
+
+// countingCommand is countingDecoder for any decoder command line (a shell
+// command's words, quoted), given the arguments after them.
+func countingCommand(t *testing.T, command string) (string, func() []decoderStart) {
+	t.Helper()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "count.sh")
 	// One write a start: concurrent starts append whole lines.
 	text := "#!/bin/sh\nline=$(printf '%s\\t' \"$@\")\nprintf '%s\\n' \"$line\" >> " + external.Quote([]string{log}) +
-		"\nexec " + external.Quote([]string{bin}) + " decode \"$@\"\n"
+		"\nexec " + command + " \"$@\"\n"
 	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -275,6 +282,49 @@ func sameRun(t *testing.T, a, b string, epochs int) {
 		wb := readFile(t, rundir.Layout{Root: b}.Epoch(e+1).JSON())
 		if string(wa) != string(wb) {
 			t.Errorf("epoch %d: weights.json differs:\n%s: %s\n%s: %s", e+1, a, wa, b, wb)
+		}
+	}
+}
+
+// TestExternalDecoderMoses tunes the small demo for two batch epochs with
+// Moses itself as the external decoder (MTUNE_MOSES: a moses binary, such
+// as scripts/build-moses.sh builds), behind the counting wrapper: Moses
+// starts once for each decoding (the tuning set's and the dev set's, twice
+// an epoch, and once for epoch 0's dev set), and each epoch's dev BLEU is
+// within 2 points of the in-process decoder's. Bit identity is not asked:
+// Moses prints its n-best lists' feature values rounded, so the pools and
+// the weights differ in their last digits.
+func TestExternalDecoderMoses(t *testing.T) {
+	moses := os.Getenv("MTUNE_MOSES")
+	if moses == "" {
+		t.Skip("MTUNE_MOSES is not set: build Moses with scripts/build-moses.sh (docs/benchmarks.md) and set MTUNE_MOSES=DIR/bin/moses to run this test")
+	}
+	if testing.Short() {
+		t.Skip("-short: tunes two batch epochs with Moses as the decoder")
+	}
+	d := smallDemo(t)
+	ctx := context.Background()
+	command, starts := countingCommand(t, external.Quote([]string{moses})+" -v 0")
+	o := options(d, filepath.Join(t.TempDir(), "in"))
+	o.Mode, o.Algo, o.Epochs, o.DevSrc, o.DevRefs = tune.Batch, "kbmira", 2, d.devSrc, []string{d.devRef}
+	in := mustRun(t, ctx, o)
+	e := o
+	e.Out, e.DecoderCommand = filepath.Join(t.TempDir(), "moses"), command
+	ext := mustRun(t, ctx, e)
+	if n, want := len(starts()), 2*e.Epochs+1; n != want {
+		t.Errorf("Moses started %d times for %d epochs with a dev set, want %d", n, e.Epochs, want)
+	}
+	if len(in.Epochs) != len(ext.Epochs) {
+		t.Fatalf("%d epochs in process, %d with Moses", len(in.Epochs), len(ext.Epochs))
+	}
+	for i := range in.Epochs {
+		a, b := in.Epochs[i].DevBLEU, ext.Epochs[i].DevBLEU
+		if a == nil || b == nil {
+			t.Fatalf("epoch %d: no dev BLEU", i+1)
+		}
+		t.Logf("epoch %d: dev BLEU %.2f in process, %.2f with Moses", i+1, *a, *b)
+		if *a-*b > 2 || *b-*a > 2 {
+			t.Errorf("epoch %d: dev BLEU %.2f with Moses, %.2f in process", i+1, *b, *a)
 		}
 	}
 }
