@@ -55,7 +55,14 @@ run() {
 	local system=$1 kind=$2 out=$work/$name-$1-$2-$3
 	local args=(--mode batch --epochs 2 --seed 1 --out "$out" --overwrite)
 	if [[ $system == 8k ]]; then
-		args+=(--config "$model/moses.ini" --src "$work/tune.fr" --ref "$work/tune.en"
+		# Moses does not replace ${MODEL_PATH} in a moses.ini as mtune
+		# does: its runs get a copy with the paths written out.
+		local ini=$model/moses.ini
+		if [[ $kind == moses ]]; then
+			ini=$work/moses-8k.ini
+			sed "s|\${MODEL_PATH}|$model|g" "$model/moses.ini" >"$ini"
+		fi
+		args+=(--config "$ini" --src "$work/tune.fr" --ref "$work/tune.en"
 			--dev-src "$work/dev.fr" --dev-ref "$work/dev.en")
 	else
 		demo=$work/demo
