@@ -39,6 +39,23 @@ func WriteShardState(ctx context.Context, dir string, r ShardResult) (string, er
 	return path, nil
 }
 
+// KeepShardState writes r's state and summary into the folder dir
+// (WriteShardState) when dir is not "", and returns r without its State,
+// which is then in the file: what a shard emits, so that the runner, which
+// holds what a stage emits and copies it to the next, does not carry a
+// state that grows with every feature the shard met (LearnFn.StateDir).
+// With dir "" it returns r as it is.
+func KeepShardState(ctx context.Context, dir string, r ShardResult) (ShardResult, error) {
+	if dir == "" {
+		return r, nil
+	}
+	if _, err := WriteShardState(ctx, dir, r); err != nil {
+		return ShardResult{}, err
+	}
+	r.State = nil
+	return r, nil
+}
+
 // ShardSummary is what the driver reads of a shard's result
 // (state/shard-NNN.summary.json, written by WriteShardState beside the
 // state): the counts and BLEU statistics, without the learner state,

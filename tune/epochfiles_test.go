@@ -208,3 +208,40 @@ func TestReadEpoch(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepShardState: a shard that keeps its state writes the files
+// WriteShardState writes, byte for byte, and emits its result without the
+// state; with no folder the result goes on whole.
+func TestKeepShardState(t *testing.T) {
+	ctx := context.Background()
+	r := sampleResult()
+	written := rundir.Layout{Root: t.TempDir()}.Epoch(1)
+	if _, err := WriteShardState(ctx, written.State(), r); err != nil {
+		t.Fatal(err)
+	}
+	kept := rundir.Layout{Root: t.TempDir()}.Epoch(1)
+	got, err := KeepShardState(ctx, kept.State(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r
+	want.State = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("emitted %+v, want %+v", got, want)
+	}
+	for _, name := range []string{rundir.ShardStateName(r.Shard), ShardSummaryName(r.Shard)} {
+		a, errA := os.ReadFile(filepath.Join(written.State(), name))
+		b, errB := os.ReadFile(filepath.Join(kept.State(), name))
+		if errA != nil || errB != nil || string(a) != string(b) {
+			t.Errorf("%s: %q (%v), want WriteShardState's %q (%v)", name, b, errB, a, errA)
+		}
+	}
+	if same, err := KeepShardState(ctx, "", r); err != nil || !reflect.DeepEqual(same, r) {
+		t.Errorf("no folder: %+v, %v", same, err)
+	}
+	bad := r
+	bad.Shard = -1
+	if _, err := KeepShardState(ctx, kept.State(), bad); err == nil {
+		t.Error("an invalid result kept")
+	}
+}
