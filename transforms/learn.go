@@ -93,6 +93,9 @@ type LearnFn struct {
 	// summary to (tune.KeepShardState) before it emits its result without
 	// the state, instead of WriteShardStates after it.
 	StateDir string
+	// NonZeroWeights makes each shard emit its non-zero weights only: for
+	// averaging, not line search (tune.KeepShardState).
+	NonZeroWeights bool
 
 	dec tune.Decoder
 }
@@ -144,7 +147,7 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 	if err != nil {
 		return err
 	}
-	if res, err = tune.KeepShardState(ctx, f.StateDir, res); err != nil {
+	if res, err = tune.KeepShardState(ctx, f.StateDir, res, f.NonZeroWeights); err != nil {
 		return err
 	}
 	emitResult(res)

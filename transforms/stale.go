@@ -34,14 +34,15 @@ func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCol
 
 // StaleLearnFn is the DoFn of StaleLearn: LearnFn with tune.StaleLearnShard.
 type StaleLearnFn struct {
-	// tune.Decoder, DecoderConfig, Shards, Options, DropLists and
-	// StateDir are LearnFn's.
-	Decoder       string
-	DecoderConfig string
-	Shards        int
-	Options       tune.LearnOptions
-	DropLists     bool
-	StateDir      string
+	// tune.Decoder, DecoderConfig, Shards, Options, DropLists, StateDir
+	// and NonZeroWeights are LearnFn's.
+	Decoder        string
+	DecoderConfig  string
+	Shards         int
+	Options        tune.LearnOptions
+	DropLists      bool
+	StateDir       string
+	NonZeroWeights bool
 	// Stale configures the stale gradients (zero value: 2 threads, no
 	// staleness bound).
 	Stale tune.StaleOptions
@@ -90,7 +91,7 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 			return err
 		}
 	}
-	if res, err = tune.KeepShardState(ctx, f.StateDir, res); err != nil {
+	if res, err = tune.KeepShardState(ctx, f.StateDir, res, f.NonZeroWeights); err != nil {
 		return err
 	}
 	emitResult(res)

@@ -220,7 +220,7 @@ func TestKeepShardState(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := rundir.Layout{Root: t.TempDir()}.Epoch(1)
-	got, err := KeepShardState(ctx, kept.State(), r)
+	got, err := KeepShardState(ctx, kept.State(), r, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,12 +236,17 @@ func TestKeepShardState(t *testing.T) {
 			t.Errorf("%s: %q (%v), want WriteShardState's %q (%v)", name, b, errB, a, errA)
 		}
 	}
-	if same, err := KeepShardState(ctx, "", r); err != nil || !reflect.DeepEqual(same, r) {
+	if same, err := KeepShardState(ctx, "", r, false); err != nil || !reflect.DeepEqual(same, r) {
 		t.Errorf("no folder: %+v, %v", same, err)
+	}
+	r.Weights = weights.ByName{Names: []string{"a", "z", "b_1"}, Vals: []float64{0.1, 0, -1e-300}}
+	nz, err := KeepShardState(ctx, "", r, true)
+	if want := (weights.ByName{Names: []string{"a", "b_1"}, Vals: []float64{0.1, -1e-300}}); err != nil || !reflect.DeepEqual(nz.Weights, want) || !reflect.DeepEqual(nz.State, r.State) {
+		t.Errorf("non-zero weights: %+v, %v; want the state and the weights %v", nz, err, want)
 	}
 	bad := r
 	bad.Shard = -1
-	if _, err := KeepShardState(ctx, kept.State(), bad); err == nil {
+	if _, err := KeepShardState(ctx, kept.State(), bad, false); err == nil {
 		t.Error("an invalid result kept")
 	}
 }
