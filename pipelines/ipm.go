@@ -603,19 +603,22 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	lo := tune.LearnOptions{
 		Algo: o.Algo, Config: o.AlgoConfig, Decode: o.decodeOptions(o.NBest), Seed: tune.ReplicaSeed(o.Seed, r), Epoch: n - 1}
 	lo.Decode.Threads = o.DecodeThreads
+	// A mixer that reads no list averages, which takes the shards'
+	// non-zero weights by name; line search's index follows the names of
+	// the average in order (tune.KeepShardState).
 	var results, lists beam.PCollection
 	if o.Mode == tune.Stale {
 		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
-			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work}
+			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work, StateDir: stateDir, NonZeroWeights: !o.Mix.UsesLists()}
 		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
 	} else {
-		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists()}
+		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(), StateDir: stateDir,
+			NonZeroWeights: !o.Mix.UsesLists()}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
 	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric})
 	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
-	transforms.WriteShardStates(s, results, stateDir)
 	// The 1-best decodings of the mixed weights: the dev set's, and the
 	// tuning set's only if asked for (without it the tune BLEU is the
 	// shards' own decoding's, and the epoch decodes each tuning sentence
@@ -652,8 +655,11 @@ func (o *Options) printStartDev(ctx context.Context) {
 
 // oneBest adds to s the 1-best decoding of sents (count sentences) under
 // the singleton weights w, reported as the Beam metrics of name, and the
-// writing of its summed BLEU statistics to path.
+// writing of its summed BLEU statistics to path. The decoding and the
+// re-ranking take w's non-zero weights only (transforms.NonZero: the same
+// translations and statistics), which its batches copy.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
+	w = transforms.NonZero(s, w)
 	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, o.decodeFn(name, count, 1), sents, w), w), path)
 }
 

@@ -75,7 +75,7 @@ prism_wait "$port"
 export MODEL_PATH="$model"
 config=$(process_config "$bin")
 inproc="" filtered="" fmem=0
-common=(tune --config "$model/moses.ini" --sparse all --shards 2 --epochs 1 --seed 1
+common=(tune --config "$model/moses.ini" --sparse all --mix average --shards 2 --epochs 1 --seed 1
 	--dev-src "$work/dev.fr" --dev-ref "$work/dev.en" --overwrite)
 
 # epoch NAME SET ARGS…: one epoch of set SET into $work/NAME; prints wall

@@ -47,6 +47,14 @@ func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PC
 	return beam.ParDo(s, fn, beam.CoGroupByKey(s, keyed, replicate(s, weights, n)))
 }
 
+// NonZero drops the zero weights of a singleton PCollection<weights.ByName>
+// (weights.ByName.NonZero): what a decoding, whose batches copy it, takes.
+func NonZero(s beam.Scope, weights beam.PCollection) beam.PCollection {
+	return beam.ParDo(s.Scope("transforms.NonZero"), nonZeroFn, weights)
+}
+
+func nonZeroFn(w weights.ByName) weights.ByName { return w.NonZero() }
+
 // DefaultDecodeBatchSize is DecodeFn's batch size when BatchSize is 0:
 // 1,000 sentences make 16 batches, 15,000 make 235. Each batch is a
 // worker's unit of work and gets its own copy of the weights.

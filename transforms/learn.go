@@ -89,6 +89,13 @@ type LearnFn struct {
 	// averaging does not: dropping them saves encoding ~100 hypotheses a
 	// sentence).
 	DropLists bool
+	// StateDir, if not "", is the folder each shard writes its state and
+	// summary to (tune.KeepShardState) before it emits its result without
+	// the state, instead of WriteShardStates after it.
+	StateDir string
+	// NonZeroWeights makes each shard emit its non-zero weights only: for
+	// averaging, not line search (tune.KeepShardState).
+	NonZeroWeights bool
 
 	dec tune.Decoder
 }
@@ -118,38 +125,10 @@ func (f *LearnFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-// gatherShard reads the co-grouped inputs of one shard: its sentences, its
-// saved learner state (at most one) and the epoch's weights, which every
-// shard in range has once.
-func gatherShard(shard, shards int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool) ([]tune.Sentence, *tune.ShardState, weights.ByName, error) {
-	var w weights.ByName
-	if !weightsOf(&w) {
-		return nil, nil, weights.ByName{}, fmt.Errorf("transforms: a state or sentences for shard %d, but there are only %d shards", shard, shards)
-	}
-	var extra weights.ByName
-	if weightsOf(&extra) {
-		return nil, nil, weights.ByName{}, fmt.Errorf("transforms: shard %d given the weights twice", shard)
-	}
-	var xs []tune.Sentence
-	var x tune.Sentence
-	for sents(&x) {
-		xs = append(xs, x)
-	}
-	var state *tune.ShardState
-	var st tune.ShardState
-	for states(&st) {
-		if state != nil {
-			return nil, nil, weights.ByName{}, fmt.Errorf("transforms: two states for shard %d", shard)
-		}
-		state = &tune.ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
-	}
-	return xs, state, w, nil
-}
-
 // ProcessElement learns one shard's epoch.
 func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool,
 	emitResult func(tune.ShardResult), emitList func(tune.NBest)) error {
-	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weightsOf)
+	xs, state, w, err := tune.GatherShard(shard, f.Shards, sents, states, weightsOf)
 	if err != nil {
 		return err
 	}
@@ -166,6 +145,9 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 	}
 	res, work, err := tune.LearnShard(ctx, dec, shard, xs, w, state, o, emitList)
 	if err != nil {
+		return err
+	}
+	if res, err = tune.KeepShardState(ctx, f.StateDir, res, f.NonZeroWeights); err != nil {
 		return err
 	}
 	emitResult(res)

@@ -1,8 +1,10 @@
 package transforms_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -208,7 +210,9 @@ func TestLearnShardErrors(t *testing.T) {
 
 // TestLearnPipeline runs Learn on prism with more shards than sentences
 // need: every shard's result must equal LearnShard's on the sentences
-// ShardOf deals it, and shards dealt nothing pass their state through.
+// ShardOf deals it, and shards dealt nothing pass their state through;
+// with LearnFn.StateDir the same results but for the state, which is in
+// the files WriteShardState writes.
 func TestLearnPipeline(t *testing.T) {
 	e := loadEuroparl100(t)
 	init := e.initWeights(t)
@@ -220,7 +224,8 @@ func TestLearnPipeline(t *testing.T) {
 	// Shard 1 resumes from a state of an earlier run; the others start anew.
 	prior, _ := learn(t, e, sents[:4], 1, init, nil, o)
 	st := prior.ShardState()
-	var want []any
+	var want, wantKept []any
+	var wantStates []tune.ShardResult
 	empty := 0
 	var updates, hyps int64
 	for k := 0; k < shards; k++ {
@@ -239,6 +244,10 @@ func TestLearnPipeline(t *testing.T) {
 		}
 		r, lists := learn(t, e, mine, k, init, s, o)
 		want = append(want, formatResult(r))
+		kept := r
+		kept.State = nil
+		wantKept = append(wantKept, formatResult(kept))
+		wantStates = append(wantStates, r)
 		updates += int64(r.Updates)
 		for _, l := range lists {
 			hyps += int64(len(l.Hyps))
@@ -265,6 +274,27 @@ func TestLearnPipeline(t *testing.T) {
 	}
 	if _, ok := dists["learn_staleness"]; ok {
 		t.Error("an ipm epoch reports staleness")
+	}
+	// With StateDir each shard writes its state and summary, the files
+	// WriteShardStates writes, and emits its result without the state.
+	stateDir := t.TempDir()
+	p, s = beam.NewPipelineWithRoot()
+	keep := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Shards: shards, Options: o, StateDir: stateDir}
+	kept, _ := transforms.Learn(s, keep, beam.CreateList(s, sents), beam.Create(s, init), beam.CreateList(s, []tune.ShardState{st}))
+	passert.Equals(s, beam.ParDo(s, formatResult, kept), wantKept...)
+	ptest.RunAndValidate(t, p)
+	wantDir := t.TempDir()
+	for _, r := range wantStates {
+		if _, err := tune.WriteShardState(context.Background(), wantDir, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{rundir.ShardStateName(r.Shard), tune.ShardSummaryName(r.Shard)} {
+			a, errA := os.ReadFile(filepath.Join(wantDir, name))
+			b, errB := os.ReadFile(filepath.Join(stateDir, name))
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("shard %d: %s written by the shard differs from WriteShardState's (%v, %v)", r.Shard, name, errA, errB)
+			}
+		}
 	}
 }
 

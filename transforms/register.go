@@ -65,6 +65,7 @@ func init() {
 	register.DoFn4x1[context.Context, int, func(*tune.PartResult) bool, func(weights.ByName), error](&BatchLearnFn{})
 	register.DoFn3x2[context.Context, int, weights.ByName, metric.Stats, error](&partOneBestFn{})
 	register.Function1x1(firstStats)
+	register.Function1x1(nonZeroFn)
 
 	register.Emitter2[int, weights.ByName]()
 	register.Emitter1[weights.ByName]()

@@ -34,13 +34,15 @@ func StaleLearn(s beam.Scope, fn *StaleLearnFn, sents, weights, states beam.PCol
 
 // StaleLearnFn is the DoFn of StaleLearn: LearnFn with tune.StaleLearnShard.
 type StaleLearnFn struct {
-	// tune.Decoder, DecoderConfig, Shards, Options and DropLists are
-	// LearnFn's.
-	Decoder       string
-	DecoderConfig string
-	Shards        int
-	Options       tune.LearnOptions
-	DropLists     bool
+	// tune.Decoder, DecoderConfig, Shards, Options, DropLists, StateDir
+	// and NonZeroWeights are LearnFn's.
+	Decoder        string
+	DecoderConfig  string
+	Shards         int
+	Options        tune.LearnOptions
+	DropLists      bool
+	StateDir       string
+	NonZeroWeights bool
 	// Stale configures the stale gradients (zero value: 2 threads, no
 	// staleness bound).
 	Stale tune.StaleOptions
@@ -67,7 +69,7 @@ func (f *StaleLearnFn) Setup(ctx context.Context) (err error) {
 // ProcessElement learns one shard's epoch with stale gradients.
 func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool,
 	emitResult func(tune.ShardResult), emitList func(tune.NBest)) error {
-	xs, state, w, err := gatherShard(shard, f.Shards, sents, states, weightsOf)
+	xs, state, w, err := tune.GatherShard(shard, f.Shards, sents, states, weightsOf)
 	if err != nil {
 		return err
 	}
@@ -88,6 +90,9 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 		if _, err := tune.WriteStaleReport(ctx, f.ReportDir, tune.StaleReport{Shard: shard, Epoch: f.Options.Epoch, Stats: work.Staleness}); err != nil {
 			return err
 		}
+	}
+	if res, err = tune.KeepShardState(ctx, f.StateDir, res, f.NonZeroWeights); err != nil {
+		return err
 	}
 	emitResult(res)
 	reportShard(ctx, work, time.Since(start))

@@ -39,6 +39,28 @@ func WriteShardState(ctx context.Context, dir string, r ShardResult) (string, er
 	return path, nil
 }
 
+// KeepShardState returns what a shard emits of its result r, so that the
+// runner, which holds what a stage emits and copies it to the next, does
+// not carry what grows with every feature the shard met: with dir not ""
+// it writes r's state and summary into dir (WriteShardState) and drops
+// the State, which is then in the file; with nonZero it keeps only the
+// non-zero weights (weights.ByName.NonZero), for a mixer that takes them
+// by name in no particular order (averaging: AverageSums, whose mean of a
+// feature adds the shards' non-zero weights in the shards' order; not line
+// search, whose index follows the average's names in order, tune.NewMixLine).
+func KeepShardState(ctx context.Context, dir string, r ShardResult, nonZero bool) (ShardResult, error) {
+	if dir != "" {
+		if _, err := WriteShardState(ctx, dir, r); err != nil {
+			return ShardResult{}, err
+		}
+		r.State = nil
+	}
+	if nonZero {
+		r.Weights = r.Weights.NonZero()
+	}
+	return r, nil
+}
+
 // ShardSummary is what the driver reads of a shard's result
 // (state/shard-NNN.summary.json, written by WriteShardState beside the
 // state): the counts and BLEU statistics, without the learner state,

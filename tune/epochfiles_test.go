@@ -208,3 +208,45 @@ func TestReadEpoch(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepShardState: a shard that keeps its state writes the files
+// WriteShardState writes, byte for byte, and emits its result without the
+// state; with no folder the result goes on whole.
+func TestKeepShardState(t *testing.T) {
+	ctx := context.Background()
+	r := sampleResult()
+	written := rundir.Layout{Root: t.TempDir()}.Epoch(1)
+	if _, err := WriteShardState(ctx, written.State(), r); err != nil {
+		t.Fatal(err)
+	}
+	kept := rundir.Layout{Root: t.TempDir()}.Epoch(1)
+	got, err := KeepShardState(ctx, kept.State(), r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r
+	want.State = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("emitted %+v, want %+v", got, want)
+	}
+	for _, name := range []string{rundir.ShardStateName(r.Shard), ShardSummaryName(r.Shard)} {
+		a, errA := os.ReadFile(filepath.Join(written.State(), name))
+		b, errB := os.ReadFile(filepath.Join(kept.State(), name))
+		if errA != nil || errB != nil || string(a) != string(b) {
+			t.Errorf("%s: %q (%v), want WriteShardState's %q (%v)", name, b, errB, a, errA)
+		}
+	}
+	if same, err := KeepShardState(ctx, "", r, false); err != nil || !reflect.DeepEqual(same, r) {
+		t.Errorf("no folder: %+v, %v", same, err)
+	}
+	r.Weights = weights.ByName{Names: []string{"a", "z", "b_1"}, Vals: []float64{0.1, 0, -1e-300}}
+	nz, err := KeepShardState(ctx, "", r, true)
+	if want := (weights.ByName{Names: []string{"a", "b_1"}, Vals: []float64{0.1, -1e-300}}); err != nil || !reflect.DeepEqual(nz.Weights, want) || !reflect.DeepEqual(nz.State, r.State) {
+		t.Errorf("non-zero weights: %+v, %v; want the state and the weights %v", nz, err, want)
+	}
+	bad := r
+	bad.Shard = -1
+	if _, err := KeepShardState(ctx, kept.State(), bad, false); err == nil {
+		t.Error("an invalid result kept")
+	}
+}

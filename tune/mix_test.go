@@ -274,3 +274,48 @@ func TestLineSearchMetric(t *testing.T) {
 		}
 	}
 }
+
+// TestAverageSumsNonZero: the mean of the shards' non-zero weights only
+// (KeepShardState with nonZero, what averaging's shards emit) is the mean
+// of their whole weights, bit for bit, feature by feature, uniform and
+// weighted; only the order of the names may differ.
+func TestAverageSumsNonZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = "f" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+	}
+	var full, nz AverageSums
+	for shard := range 3 {
+		ww := weights.ByName{}
+		for _, i := range rng.Perm(len(names))[:150] {
+			x := 0.0
+			if rng.IntN(3) > 0 {
+				x = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(30)-15))
+			}
+			ww.Names, ww.Vals = append(ww.Names, names[i]), append(ww.Vals, x)
+		}
+		if err := full.Add(shard, ww.Names, ww.Vals, shard+2); err != nil {
+			t.Fatal(err)
+		}
+		sparse := ww.NonZero()
+		if len(sparse.Names) == len(ww.Names) {
+			t.Fatal("no zero weight: the test needs some")
+		}
+		if err := nz.Add(shard, sparse.Names, sparse.Vals, shard+2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, weighted := range []bool{false, true} {
+		n1, v1, err1 := full.Mean(weighted)
+		n2, v2, err2 := nz.Mean(weighted)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		a := (weights.ByName{Names: n1, Vals: v1}).NonZero().Map()
+		b := (weights.ByName{Names: n2, Vals: v2}).NonZero().Map()
+		if !maps.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }) {
+			t.Errorf("weighted %v: the means differ", weighted)
+		}
+	}
+}

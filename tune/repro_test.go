@@ -146,3 +146,39 @@ func TestSparseIDsDoNotMatter(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeNonZeroWeights: decoding under weights that name features with
+// zero weights (an epoch's mixed weights name every feature a shard met)
+// and under the same weights without them (weights.ByName.NonZero, what
+// the pipeline's 1-best decodings take) gives the same lists, bit for bit,
+// whatever ids the decoder had given the named features.
+func TestDecodeNonZeroWeights(t *testing.T) {
+	ctx := context.Background()
+	sents := toySentences(40)
+	full := weights.ByName{
+		Names: []string{"LM0_0", "lb_a", "WordPenalty0_0", "pp_cat~1", "TranslationModel0_0", "lb_the", "TranslationModel0_1", "lb_dog", "pp_the~0"},
+		Vals:  []float64{0.5, 0, -0.3, -2, 0.2, 1, 0.2, 0, 0},
+	}
+	decode := func(dec tune.Decoder, ww weights.ByName) []tune.NBest {
+		t.Helper()
+		w, err := ww.Over(dec.Features())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists, _, err := tune.DecodeSentences(ctx, dec, sents, w, tune.DecodeOptions{NBest: 4, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lists
+	}
+	want := decode(sparseToy{newToyDecoder()}, full)
+	nz := full.NonZero()
+	if len(nz.Names) != 6 {
+		t.Fatalf("NonZero kept %v", nz.Names)
+	}
+	for name, dec := range map[string]tune.Decoder{"fresh decoder": sparseToy{newToyDecoder()}, "features met in another order": warmToy(t, sents, 3)} {
+		if got := decode(dec, nz); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the lists under the non-zero weights differ from those under every weight", name)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package tune
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/mtune/mtune/io/weights"
 )
 
 const (
@@ -70,4 +72,33 @@ func mix64(a, b uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
+}
+
+// GatherShard reads the co-grouped inputs of one shard of shards: its
+// sentences, its saved learner state (at most one) and the epoch's
+// weights, which every shard in range has once (the iterators of a Beam
+// CoGroupByKey's group).
+func GatherShard(shard, shards int, sents func(*Sentence) bool, states func(*ShardState) bool, weightsOf func(*weights.ByName) bool) ([]Sentence, *ShardState, weights.ByName, error) {
+	var w weights.ByName
+	if !weightsOf(&w) {
+		return nil, nil, weights.ByName{}, fmt.Errorf("tune: a state or sentences for shard %d, but there are only %d shards", shard, shards)
+	}
+	var extra weights.ByName
+	if weightsOf(&extra) {
+		return nil, nil, weights.ByName{}, fmt.Errorf("tune: shard %d given the weights twice", shard)
+	}
+	var xs []Sentence
+	var x Sentence
+	for sents(&x) {
+		xs = append(xs, x)
+	}
+	var state *ShardState
+	var st ShardState
+	for states(&st) {
+		if state != nil {
+			return nil, nil, weights.ByName{}, fmt.Errorf("tune: two states for shard %d", shard)
+		}
+		state = &ShardState{Shard: st.Shard, Names: st.Names, State: st.State}
+	}
+	return xs, state, w, nil
 }

@@ -64,6 +64,30 @@ func (ww ByName) Over(idx *feature.Index) (feature.Weights, error) {
 	return w, nil
 }
 
+// NonZero returns the weights without their zero ones, the others in
+// order (sharing ww's names). Over gives the same non-zero weights for
+// both, so a decoding, whose scores take no zero weight and do not depend
+// on the ids of its index, is the same under either; a learner's index,
+// whose ids order its sums, is not (Over adds the zero ones' names too).
+func (ww ByName) NonZero() ByName {
+	n := 0
+	for _, x := range ww.Vals {
+		if x != 0 {
+			n++
+		}
+	}
+	if n == len(ww.Vals) {
+		return ww
+	}
+	out := ByName{Names: make([]string, 0, n), Vals: make([]float64, 0, n)}
+	for i, x := range ww.Vals {
+		if x != 0 {
+			out.Names, out.Vals = append(out.Names, ww.Names[i]), append(out.Vals, x)
+		}
+	}
+	return out
+}
+
 // Map returns the weights by name.
 func (ww ByName) Map() map[string]float64 {
 	m := make(map[string]float64, len(ww.Names))

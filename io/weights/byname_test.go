@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/feature"
 )
 
 // TestByNameFile: WriteByName writes JSON that ReadByName reads back bit
@@ -49,5 +52,40 @@ func TestByNameFile(t *testing.T) {
 	missing := filepath.Join(dir, "missing")
 	if _, err := ReadByName(ctx, missing); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestByNameNonZero(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   ByName
+		want ByName
+	}{
+		{"empty", ByName{}, ByName{}},
+		{"no zero", ByName{Names: []string{"b", "a"}, Vals: []float64{1, -2}}, ByName{Names: []string{"b", "a"}, Vals: []float64{1, -2}}},
+		{"zeros dropped, order kept", ByName{Names: []string{"c", "z", "a", "y"}, Vals: []float64{0.5, 0, -1, math.Copysign(0, -1)}},
+			ByName{Names: []string{"c", "a"}, Vals: []float64{0.5, -1}}},
+		{"all zero", ByName{Names: []string{"a"}, Vals: []float64{0}}, ByName{Names: []string{}, Vals: []float64{}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := c.in.NonZero()
+			if !slices.Equal(got.Names, c.want.Names) || !slices.Equal(got.Vals, c.want.Vals) {
+				t.Fatalf("NonZero(%v) = %v, want %v", c.in, got, c.want)
+			}
+			// Over gives the same weights, up to trailing zeros.
+			a, err := c.in.Over(feature.NewIndexOf(c.in.Names...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := got.Over(feature.NewIndexOf(c.in.Names...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range max(len(a), len(b)) {
+				if a.At(feature.ID(i)) != b.At(feature.ID(i)) {
+					t.Fatalf("Over: weight %d is %v, want %v", i, b.At(feature.ID(i)), a.At(feature.ID(i)))
+				}
+			}
+		})
 	}
 }
