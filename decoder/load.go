@@ -625,12 +625,18 @@ func (m *Model) prepare(workers int) {
 		})
 	}
 	limit := m.cfg.Features[m.fTM].TableLimit()
-	pt.Prune(limit, func(o int32) float32 { return score[o] })
-	score, est, ngram = nil, nil, nil
+	order := pt.Prune(limit, func(o int32) float32 { return score[o] })
+	score = nil
 	n = pt.NumOptions()
 	m.timings.Kept = n
 	m.optLogs = make([]float32, n*ns)
-	m.optLMEst, m.optLMNgram = m.lmScores(n, workers)
+	// The kept options' LM scores follow them: scoring them again would
+	// give the same values.
+	m.optLMEst, m.optLMNgram = make([]float32, n), make([]float32, n)
+	for i, o := range order {
+		m.optLMEst[i], m.optLMNgram[i] = est[o], ngram[o]
+	}
+	est, ngram = nil, nil
 	nr := m.lr.n
 	if m.fLR >= 0 {
 		m.optLR = make([]float32, n*nr)

@@ -288,9 +288,13 @@ func WeightedLogScore(t *PhraseTable, w []float32) func(o int32) float32 {
 // (TargetPhrase::GetFutureScore, kept with std::nth_element, whose order
 // among equal scores is unspecified). WeightedLogScore gives the first
 // part only; a decoder passes a function that adds the rest.
-func (t *PhraseTable) Prune(limit int, score func(o int32) float32) {
+//
+// Prune returns the options kept, by their number before the call, in
+// their new order: option i is old option order[i], so that arrays over
+// the options a caller computed before Prune can follow it.
+func (t *PhraseTable) Prune(limit int, score func(o int32) float32) (order []int32) {
 	n := t.NumSources()
-	order := make([]int32, 0, t.NumOptions())
+	order = make([]int32, 0, t.NumOptions())
 	newOff := make([]int32, n+1)
 	var buf []int32
 	var sc []float32
@@ -320,6 +324,7 @@ func (t *PhraseTable) Prune(limit int, score func(o int32) float32) {
 	}
 	t.reorderOptions(order)
 	t.optOff = newOff
+	return order
 }
 
 // reorderOptions rebuilds the option arrays to hold the options order
