@@ -443,13 +443,16 @@ func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, 
 	tgt := x.st.target(o)
 	k := min(len(tgt), x.order-1)
 	var sum float32
+	// Two states in turn: the one scored from and the one after.
+	var buf [2]lm.State
+	buf[0] = st
+	c := 0
 	for j := 0; j < k; j++ {
-		var p float32
-		p, st = l.Score(st, tgt[j])
-		sum += p
+		sum += l.ScoreTo(&buf[1-c], &buf[c], tgt[j])
+		c = 1 - c
 	}
-	sc := x.lmEnd(&st, o, len(tgt) > x.order-1, sum, complete)
-	return sc, st
+	sc := x.lmEnd(&buf[c], o, len(tgt) > x.order-1, sum, complete)
+	return sc, buf[c]
 }
 
 // lmEnd ends lmContext and lmContextMemo: sum is the score of the first
@@ -462,8 +465,8 @@ func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, comp
 		*st = o.end
 	}
 	if complete {
-		p, next := x.m.lm.Score(*st, x.eos)
-		sum += p
+		var next lm.State
+		sum += x.m.lm.ScoreTo(&next, st, x.eos)
 		*st = next
 	}
 	return sum * ln10
@@ -489,12 +492,17 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 		st, sum = x.memoState[i*K+j-1], x.memoSum[i*K+j-1]
 	}
 	for ; j < k; j++ {
-		var p float32
-		p, st = l.Score(st, tgt[j])
-		sum += p
-		x.memoState[i*K+j], x.memoSum[i*K+j] = st, sum
+		prev := &st
+		if j > 0 {
+			prev = &x.memoState[i*K+j-1]
+		}
+		sum += l.ScoreTo(&x.memoState[i*K+j], prev, tgt[j])
+		x.memoSum[i*K+j] = sum
 	}
 	x.memoLen[i] = int8(k)
+	if k > 0 {
+		st = x.memoState[i*K+k-1]
+	}
 	sc := x.lmEnd(&st, o, len(tgt) > K, sum, complete)
 	return sc, st
 }
