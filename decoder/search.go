@@ -432,27 +432,36 @@ func (x *searcher) optionScore(t *step, oi int32) float64 {
 }
 
 // lmContext scores the first words of o's target in the context of state
-// st, and </s> when the translation is complete, as Moses'
-// LanguageModelKen::EvaluateWhenApplied does; it returns the score (ln)
-// and the state after the phrase.
-func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, lm.State) {
+// *st, and </s> when the translation is complete, as Moses'
+// LanguageModelKen::EvaluateWhenApplied does; it writes the state after
+// the phrase to *dst (not st), such as the new hypothesis' own, and
+// returns the score (ln).
+func (x *searcher) lmContext(dst, st *lm.State, o *transOpt, complete bool) float32 {
 	l := x.m.lm
 	if l == nil || o.tLen == 0 {
-		return 0, st
+		*dst = *st
+		return 0
 	}
 	tgt := x.st.target(o)
 	k := min(len(tgt), x.order-1)
-	var sum float32
-	// Two states in turn: the one scored from and the one after.
-	var buf [2]lm.State
-	buf[0] = st
-	c := 0
-	for j := 0; j < k; j++ {
-		sum += l.ScoreTo(&buf[1-c], &buf[c], tgt[j])
-		c = 1 - c
+	if k == 0 {
+		*dst = *st
 	}
-	sc := x.lmEnd(&buf[c], o, len(tgt) > x.order-1, sum, complete)
-	return sc, buf[c]
+	// The states after each word in turn go to dst and tmp, the last to
+	// dst: with an even number of words the first goes to tmp.
+	var tmp lm.State
+	to, other := dst, &tmp
+	if k%2 == 0 {
+		to, other = other, to
+	}
+	var sum float32
+	from := st
+	for j := 0; j < k; j++ {
+		sum += l.ScoreTo(to, from, tgt[j])
+		from = to
+		to, other = other, to
+	}
+	return x.lmEnd(dst, o, len(tgt) > x.order-1, sum, complete)
 }
 
 // lmEnd ends lmContext and lmContextMemo: sum is the score of the first
