@@ -358,19 +358,20 @@ func (x *searcher) expandAll(id int32, s, e int) {
 		x.memoState = make([]lm.State, len(opts)*K)
 		x.memoSum = make([]float32, len(opts)*K)
 	}
+	var nh hyp // the new hypothesis; lmContextMemo writes its LM state
 	for i := range opts {
 		sc := x.optionScore(&t, start+int32(i))
 		if x.lmBound && sc+fut < st.worst {
 			continue // the language model can only make it worse
 		}
-		lmScore, state := x.lmContextMemo(h.lm, opts, i, K, complete)
+		lmScore := x.lmContextMemo(&nh.lm, &h.lm, opts, i, K, complete)
 		sc += w.lm * float64(lmScore)
 		total := sc + fut
 		if total < st.worst || math.IsInf(total, -1) {
 			continue
 		}
-		nh := hyp{lm: state, score: sc, total: total, prev: id, opt: start + int32(i), cov: ncov,
-			s: int16(s), e: int16(e), arcHead: -1, arcTail: -1, arcNext: -1}
+		nh.score, nh.total, nh.prev, nh.opt, nh.cov = sc, total, id, start+int32(i), ncov
+		nh.s, nh.e, nh.arcHead, nh.arcTail, nh.arcNext = int16(s), int16(e), -1, -1, -1
 		x.keyOf(&key, &nh)
 		x.add(st, &nh, &key, hashKey(&key))
 	}
@@ -483,12 +484,14 @@ func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, comp
 
 // lmContextMemo is lmContext for option i of opts, reusing the scores of
 // the prefix it shares with an earlier option (transOpt.pre) and recording
-// its own. The sums are the same float32 sums lmContext makes.
-func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complete bool) (float32, lm.State) {
+// its own. The sums are the same float32 sums lmContext makes. It writes
+// the state after the phrase to *dst (not st).
+func (x *searcher) lmContextMemo(dst, st *lm.State, opts []transOpt, i, K int, complete bool) float32 {
 	l := x.m.lm
 	o := &opts[i]
 	if l == nil || o.tLen == 0 {
-		return 0, st
+		*dst = *st
+		return 0
 	}
 	tgt := x.st.target(o)
 	k := min(len(tgt), K)
@@ -498,10 +501,10 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 		j = int(o.preK)
 		copy(x.memoState[i*K:i*K+j], x.memoState[p*K:p*K+j])
 		copy(x.memoSum[i*K:i*K+j], x.memoSum[p*K:p*K+j])
-		st, sum = x.memoState[i*K+j-1], x.memoSum[i*K+j-1]
+		sum = x.memoSum[i*K+j-1]
 	}
 	for ; j < k; j++ {
-		prev := &st
+		prev := st
 		if j > 0 {
 			prev = &x.memoState[i*K+j-1]
 		}
@@ -510,10 +513,11 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 	}
 	x.memoLen[i] = int8(k)
 	if k > 0 {
-		st = x.memoState[i*K+k-1]
+		*dst = x.memoState[i*K+k-1]
+	} else {
+		*dst = *st
 	}
-	sc := x.lmEnd(&st, o, len(tgt) > K, sum, complete)
-	return sc, st
+	return x.lmEnd(dst, o, len(tgt) > K, sum, complete)
 }
 
 // keyOf sets k to the recombination key of h.
