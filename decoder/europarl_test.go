@@ -227,8 +227,8 @@ func BenchmarkEuroparl8kLoadSources(b *testing.B) {
 }
 
 // benchmarkLoad8k loads europarl-fr-en-8k with LoadOptions.Sources sources
-// and reports the wall and CPU seconds of a load, the heap in use and the
-// peak RSS.
+// and reports the wall and CPU seconds of a load, the heap in use, the
+// peak RSS and the phrase pairs loaded (pt-options).
 func benchmarkLoad8k(b *testing.B, sources []string) {
 	d := shared.Path(b, "moses-models", "europarl-fr-en-8k")
 	b.Setenv("MODEL_PATH", d)
@@ -246,6 +246,7 @@ func benchmarkLoad8k(b *testing.B, sources []string) {
 	b.ReportMetric((shared.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/load")
 	b.ReportMetric(shared.LiveHeapMiB(), "heap-MiB")
 	b.ReportMetric(float64(maxRSS())/(1<<20), "maxrss-MiB")
+	b.ReportMetric(float64(m.Stats().Options), "pt-options")
 	runtime.KeepAlive(m)
 }
 
