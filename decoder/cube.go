@@ -272,14 +272,14 @@ func (c *cubeState) build(x *searcher, k int, ei, i, j int32, queue *[]heapEntry
 	h := &x.hyps[id]
 	t := x.stepFrom(h, int(ed.s), int(ed.e))
 	sc := x.optionScore(&t, oi)
-	lmScore, state := x.lmContext(h.lm, &x.st.opts[oi], k == x.st.n)
+	// The candidate takes the LM state in place.
+	c.cands = append(c.cands, cubeCand{edge: ei, i: i, j: j})
+	cd := &c.cands[len(c.cands)-1]
+	lmScore := x.lmContext(&cd.h.lm, &h.lm, &x.st.opts[oi], k == x.st.n)
 	sc += x.w.lm * float64(lmScore)
 	total := sc + x.covs.future[ed.ncov]
-	c.cands = append(c.cands, cubeCand{
-		h: hyp{lm: state, score: sc, total: total, prev: id, opt: oi, cov: ed.ncov,
-			s: ed.s, e: ed.e, arcHead: -1, arcTail: -1, arcNext: -1},
-		edge: ei, i: i, j: j,
-	})
+	cd.h.score, cd.h.total, cd.h.prev, cd.h.opt, cd.h.cov = sc, total, id, oi, ed.ncov
+	cd.h.s, cd.h.e, cd.h.arcHead, cd.h.arcTail, cd.h.arcNext = ed.s, ed.e, -1, -1, -1
 	*queue = append(*queue, heapEntry{total, int32(len(c.cands) - 1)})
 	heapUp(*queue, len(*queue)-1)
 }

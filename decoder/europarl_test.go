@@ -216,6 +216,20 @@ func TestEuroparl8kNBest(t *testing.T) {
 // BenchmarkEuroparl8kLoad loads europarl-fr-en-8k (Moses: 4.6–7.6 s, 693
 // MiB).
 func BenchmarkEuroparl8kLoad(b *testing.B) {
+	benchmarkLoad8k(b, nil)
+}
+
+// BenchmarkEuroparl8kLoadSources is BenchmarkEuroparl8kLoad with
+// LoadOptions.Sources set to the 200 test sentences (lines 9001–9200), as
+// "mtune decode" loads for its input; run it with -benchmem.
+func BenchmarkEuroparl8kLoadSources(b *testing.B) {
+	benchmarkLoad8k(b, europarlLines(b, "fr.gz", 9001, 9200))
+}
+
+// benchmarkLoad8k loads europarl-fr-en-8k with LoadOptions.Sources sources
+// and reports the wall and CPU seconds of a load, the heap in use, the
+// peak RSS and the phrase pairs loaded (pt-options).
+func benchmarkLoad8k(b *testing.B, sources []string) {
 	d := shared.Path(b, "moses-models", "europarl-fr-en-8k")
 	b.Setenv("MODEL_PATH", d)
 	var m *Model
@@ -223,7 +237,7 @@ func BenchmarkEuroparl8kLoad(b *testing.B) {
 	start := time.Now()
 	for b.Loop() {
 		var err error
-		m, err = Load(context.Background(), filepath.Join(d, "moses.ini"), LoadOptions{})
+		m, err = Load(context.Background(), filepath.Join(d, "moses.ini"), LoadOptions{Sources: sources})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -232,6 +246,7 @@ func BenchmarkEuroparl8kLoad(b *testing.B) {
 	b.ReportMetric((shared.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/load")
 	b.ReportMetric(shared.LiveHeapMiB(), "heap-MiB")
 	b.ReportMetric(float64(maxRSS())/(1<<20), "maxrss-MiB")
+	b.ReportMetric(float64(m.Stats().Options), "pt-options")
 	runtime.KeepAlive(m)
 }
 

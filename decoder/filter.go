@@ -130,11 +130,7 @@ func LoadFiltered(ctx context.Context, iniPath string, sources []string, opts Lo
 			}
 			defer os.RemoveAll(entry)
 		}
-		words := make([][]string, len(sents))
-		for i, s := range sents {
-			words[i] = strings.Fields(s)
-		}
-		set = model.NewPhraseSet(words, maxLen)
+		set = sourcePhrases(sents, maxLen)
 		if err := buildEntry(ctx, entry, key, tables, set, opts.Workers); err != nil {
 			return nil, st, err
 		}
@@ -208,6 +204,18 @@ func filterTables(cfg *model.Config, opts LoadOptions) ([]filterTable, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// sourcePhrases returns the set of the source phrases sentences can use:
+// their contiguous word sequences (words split as Decode splits them) of at
+// most maxLen words. LoadFiltered and Load with LoadOptions.Sources keep
+// the table lines whose source phrase is in it.
+func sourcePhrases(sentences []string, maxLen int) *model.PhraseSet {
+	words := make([][]string, len(sentences))
+	for i, s := range sentences {
+		words[i] = strings.Fields(s)
+	}
+	return model.NewPhraseSet(words, maxLen)
 }
 
 // distinctSentences returns the sentences with their words separated by

@@ -71,6 +71,19 @@ type LoadOptions struct {
 	// filtered to other sentences) passes a function that loads each
 	// language model once: a Model only reads it.
 	LoadLM func(ctx context.Context, path string) (*lm.Model, error)
+	// Sources, when not nil, are the only sentences the model is loaded
+	// for (words separated by white space, as Decode reads them): the
+	// phrase table and reordering table are read as LoadFiltered filters
+	// them, keeping only the lines whose source phrase occurs in one of
+	// them as a contiguous sequence of at most max-phrase-length words, in
+	// memory, with no file written. A line not kept is checked for its
+	// "|||" fields only, and is not parsed further nor scored with the
+	// language model. Decoding any of the sentences then gives the same
+	// n-best lists, features and scores as with the whole model; other
+	// sentences lose the phrases they do not share with Sources. An empty
+	// table is then allowed, as with AllowEmptyTables. Nil loads every
+	// line.
+	Sources []string
 }
 
 // Model is a phrase-based translation system loaded from a moses.ini: its
@@ -496,9 +509,14 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 		})
 	}
 	tmf := &m.cfg.Features[m.fTM]
+	allowEmpty := opts.AllowEmptyTables
+	var keep *model.PhraseSet
+	if opts.Sources != nil {
+		keep, allowEmpty = sourcePhrases(opts.Sources, m.maxLen), true
+	}
 	wg.Go(func() {
 		pt, err := model.LoadPhraseTable(ctx, tablePath(tmf, opts), model.PhraseTableOptions{
-			NumScores: tmf.NumFeatures, Workers: opts.Workers, AllowEmpty: opts.AllowEmptyTables})
+			NumScores: tmf.NumFeatures, Workers: opts.Workers, AllowEmpty: allowEmpty, Keep: keep})
 		if err != nil {
 			fail(err)
 			return
@@ -508,7 +526,7 @@ func (m *Model) loadTables(ctx context.Context, opts LoadOptions) error {
 			f := &m.cfg.Features[m.fLR]
 			st, err := pt.LoadReordering(ctx, tablePath(f, opts), model.ReorderingOptions{
 				Condition: m.lr.rt.Condition, NumScores: m.lr.rt.NumScores(), Workers: opts.Workers,
-				AllowEmpty: opts.AllowEmptyTables})
+				AllowEmpty: allowEmpty, Keep: keep})
 			if err != nil {
 				fail(err)
 				return
@@ -625,12 +643,18 @@ func (m *Model) prepare(workers int) {
 		})
 	}
 	limit := m.cfg.Features[m.fTM].TableLimit()
-	pt.Prune(limit, func(o int32) float32 { return score[o] })
-	score, est, ngram = nil, nil, nil
+	order := pt.Prune(limit, func(o int32) float32 { return score[o] })
+	score = nil
 	n = pt.NumOptions()
 	m.timings.Kept = n
 	m.optLogs = make([]float32, n*ns)
-	m.optLMEst, m.optLMNgram = m.lmScores(n, workers)
+	// The kept options' LM scores follow them: scoring them again would
+	// give the same values.
+	m.optLMEst, m.optLMNgram = make([]float32, n), make([]float32, n)
+	for i, o := range order {
+		m.optLMEst[i], m.optLMNgram[i] = est[o], ngram[o]
+	}
+	est, ngram = nil, nil
 	nr := m.lr.n
 	if m.fLR >= 0 {
 		m.optLR = make([]float32, n*nr)

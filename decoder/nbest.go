@@ -318,7 +318,8 @@ func (x *searcher) hypothesis(nodes []int32, score float64) Hypothesis {
 			vals[off[m.fPP]]++
 		}
 		if m.fLM >= 0 {
-			ctx, next := x.lmContext(lmState, o, complete)
+			var next lm.State
+			ctx := x.lmContext(&next, &lmState, o, complete)
 			lmState = next
 			vals[off[m.fLM]] += float64(o.ngram) + float64(ctx)
 		}

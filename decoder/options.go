@@ -144,11 +144,13 @@ func (m *Model) collect(st *sentence, words []string, w *dense, sb *sparseScratc
 		for i := range st.opts {
 			o := &st.opts[i]
 			if int(o.tLen) >= order-1 {
-				s := m.lm.NullContext()
+				var buf [2]lm.State // NullContext, then ScoreTo in turn
+				c := 0
 				for _, id := range st.target(o) {
-					_, s = m.lm.Score(s, id)
+					m.lm.ScoreTo(&buf[1-c], &buf[c], id)
+					c = 1 - c
 				}
-				o.end = s
+				o.end = buf[c]
 			}
 		}
 	}

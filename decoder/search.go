@@ -358,19 +358,20 @@ func (x *searcher) expandAll(id int32, s, e int) {
 		x.memoState = make([]lm.State, len(opts)*K)
 		x.memoSum = make([]float32, len(opts)*K)
 	}
+	var nh hyp // the new hypothesis; lmContextMemo writes its LM state
 	for i := range opts {
 		sc := x.optionScore(&t, start+int32(i))
 		if x.lmBound && sc+fut < st.worst {
 			continue // the language model can only make it worse
 		}
-		lmScore, state := x.lmContextMemo(h.lm, opts, i, K, complete)
+		lmScore := x.lmContextMemo(&nh.lm, &h.lm, opts, i, K, complete)
 		sc += w.lm * float64(lmScore)
 		total := sc + fut
 		if total < st.worst || math.IsInf(total, -1) {
 			continue
 		}
-		nh := hyp{lm: state, score: sc, total: total, prev: id, opt: start + int32(i), cov: ncov,
-			s: int16(s), e: int16(e), arcHead: -1, arcTail: -1, arcNext: -1}
+		nh.score, nh.total, nh.prev, nh.opt, nh.cov = sc, total, id, start+int32(i), ncov
+		nh.s, nh.e, nh.arcHead, nh.arcTail, nh.arcNext = int16(s), int16(e), -1, -1, -1
 		x.keyOf(&key, &nh)
 		x.add(st, &nh, &key, hashKey(&key))
 	}
@@ -432,24 +433,36 @@ func (x *searcher) optionScore(t *step, oi int32) float64 {
 }
 
 // lmContext scores the first words of o's target in the context of state
-// st, and </s> when the translation is complete, as Moses'
-// LanguageModelKen::EvaluateWhenApplied does; it returns the score (ln)
-// and the state after the phrase.
-func (x *searcher) lmContext(st lm.State, o *transOpt, complete bool) (float32, lm.State) {
+// *st, and </s> when the translation is complete, as Moses'
+// LanguageModelKen::EvaluateWhenApplied does; it writes the state after
+// the phrase to *dst (not st), such as the new hypothesis' own, and
+// returns the score (ln).
+func (x *searcher) lmContext(dst, st *lm.State, o *transOpt, complete bool) float32 {
 	l := x.m.lm
 	if l == nil || o.tLen == 0 {
-		return 0, st
+		*dst = *st
+		return 0
 	}
 	tgt := x.st.target(o)
 	k := min(len(tgt), x.order-1)
-	var sum float32
-	for j := 0; j < k; j++ {
-		var p float32
-		p, st = l.Score(st, tgt[j])
-		sum += p
+	if k == 0 {
+		*dst = *st
 	}
-	sc := x.lmEnd(&st, o, len(tgt) > x.order-1, sum, complete)
-	return sc, st
+	// The states after each word in turn go to dst and tmp, the last to
+	// dst: with an even number of words the first goes to tmp.
+	var tmp lm.State
+	to, other := dst, &tmp
+	if k%2 == 0 {
+		to, other = other, to
+	}
+	var sum float32
+	from := st
+	for j := 0; j < k; j++ {
+		sum += l.ScoreTo(to, from, tgt[j])
+		from = to
+		to, other = other, to
+	}
+	return x.lmEnd(dst, o, len(tgt) > x.order-1, sum, complete)
 }
 
 // lmEnd ends lmContext and lmContextMemo: sum is the score of the first
@@ -462,8 +475,8 @@ func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, comp
 		*st = o.end
 	}
 	if complete {
-		p, next := x.m.lm.Score(*st, x.eos)
-		sum += p
+		var next lm.State
+		sum += x.m.lm.ScoreTo(&next, st, x.eos)
 		*st = next
 	}
 	return sum * ln10
@@ -471,12 +484,14 @@ func (x *searcher) lmEnd(st *lm.State, o *transOpt, past bool, sum float32, comp
 
 // lmContextMemo is lmContext for option i of opts, reusing the scores of
 // the prefix it shares with an earlier option (transOpt.pre) and recording
-// its own. The sums are the same float32 sums lmContext makes.
-func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complete bool) (float32, lm.State) {
+// its own. The sums are the same float32 sums lmContext makes. It writes
+// the state after the phrase to *dst (not st).
+func (x *searcher) lmContextMemo(dst, st *lm.State, opts []transOpt, i, K int, complete bool) float32 {
 	l := x.m.lm
 	o := &opts[i]
 	if l == nil || o.tLen == 0 {
-		return 0, st
+		*dst = *st
+		return 0
 	}
 	tgt := x.st.target(o)
 	k := min(len(tgt), K)
@@ -486,17 +501,23 @@ func (x *searcher) lmContextMemo(st lm.State, opts []transOpt, i, K int, complet
 		j = int(o.preK)
 		copy(x.memoState[i*K:i*K+j], x.memoState[p*K:p*K+j])
 		copy(x.memoSum[i*K:i*K+j], x.memoSum[p*K:p*K+j])
-		st, sum = x.memoState[i*K+j-1], x.memoSum[i*K+j-1]
+		sum = x.memoSum[i*K+j-1]
 	}
 	for ; j < k; j++ {
-		var p float32
-		p, st = l.Score(st, tgt[j])
-		sum += p
-		x.memoState[i*K+j], x.memoSum[i*K+j] = st, sum
+		prev := st
+		if j > 0 {
+			prev = &x.memoState[i*K+j-1]
+		}
+		sum += l.ScoreTo(&x.memoState[i*K+j], prev, tgt[j])
+		x.memoSum[i*K+j] = sum
 	}
 	x.memoLen[i] = int8(k)
-	sc := x.lmEnd(&st, o, len(tgt) > K, sum, complete)
-	return sc, st
+	if k > 0 {
+		*dst = x.memoState[i*K+k-1]
+	} else {
+		*dst = *st
+	}
+	return x.lmEnd(dst, o, len(tgt) > K, sum, complete)
 }
 
 // keyOf sets k to the recombination key of h.

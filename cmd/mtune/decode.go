@@ -34,6 +34,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 	threads := fs.Int("threads", runtime.NumCPU(), "decoding goroutines (the default is this machine's cores; Moses' -threads all is the same)")
 	inputFile := fs.String("input-file", "", "the input (Moses' -input-file; the same as the INPUT argument); default: standard input")
 	inputType := fs.Int("inputtype", 0, "Moses' -inputtype: 0 (plain text), the only one mtune reads")
+	fullModel := fs.Bool("full-model", false, "load every line of the phrase table and reordering table; default: only those whose source phrase occurs in the input, as Moses' filter-model-given-input.pl keeps (same translations, less load time)")
 	showWeights := fs.Bool("show-weights", false, "print the model's features and weights as Moses' -show-weights does ('Name= v …', 'Name UNTUNEABLE') and exit, as mert-moses.pl asks")
 	var search decoder.SearchOptions
 	fs.Func("search-algorithm", "search: normal (or 0: Moses' stack search) or cube (or 1: cube pruning); default: the moses.ini's [search-algorithm]", func(v string) (err error) {
@@ -103,6 +104,9 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 		}
 		if err != nil {
 			return err
+		}
+		if !*fullModel {
+			opts.Sources = input
 		}
 		start := time.Now()
 		m, err := decoder.Load(ctx, *ini, opts)

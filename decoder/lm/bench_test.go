@@ -44,7 +44,8 @@ func TestLoadEuroparl(t *testing.T) {
 }
 
 // BenchmarkScore scores random word sequences with the 8k model: ns per
-// word.
+// word, with Score (value) and ScoreTo (two States in turn, as the
+// decoder's search scores).
 func BenchmarkScore(b *testing.B) {
 	m := europarlLM(b)
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -58,19 +59,35 @@ func BenchmarkScore(b *testing.B) {
 			seq = append(seq, m.Index(a.Words[w]))
 		}
 	}
-	b.ResetTimer()
-	st := m.BeginSentence()
-	var sum float32
-	i := 0
-	for b.Loop() {
-		var p float32
-		p, st = m.Score(st, seq[i])
-		sum += p
-		if i++; i == len(seq) {
-			i, st = 0, m.BeginSentence()
+	b.Run("Score", func(b *testing.B) {
+		st := m.BeginSentence()
+		var sum float32
+		i := 0
+		for b.Loop() {
+			var p float32
+			p, st = m.Score(st, seq[i])
+			sum += p
+			if i++; i == len(seq) {
+				i, st = 0, m.BeginSentence()
+			}
 		}
-	}
-	_ = sum
+		_ = sum
+	})
+	b.Run("ScoreTo", func(b *testing.B) {
+		var buf [2]State
+		buf[0] = m.BeginSentence()
+		c := 0
+		var sum float32
+		i := 0
+		for b.Loop() {
+			sum += m.ScoreTo(&buf[1-c], &buf[c], seq[i])
+			c = 1 - c
+			if i++; i == len(seq) {
+				i, buf[c] = 0, m.BeginSentence()
+			}
+		}
+		_ = sum
+	})
 }
 
 // BenchmarkEstimate estimates the 5-gram model of the 8,000 training

@@ -85,6 +85,20 @@ func (m *Model) Score(st State, w WordID) (float32, State) {
 // counts the missing lower-order n-grams it fills in for pruned models
 // ("blanks"), with the same probability.
 func (m *Model) FullScore(st State, w WordID) (prob float32, length int, next State) {
+	prob, length = m.fullScore(&next, &st, w)
+	return prob, length, next
+}
+
+// ScoreTo is Score writing the state after w to *next, which must not be
+// st: a search that scores many words in turn passes two States back and
+// forth instead of copying them.
+func (m *Model) ScoreTo(next, st *State, w WordID) float32 {
+	p, _ := m.fullScore(next, st, w)
+	return p
+}
+
+// fullScore is FullScore writing the state after w to *next (not st).
+func (m *Model) fullScore(next, st *State, w WordID) (prob float32, length int) {
 	if w < 0 || int(w) >= len(m.prob) {
 		w = Unknown
 	}
@@ -92,6 +106,7 @@ func (m *Model) FullScore(st State, w WordID) (prob float32, length int, next St
 	length = 1
 	next.ctx[0] = int32(w)
 	next.bo[0] = m.backoff[w]
+	next.n = 0
 	if extends(next.bo[0]) {
 		next.n = 1
 	}
@@ -132,10 +147,11 @@ func (m *Model) FullScore(st State, w WordID) (prob float32, length int, next St
 	for j := length - 1; j < L; j++ {
 		prob += st.bo[j]
 	}
+	// Entries at and beyond n are zero (whatever *next held before).
 	for j := int(next.n); j < len(next.ctx); j++ {
 		next.ctx[j], next.bo[j] = 0, 0
 	}
-	return prob, length, next
+	return prob, length
 }
 
 // EndSentence returns log10 p(</s> | context of st).
@@ -188,24 +204,24 @@ func (m *Model) MosesScore(words []WordID) float64 {
 // for the probing models read from ARPA files they equal these
 // probabilities.)
 func (m *Model) PhraseScore(words []WordID) (estimate, ngram float32) {
-	st := m.NullContext()
+	// Two states in turn (ScoreTo): buf[c] is the context.
+	var buf [2]State
+	c := 0
 	pos := 0
 	if len(words) > 0 && words[0] == m.bos {
-		st = m.BeginSentence()
+		buf[0] = m.BeginSentence()
 		pos = 1
 	}
 	var full float32
 	boundary := min(m.order-1, len(words))
 	for ; pos < boundary; pos++ {
-		var p float32
-		p, st = m.Score(st, words[pos])
-		full += p
+		full += m.ScoreTo(&buf[1-c], &buf[c], words[pos])
+		c = 1 - c
 	}
 	estimate = full
 	for ; pos < len(words); pos++ {
-		var p float32
-		p, st = m.Score(st, words[pos])
-		full += p
+		full += m.ScoreTo(&buf[1-c], &buf[c], words[pos])
+		c = 1 - c
 	}
 	return estimate, full - estimate
 }

@@ -485,3 +485,34 @@ func TestOpen(t *testing.T) {
 		t.Errorf("NewModel: %v, open %v", err, m != nil && m.open)
 	}
 }
+
+// TestScoreTo checks that ScoreTo gives Score's probability and state
+// (==, as recombination compares them) whatever the State it writes to
+// held before: a search passes the same two States back and forth.
+func TestScoreTo(t *testing.T) {
+	for _, name := range []string{"test.arpa", "test_nounk.arpa", "toy0.arpa", "toy1.arpa"} {
+		t.Run(name, func(t *testing.T) {
+			m := loadString(t, readShared(t, "lm", name))
+			words := vocabWords(m)
+			rng := rand.New(rand.NewPCG(3, 1))
+			// The long state of a 5-gram history: stale slots to overwrite.
+			var buf [2]State
+			for _, w := range words[:min(6, len(words))] {
+				_, buf[0] = m.Score(buf[0], m.Index(w))
+			}
+			buf[1] = buf[0]
+			for range 500 {
+				st := m.BeginSentence()
+				for range 1 + rng.IntN(10) {
+					w := m.Index(words[rng.IntN(len(words))])
+					wantP, want := m.Score(st, w)
+					next := &buf[rng.IntN(2)]
+					if p := m.ScoreTo(next, &st, w); p != wantP || *next != want {
+						t.Fatalf("ScoreTo(%v, %d) = %g, %+v; Score: %g, %+v", st, w, p, *next, wantP, want)
+					}
+					st = *next
+				}
+			}
+		})
+	}
+}

@@ -97,6 +97,31 @@ func (s *PhraseSet) containsField(ids []int32, f []byte) ([]int32, bool) {
 	return ids, s.containsIDs(ids)
 }
 
+// sourceFilter tells, line after line of one block, whether a table line's
+// source phrase is in a PhraseSet (all are when the set is nil). Tables
+// list the lines of a source phrase together, so it keeps the answer for
+// the previous line's source field and looks up only a new one.
+type sourceFilter struct {
+	set      *PhraseSet
+	ids      []int32 // scratch
+	prev     []byte  // the previous source field, a view into the block
+	prevKeep bool
+}
+
+// keep reports whether the words of the source field f are in the set.
+// f must stay valid until the next call (a view into the block read).
+func (s *sourceFilter) keep(f []byte) bool {
+	if s.set == nil {
+		return true
+	}
+	if s.prev != nil && string(f) == string(s.prev) {
+		return s.prevKeep
+	}
+	s.ids, s.prevKeep = s.set.containsField(s.ids, f)
+	s.prev = f
+	return s.prevKeep
+}
+
 // FilterOptions configures FilterPhraseTable and FilterReordering.
 type FilterOptions struct {
 	// NumScores is the number of scores every kept line must have; zero
@@ -188,21 +213,17 @@ func FilterPhraseTable(ctx context.Context, r io.Reader, name string, w io.Write
 		c := &filterChunk{}
 		var p phraseLine
 		var fields []field
-		var ids []int32
+		sf := sourceFilter{set: keep}
 		err := eachLine(data, firstLine, func(line []byte, num int) error {
 			if len(trimBlank(line)) == 0 {
 				return nil
 			}
 			c.lines++
 			fields = splitFields(fields, line)
-			if len(fields) < 3 {
-				return errAt(name, num, 0, ErrSyntax, "want at least 3 fields \"source ||| target ||| scores\", have %d", len(fields))
+			if err := checkPhraseFields(fields); err != nil {
+				return err.at(name, num)
 			}
-			if len(fields) > 7 {
-				return errAt(name, num, fields[7].off-2, ErrSyntax, "more than 7 fields")
-			}
-			var ok bool
-			if ids, ok = keep.containsField(ids, fields[0].b); !ok {
+			if !sf.keep(fields[0].b) {
 				return nil
 			}
 			if err := p.parse(line); err != nil {
@@ -248,7 +269,7 @@ func FilterReordering(ctx context.Context, r io.Reader, name string, w io.Writer
 	parse := func(data []byte, firstLine int) (*filterChunk, error) {
 		c := &filterChunk{}
 		var fields []field
-		var ids []int32
+		sf := sourceFilter{set: keep}
 		var sc int
 		err := eachLine(data, firstLine, func(line []byte, num int) error {
 			if len(trimBlank(line)) == 0 {
@@ -259,8 +280,7 @@ func FilterReordering(ctx context.Context, r io.Reader, name string, w io.Writer
 			if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
 				return err
 			}
-			var ok bool
-			if ids, ok = keep.containsField(ids, fields[0].b); !ok {
+			if !sf.keep(fields[0].b) {
 				return nil
 			}
 			for _, f := range fields[:nf-1] {

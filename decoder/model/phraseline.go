@@ -38,11 +38,8 @@ type phraseLine struct {
 func (p *phraseLine) parse(line []byte) *lineError {
 	p.fields = splitFields(p.fields, line)
 	f := p.fields
-	if len(f) < 3 {
-		return lineErr(0, ErrSyntax, "want at least 3 fields \"source ||| target ||| scores\", have %d", len(f))
-	}
-	if len(f) > 7 {
-		return lineErr(f[7].off-2, ErrSyntax, "more than 7 fields")
+	if err := checkPhraseFields(f); err != nil {
+		return err
 	}
 	// Consecutive lines usually share the source phrase: keep its words.
 	srcB := trimBlank(f[0].b)
@@ -112,6 +109,18 @@ func (p *phraseLine) parse(line []byte) *lineError {
 	}
 	if len(f) > 6 && !utf8.Valid(f[6].b) {
 		return lineErr(f[6].off+1, ErrUTF8, "")
+	}
+	return nil
+}
+
+// checkPhraseFields checks that a phrase-table line split into f has 3 to
+// 7 "|||" fields.
+func checkPhraseFields(f []field) *lineError {
+	if len(f) < 3 {
+		return lineErr(0, ErrSyntax, "want at least 3 fields \"source ||| target ||| scores\", have %d", len(f))
+	}
+	if len(f) > 7 {
+		return lineErr(f[7].off-2, ErrSyntax, "more than 7 fields")
 	}
 	return nil
 }

@@ -91,6 +91,11 @@ type PhraseTableOptions struct {
 	// sentences that hold no known phrase): the table then has no source
 	// phrase and NumScores scores. False makes it an ErrEmpty error.
 	AllowEmpty bool
+	// Keep, when not nil, reads only the lines whose source phrase is in
+	// the set, as FilterPhraseTable keeps them: every line is still
+	// checked for its 3 to 7 "|||" fields, and the rest of a line is
+	// parsed and checked only when it is kept. Nil reads every line.
+	Keep *PhraseSet
 }
 
 // LoadPhraseTable reads the phrase table at path (local or gs://, .gz and
@@ -114,7 +119,7 @@ func ReadPhraseTable(ctx context.Context, r io.Reader, name string, opts PhraseT
 	}
 	b := newPTBuilder(opts.NumScores, opts.Workers)
 	parse := func(data []byte, firstLine int) (*ptChunk, error) {
-		return parsePTChunk(data, firstLine, name, opts.NumScores)
+		return parsePTChunk(data, firstLine, name, opts.NumScores, opts.Keep)
 	}
 	merge := func(c *ptChunk) error { return b.merge(c, name) }
 	readErr := func(err error) error { return fmt.Errorf("model: reading %s: %w", name, err) }
@@ -288,9 +293,13 @@ func WeightedLogScore(t *PhraseTable, w []float32) func(o int32) float32 {
 // (TargetPhrase::GetFutureScore, kept with std::nth_element, whose order
 // among equal scores is unspecified). WeightedLogScore gives the first
 // part only; a decoder passes a function that adds the rest.
-func (t *PhraseTable) Prune(limit int, score func(o int32) float32) {
+//
+// Prune returns the options kept, by their number before the call, in
+// their new order: option i is old option order[i], so that arrays over
+// the options a caller computed before Prune can follow it.
+func (t *PhraseTable) Prune(limit int, score func(o int32) float32) (order []int32) {
 	n := t.NumSources()
-	order := make([]int32, 0, t.NumOptions())
+	order = make([]int32, 0, t.NumOptions())
 	newOff := make([]int32, n+1)
 	var buf []int32
 	var sc []float32
@@ -320,6 +329,7 @@ func (t *PhraseTable) Prune(limit int, score func(o int32) float32) {
 	}
 	t.reorderOptions(order)
 	t.optOff = newOff
+	return order
 }
 
 // reorderOptions rebuilds the option arrays to hold the options order
@@ -424,7 +434,9 @@ func (v *localVocab) appendIDs(dst []int32, ws [][]byte) (_ []int32, bad int) {
 	return dst, -1
 }
 
-func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptChunk, error) {
+// parsePTChunk parses a block of phrase-table lines, those whose source
+// phrase is in keep (every line when keep is nil).
+func parsePTChunk(data []byte, firstLine int, name string, numScores int, keep *PhraseSet) (*ptChunk, error) {
 	// Size the arrays for the block's lines; typical phrase pairs have a
 	// few words a side and a few alignment points.
 	nl := bytes.Count(data, []byte{'\n'}) + 1
@@ -448,9 +460,20 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int) (*ptCh
 		numScores: -1,
 	}
 	var p phraseLine
+	sf := sourceFilter{set: keep}
+	var fields []field
 	err := eachLine(data, firstLine, func(line []byte, num int) error {
 		if len(trimBlank(line)) == 0 {
 			return nil
+		}
+		if keep != nil {
+			fields = splitFields(fields, line)
+			if err := checkPhraseFields(fields); err != nil {
+				return err.at(name, num)
+			}
+			if !sf.keep(fields[0].b) {
+				return nil
+			}
 		}
 		if err := p.parse(line); err != nil {
 			return err.at(name, num)

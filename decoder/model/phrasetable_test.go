@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -245,7 +246,20 @@ func TestPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Rank by the last score only: ties keep file order.
-	pt.Prune(2, func(o int32) float32 { return pt.Scores(o)[3] })
+	before := make([]string, pt.NumOptions())
+	for o := range before {
+		before[o] = fmt.Sprint(pt.Target(int32(o)), pt.Scores(int32(o)))
+	}
+	order := pt.Prune(2, func(o int32) float32 { return pt.Scores(o)[3] })
+	// The order returned names each kept option's number before Prune.
+	if len(order) != pt.NumOptions() {
+		t.Fatalf("Prune returned %d options, the table has %d", len(order), pt.NumOptions())
+	}
+	for i, o := range order {
+		if got := fmt.Sprint(pt.Target(int32(i)), pt.Scores(int32(i))); got != before[o] {
+			t.Errorf("option %d after Prune is %s, order says old option %d: %s", i, got, o, before[o])
+		}
+	}
 	got := optionsOf(pt, "das Haus")
 	if len(got) != 2 || got[0].tgt != "the house" || got[1].tgt != "the building" {
 		t.Errorf("das Haus after prune: %v", got)

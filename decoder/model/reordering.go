@@ -184,6 +184,12 @@ type ReorderingOptions struct {
 	// sentences that hold no known phrase): no option then has reordering
 	// scores. False makes it an ErrEmpty error.
 	AllowEmpty bool
+	// Keep, when not nil, reads only the lines whose source phrase is in
+	// the set, as FilterReordering keeps them: every line is still checked
+	// for the fields of its Condition, and its scores and words are parsed
+	// and checked only when it is kept; a line not kept counts as
+	// Unmatched. Nil reads every line.
+	Keep *PhraseSet
 }
 
 // ReorderingStats reports how a reordering table fitted the phrase table.
@@ -224,7 +230,8 @@ func (t *PhraseTable) LoadReordering(ctx context.Context, path string, opts Reor
 // feature's default-scores).
 //
 // Every line is checked (field count, numbers, UTF-8) whether it matches or
-// not; errors are *ParseError values.
+// not, except that with opts.Keep a line not kept is checked for its
+// fields only; errors are *ParseError values.
 func (t *PhraseTable) ReadReordering(ctx context.Context, r io.Reader, name string, opts ReorderingOptions) (ReorderingStats, error) {
 	if opts.NumScores < 0 {
 		return ReorderingStats{}, fmt.Errorf("model: negative NumScores")
@@ -349,6 +356,7 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 	var ids []int32
 	var sc []float32
 	var prevSrc []byte // source of the previous line
+	keep := sourceFilter{set: opts.Keep}
 	prevEntry, prevOK := int32(0), false
 	lastOpt := int32(-1) // option the previous line matched
 	nf := 3
@@ -362,6 +370,11 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 		fields = splitFields(fields, line)
 		if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
 			return err
+		}
+		if !keep.keep(fields[0].b) {
+			c.lines++
+			c.unmatched++
+			return nil
 		}
 		sf := fields[nf-1]
 		sc = sc[:0]
