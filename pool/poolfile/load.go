@@ -9,6 +9,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -57,15 +58,15 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 		},
 		func(j job) (pool.List, error) {
 			hyps := dedup(j.sent, j.hyps)
-			l := pool.List{Sent: j.sent, Hyps: make([]pool.Hyp, len(hyps))}
+			fs, sts := make([]feature.Vector, len(hyps)), make([]metric.Stats, len(hyps))
 			for k, h := range hyps {
 				st, err := sc.Hyp(j.sent, h.Target, h.File, h.Line)
 				if err != nil {
 					return pool.List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
 				}
-				l.Hyps[k] = pool.Hyp{Features: h.Features, Stats: st}
+				fs[k], sts[k] = h.Features, st
 			}
-			return l, nil
+			return pool.List{Sent: j.sent, Hyps: pool.NewHyps(fs, sts)}, nil
 		},
 		func(l pool.List) error {
 			lists = append(lists, l)
