@@ -25,6 +25,15 @@ type Options struct {
 	// (FeatureFile; ParseFeatureFlags), appended to the lists' dense
 	// groups. A feature the lists hold already is an error.
 	Features []FeatureFile
+	// Cache, for LoadTuning, is a local file that holds the scored pool
+	// of an earlier run on the same inputs (see cacheMagic): read instead
+	// of the n-best files when its key matches, else (missing, stale,
+	// corrupt) written after them. "" means no cache.
+	Cache string
+	// CacheInputs are the other files the pool depends on (references,
+	// score files), part of the cache's key with the n-best files, the
+	// feature files, the initial weights and the metric's settings.
+	CacheInputs []string
 }
 
 func (o Options) threads() int {
