@@ -84,13 +84,13 @@ func loadCached(ctx context.Context, paths []string, initPath string, sc *pool.S
 		t.Cache = "read " + opts.Cache
 		return lists, groups, nil
 	}
-	if !errors.Is(err, ErrCacheStale) {
+	why := err
+	if !errors.Is(why, ErrCacheStale) {
 		// A refused cache may have interned names: start the index again.
 		if t.Index, t.Set, err = restartIndex(ctx, initPath); err != nil {
 			return nil, nil, err
 		}
 	}
-	why := err
 	lists, groups, err = Load(ctx, paths, t.Index, sc, opts)
 	if err != nil {
 		return nil, nil, err
