@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -160,10 +159,9 @@ func writeCache(path string, key [32]byte, idx *feature.Index, groups []feature.
 	return os.Rename(tmp.Name(), path)
 }
 
-// cacheReader reads a pool cache, checksumming what it reads.
+// cacheReader reads a pool cache, its first error sticking.
 type cacheReader struct {
 	r   *bufio.Reader
-	crc hash.Hash32
 	err error
 }
 
@@ -176,7 +174,6 @@ func (c *cacheReader) byte() byte {
 		c.err = err
 		return 0
 	}
-	c.crc.Write([]byte{b})
 	return b
 }
 
@@ -186,9 +183,7 @@ func (c *cacheReader) full(p []byte) {
 	}
 	if _, err := io.ReadFull(c.r, p); err != nil {
 		c.err = err
-		return
 	}
-	c.crc.Write(p)
 }
 
 // uv reads an unsigned varint no larger than max.
@@ -238,6 +233,11 @@ func readCache(path string, key [32]byte, idx *feature.Index) ([]pool.List, []fe
 		return nil, nil, fmt.Errorf("poolfile: read pool cache: %w", err)
 	}
 	defer f.Close()
+	if err := checkCache(f, key); errors.Is(err, ErrCacheStale) {
+		return nil, nil, fmt.Errorf("%w (%s)", err, path)
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("poolfile: read pool cache %s: %w", path, err)
+	}
 	lists, groups, err := decodeCache(bufio.NewReaderSize(f, 1<<20), key, idx)
 	if err != nil && !errors.Is(err, ErrCacheStale) {
 		return nil, nil, fmt.Errorf("poolfile: read pool cache %s: %w", path, err)
@@ -248,9 +248,41 @@ func readCache(path string, key [32]byte, idx *feature.Index) ([]pool.List, []fe
 	return lists, groups, nil
 }
 
-// decodeCache decodes a pool cache from r (readCache).
+// checkCache checks the magic and key of the pool cache f (another key is
+// ErrCacheStale) and the checksum at its end against the rest, reading it
+// once, and leaves f at its start.
+func checkCache(f *os.File, key [32]byte) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var head [len(cacheMagic) + 32]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || string(head[:len(cacheMagic)]) != cacheMagic {
+		return errors.New("not a pool cache of this version (bad magic)")
+	}
+	if [32]byte(head[len(cacheMagic):]) != key {
+		return ErrCacheStale
+	}
+	crc := crc32.NewIEEE()
+	crc.Write(head[:])
+	if _, err := io.CopyN(crc, f, st.Size()-4-int64(len(head))); err != nil {
+		return err
+	}
+	var tail [4]byte
+	if _, err := io.ReadFull(f, tail[:]); err != nil {
+		return err
+	}
+	if binary.LittleEndian.Uint32(tail[:]) != crc.Sum32() {
+		return errors.New("checksum mismatch: the file is corrupt or truncated")
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
+}
+
+// decodeCache decodes a pool cache from r (readCache), whose checksum
+// checkCache has checked: it checks every count and id still.
 func decodeCache(r *bufio.Reader, key [32]byte, idx *feature.Index) ([]pool.List, []feature.Group, error) {
-	c := &cacheReader{r: r, crc: crc32.NewIEEE()}
+	c := &cacheReader{r: r}
 	var head [len(cacheMagic) + 32]byte
 	c.full(head[:])
 	if c.err != nil || string(head[:len(cacheMagic)]) != cacheMagic {
@@ -338,13 +370,9 @@ func decodeCache(r *bufio.Reader, key [32]byte, idx *feature.Index) ([]pool.List
 		}
 		return nil, nil, c.err
 	}
-	sum := c.crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(r, tail[:]); err != nil {
 		return nil, nil, errors.New("truncated (no checksum)")
-	}
-	if binary.LittleEndian.Uint32(tail[:]) != sum {
-		return nil, nil, errors.New("checksum mismatch: the file is corrupt")
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return nil, nil, errors.New("data after the checksum")

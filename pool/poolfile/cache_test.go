@@ -86,12 +86,12 @@ func TestPoolCache(t *testing.T) {
 	}{
 		{"empty", "bad magic", nil},
 		{"another format", "bad magic", append([]byte("mtune-pool\x00\x02"), data[12:]...)},
-		{"truncated in the names", "truncated", data[:60]},
-		{"truncated in the lists", "truncated", data[:len(data)/2]},
-		{"no checksum", "truncated", data[:len(data)-4]},
+		{"truncated in the names", "checksum mismatch", data[:60]},
+		{"truncated in the lists", "checksum mismatch", data[:len(data)/2]},
+		{"no checksum", "checksum mismatch", data[:len(data)-4]},
 		{"bad checksum", "checksum mismatch", append(slices.Clone(data[:len(data)-1]), data[len(data)-1]^1)},
 		{"a value flipped", "checksum mismatch", func() []byte { d := slices.Clone(data); d[len(d)-20] ^= 0x40; return d }()},
-		{"data after", "data after the checksum", append(slices.Clone(data), 0)},
+		{"data after", "checksum mismatch", append(slices.Clone(data), 0)},
 		{"other key", "other inputs", func() []byte { d := slices.Clone(data); d[12] ^= 1; return d }()},
 	} {
 		if err := os.WriteFile(cache, tc.data, 0o644); err != nil {
