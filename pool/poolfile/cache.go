@@ -41,7 +41,7 @@ const cacheMagic = "mtune-pool\x00\x01"
 
 // ErrCacheStale is wrapped by readCache's error when the cache is of other
 // inputs or settings (or does not exist).
-var ErrCacheStale = errors.New("poolfile: pool cache is of other inputs")
+var ErrCacheStale = errors.New("poolfile: no pool cache of these inputs and settings")
 
 // cacheKey returns the SHA-256 of the identity of a pool's inputs: the
 // settings (metric, format, …) and, for each file, its path, size,

@@ -92,7 +92,7 @@ func TestPoolCache(t *testing.T) {
 		{"bad checksum", "checksum mismatch", append(slices.Clone(data[:len(data)-1]), data[len(data)-1]^1)},
 		{"a value flipped", "checksum mismatch", func() []byte { d := slices.Clone(data); d[len(d)-20] ^= 0x40; return d }()},
 		{"data after", "checksum mismatch", append(slices.Clone(data), 0)},
-		{"other key", "other inputs", func() []byte { d := slices.Clone(data); d[12] ^= 1; return d }()},
+		{"other key", "no pool cache of these inputs", func() []byte { d := slices.Clone(data); d[12] ^= 1; return d }()},
 	} {
 		if err := os.WriteFile(cache, tc.data, 0o644); err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestPoolCache(t *testing.T) {
 	if want, err = LoadTuning(ctx, []string{nb}, init, sc, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	load("init changed", "other inputs")
+	load("init changed", "no pool cache of these inputs")
 	load("init changed, rebuilt", "read "+cache)
 }
 
