@@ -77,6 +77,20 @@ func (h Hyp) Stats() metric.Stats {
 	return s
 }
 
+// ValidateStats is Stats().Validate() without making the Stats (MERT checks
+// every hypothesis of every envelope it builds): nil if the hypothesis has
+// 1..metric.MaxStats finite statistics, else Validate's error.
+func (h Hyp) ValidateStats() error {
+	ok := len(h.stats) >= 1 && len(h.stats) <= metric.MaxStats
+	for _, x := range h.stats {
+		ok = ok && !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	if ok {
+		return nil
+	}
+	return h.Stats().Validate()
+}
+
 // StatsValues returns the hypothesis' statistics' values (Stats().Values()
 // without the copy); the caller must not change them.
 func (h Hyp) StatsValues() []float64 { return h.stats }

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -73,5 +74,24 @@ func TestNewHyp(t *testing.T) {
 	}
 	if (Hyp{}).Stats() != (metric.Stats{}) {
 		t.Error("the zero Hyp's statistics are not the zero Stats")
+	}
+}
+
+// TestValidateStats: ValidateStats agrees with Stats().Validate().
+func TestValidateStats(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		st   metric.Stats
+	}{
+		{"valid", metric.StatsOf(1, 2, 3)},
+		{"none", metric.Stats{}},
+		{"NaN", metric.StatsOf(1, math.NaN(), 3)},
+		{"infinite", metric.StatsOf(math.Inf(-1))},
+	} {
+		h := NewHyp(feature.Vector{}, tc.st)
+		got, want := h.ValidateStats(), tc.st.Validate()
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Errorf("%s: ValidateStats %v, Validate %v", tc.name, got, want)
+		}
 	}
 }
