@@ -91,6 +91,30 @@ func (h Hyp) ValidateStats() error {
 	return h.Stats().Validate()
 }
 
+// AddStatsTo adds the hypothesis' statistics to s: s.Add(h.Stats())
+// without making the Stats (MERT's sweeps do it at every breakpoint).
+func (h Hyp) AddStatsTo(s *metric.Stats) {
+	if s.N != len(h.stats) {
+		s.Add(h.Stats())
+		return
+	}
+	for i, x := range h.stats {
+		s.V[i] += x
+	}
+}
+
+// SubStatsFrom subtracts the hypothesis' statistics from s: s.Sub(h.Stats())
+// without making the Stats.
+func (h Hyp) SubStatsFrom(s *metric.Stats) {
+	if s.N != len(h.stats) {
+		s.Sub(h.Stats())
+		return
+	}
+	for i, x := range h.stats {
+		s.V[i] -= x
+	}
+}
+
 // StatsValues returns the hypothesis' statistics' values (Stats().Values()
 // without the copy); the caller must not change them.
 func (h Hyp) StatsValues() []float64 { return h.stats }

@@ -75,7 +75,7 @@ func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	e.Points = make([]Breakpoint, 0, m-1)
 	for j := 1; j < m; j++ {
 		d := l.Hyps[stack[j]].Stats()
-		d.Sub(l.Hyps[stack[j-1]].Stats())
+		l.Hyps[stack[j-1]].SubStatsFrom(&d)
 		e.Points = append(e.Points, Breakpoint{Gamma: starts[j], Delta: d})
 	}
 	return e, nil

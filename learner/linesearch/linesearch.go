@@ -222,7 +222,7 @@ func (s *Searcher) Envelopes(base, slope []float64, order []int32) (Envelopes, e
 		for _, bp := range w.sorted {
 			hyps := s.lists[bp.sent].Hyps
 			d := hyps[bp.to].Stats()
-			d.Sub(hyps[bp.from].Stats())
+			hyps[bp.from].SubStatsFrom(&d)
 			e.Points = append(e.Points, Breakpoint{Gamma: keyFloat(bp.key), Delta: d})
 		}
 	}
@@ -305,7 +305,7 @@ func (s *Searcher) firstStats() metric.Stats {
 	var sum metric.Stats
 	for i, f := range s.first {
 		if f >= 0 {
-			sum.Add(s.lists[i].Hyps[f].Stats())
+			s.lists[i].Hyps[f].AddStatsTo(&sum)
 		}
 	}
 	return sum
@@ -355,8 +355,8 @@ func (s *Searcher) sweep() Result {
 			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
 				bp := &w.sorted[h]
 				hyps := s.lists[bp.sent].Hyps
-				cur.Sub(hyps[bp.from].Stats())
-				cur.Add(hyps[bp.to].Stats())
+				hyps[bp.from].SubStatsFrom(&cur)
+				hyps[bp.to].AddStatsTo(&cur)
 			}
 			s.heads[i] = h
 		}
