@@ -1,17 +1,123 @@
 package pool
 
 import (
+	"math"
+	"slices"
+
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/metric"
-	"math"
 )
 
 // Hyp is one hypothesis of an n-best list: its features and its BLEU
-// statistics against the sentence's references.
+// statistics against the sentence's references (Stats).
+//
+// The statistics are held compactly, their N values only (72 bytes for
+// BLEU instead of metric.Stats' fixed 264), often in a slab shared by the
+// hypotheses of a list (NewHypIn): a pool of a million hypotheses holds
+// them in 96 MB instead of 264 MB. A Hyp is immutable once made.
 type Hyp struct {
 	Features feature.Vector
-	Stats    metric.Stats
+	stats    []float64
 }
+
+// NewHyp returns the hypothesis with features f and statistics s; it keeps
+// a copy of s's N values.
+func NewHyp(f feature.Vector, s metric.Stats) Hyp {
+	return NewHypIn(f, s, make([]float64, s.N))
+}
+
+// NewHypIn is NewHyp keeping s's values in buf, which must have room for
+// s.N of them (a slab's part: NewHyps for a whole list).
+func NewHypIn(f feature.Vector, s metric.Stats, buf []float64) Hyp {
+	buf = buf[:s.N:s.N]
+	copy(buf, s.V[:s.N])
+	return Hyp{Features: f, stats: buf}
+}
+
+// NewHyps returns the hypotheses with features fs[k] and statistics ss[k]
+// packed for a pool: their statistics in one slab, their feature values in
+// another, and their feature ids in a third, a hypothesis whose ids equal
+// the previous one's (every hypothesis of a list of dense features) sharing
+// them. It copies fs and ss; the vectors are immutable, as all are.
+func NewHyps(fs []feature.Vector, ss []metric.Stats) []Hyp {
+	nst, nval, nid := 0, 0, 0
+	for k, f := range fs {
+		nst += ss[k].N
+		nval += len(f.Vals)
+		if k == 0 || !slices.Equal(f.IDs, fs[k-1].IDs) {
+			nid += len(f.IDs)
+		}
+	}
+	stats, vals, ids := make([]float64, nst), make([]float64, nval), make([]feature.ID, nid)
+	hyps := make([]Hyp, len(fs))
+	var prev []feature.ID
+	for k, f := range fs {
+		var v feature.Vector
+		if n := len(f.IDs); n > 0 {
+			if k > 0 && slices.Equal(f.IDs, fs[k-1].IDs) {
+				v.IDs = prev
+			} else {
+				v.IDs, ids = ids[:n:n], ids[n:]
+				copy(v.IDs, f.IDs)
+			}
+			v.Vals, vals = vals[:n:n], vals[n:]
+			copy(v.Vals, f.Vals)
+		}
+		prev = v.IDs
+		hyps[k] = NewHypIn(v, ss[k], stats)
+		stats = stats[ss[k].N:]
+	}
+	return hyps
+}
+
+// Stats returns the hypothesis' statistics.
+func (h Hyp) Stats() metric.Stats {
+	var s metric.Stats
+	s.N = copy(s.V[:], h.stats)
+	return s
+}
+
+// ValidateStats is Stats().Validate() without making the Stats (MERT checks
+// every hypothesis of every envelope it builds): nil if the hypothesis has
+// 1..metric.MaxStats finite statistics, else Validate's error.
+func (h Hyp) ValidateStats() error {
+	ok := len(h.stats) >= 1 && len(h.stats) <= metric.MaxStats
+	for _, x := range h.stats {
+		ok = ok && !math.IsNaN(x) && !math.IsInf(x, 0)
+	}
+	if ok {
+		return nil
+	}
+	return h.Stats().Validate()
+}
+
+// AddStatsTo adds the hypothesis' statistics to s: s.Add(h.Stats())
+// without making the Stats (MERT's sweeps do it at every breakpoint).
+func (h Hyp) AddStatsTo(s *metric.Stats) {
+	if s.N != len(h.stats) {
+		s.Add(h.Stats())
+		return
+	}
+	for i, x := range h.stats {
+		s.V[i] += x
+	}
+}
+
+// SubStatsFrom subtracts the hypothesis' statistics from s: s.Sub(h.Stats())
+// without making the Stats.
+func (h Hyp) SubStatsFrom(s *metric.Stats) {
+	if s.N != len(h.stats) {
+		s.Sub(h.Stats())
+		return
+	}
+	for i, x := range h.stats {
+		s.V[i] -= x
+	}
+}
+
+// StatsValues returns the hypothesis' statistics' values (Stats().Values()
+// without the copy); the caller must not change them.
+func (h Hyp) StatsValues() []float64 { return h.stats }
 
 // List is the n-best list of one sentence. Sent is the sentence's id (its
 // 0-based line in the tuning set).
@@ -56,7 +162,7 @@ func OneBest(lists []List, w feature.Weights) metric.Stats {
 	var sum metric.Stats
 	for _, l := range lists {
 		if k := Best(l, w); k >= 0 {
-			sum.Add(l.Hyps[k].Stats)
+			sum.Add(l.Hyps[k].Stats())
 		}
 	}
 	return sum

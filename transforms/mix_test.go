@@ -291,7 +291,7 @@ func TestLineSearchCombine(t *testing.T) {
 func TestLineSearchErrors(t *testing.T) {
 	s4, s2 := okStats(), metric.NewBLEUStats(2, nil, []float64{1, 1}, 1)
 	hyp := func(s metric.Stats) pool.List {
-		return pool.List{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: s}}}
+		return pool.List{Hyps: []pool.Hyp{pool.NewHyp(feature.FromDense([]float64{1}), s)}}
 	}
 	w := feature.Weights{1}
 	tests := []struct {
@@ -302,7 +302,7 @@ func TestLineSearchErrors(t *testing.T) {
 		{"no lists", nil, w},
 		{"only empty lists", []pool.List{{Sent: 1}}, w},
 		{"BLEU-4 and BLEU-2 statistics", []pool.List{hyp(s4), hyp(s2)}, w},
-		{"an infinite model score", []pool.List{{Hyps: []pool.Hyp{{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, Stats: s4}}}}, feature.Weights{1e10}},
+		{"an infinite model score", []pool.List{{Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, s4)}}}, feature.Weights{1e10}},
 	}
 	for _, tc := range tests {
 		perm := make([]int, len(tc.lists))

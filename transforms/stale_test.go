@@ -72,7 +72,7 @@ func syntheticBatch(i int) []pool.List {
 			}
 			st.V[8] = 10 // the reference length
 			v := feature.Vector{IDs: []feature.ID{0, 1, feature.ID(2 + (i+h)%5)}, Vals: []float64{float64(h) - 1, float64(s+h) / 3, 1}}
-			l.Hyps = append(l.Hyps, pool.Hyp{Features: v, Stats: st})
+			l.Hyps = append(l.Hyps, pool.NewHyp(v, st))
 		}
 		lists = append(lists, l)
 	}

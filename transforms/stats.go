@@ -79,7 +79,7 @@ func (f *OneBestFn) ProcessElement(n tune.NBest, _ weights.ByName) (metric.Stats
 		return metric.Stats{}, err
 	}
 	if k := pool.Best(l, f.w); k >= 0 {
-		return l.Hyps[k].Stats, nil
+		return l.Hyps[k].Stats(), nil
 	}
 	return metric.Stats{}, nil
 }

@@ -157,7 +157,7 @@ func ReadPoolPart(ctx context.Context, part rundir.PoolPart, idx *feature.Index)
 	err := readPoolPart(ctx, part, idx, func(sent int, hyps []nbest.Hypothesis, st []metric.Stats) error {
 		l := pool.List{Sent: sent, Hyps: make([]pool.Hyp, len(hyps))}
 		for k, h := range hyps {
-			l.Hyps[k] = pool.Hyp{Features: h.Features, Stats: st[k]}
+			l.Hyps[k] = pool.NewHyp(h.Features, st[k])
 		}
 		lists = append(lists, l)
 		return nil

@@ -99,8 +99,8 @@ func TestMergePoolPart(t *testing.T) {
 			t.Fatalf("list %d: sentence %d with %d hypotheses", i, l.Sent, len(l.Hyps))
 		}
 		for k, h := range l.Hyps {
-			if want := st(i, wantTargets[i][k]); h.Stats != want {
-				t.Errorf("sentence %d hypothesis %d: statistics %+v, want %+v", i, k, h.Stats, want)
+			if want := st(i, wantTargets[i][k]); h.Stats() != want {
+				t.Errorf("sentence %d hypothesis %d: statistics %+v, want %+v", i, k, h.Stats(), want)
 			}
 		}
 	}

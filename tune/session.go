@@ -243,7 +243,7 @@ func (s *Session) Prepare(ctx context.Context, i int, w feature.Weights) ([]pool
 		if err != nil {
 			return nil, err
 		}
-		stats.Add(l.Hyps[0].Stats)
+		stats.Add(l.Hyps[0].Stats())
 		batch[k] = l
 		hyps += len(l.Hyps)
 	}
@@ -271,7 +271,7 @@ func (s *Session) list(x Sentence, hyps []decoder.Hypothesis) (pool.List, error)
 		if err != nil {
 			return pool.List{}, fmt.Errorf("tune: sentence %d hypothesis %d: %w", x.ID, k, err)
 		}
-		l.Hyps[k] = pool.Hyp{Features: v, Stats: stats[k]}
+		l.Hyps[k] = pool.NewHyp(v, stats[k])
 	}
 	return l, nil
 }

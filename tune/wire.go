@@ -88,7 +88,7 @@ func NBestOf(l pool.List, targets []string, idx *feature.Index) NBest {
 			p, _ := slices.BinarySearch(ids, id)
 			v.IDs[k] = feature.ID(p)
 		}
-		out.Hyps[i] = WireHyp{Features: v, Stats: h.Stats}
+		out.Hyps[i] = WireHyp{Features: v, Stats: h.Stats()}
 		if targets != nil {
 			out.Hyps[i].Target = targets[i]
 		}
@@ -138,7 +138,7 @@ func (n NBest) List(idx *feature.Index) (pool.List, error) {
 		for k, id := range h.Features.IDs {
 			b.Add(ids[id], h.Features.Vals[k])
 		}
-		l.Hyps[i] = pool.Hyp{Features: b.Vector(), Stats: h.Stats}
+		l.Hyps[i] = pool.NewHyp(b.Vector(), h.Stats)
 	}
 	return l, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	initPath := fs.String("init", "", "initial weights (any format --weights of rerank takes); default: every dense feature 1/N")
 	out := fs.String("out", "", "output folder (local or gs://), a run folder as tune writes: best/weights (and weights.sparse, weights.json) the tuned weights, epochs/NNN/ each epoch's, metrics.jsonl, report.html, manifest.json; empty, new, or an earlier tune-nbest's with --overwrite")
 	overwrite := fs.Bool("overwrite", false, "replace the run an earlier tune-nbest wrote in --out (only its files)")
+	cache := fs.String("pool-cache", "", "local file of the scored pool, read instead of the n-best lists when the inputs and settings are those it was written from, else (re)written (as Moses reuses features.dat)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(in.nbests) == 0 || len(in.refs)+len(in.scores) == 0 || *out == "" {
 			return usagef("--nbest, -r (--scores with --metric external) and --out are required")
@@ -82,7 +84,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		}
 		err = runTuneNbest(ctx, a, tuneNbestOptions{
 			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
-			init: *initPath, out: *out, epochs: *epochs,
+			init: *initPath, out: *out, epochs: *epochs, cache: *cache,
 			start: func() error { return dir.Start(ctx, *seed, inputs...) },
 		})
 		return dir.Close(ctx, err)
@@ -97,6 +99,7 @@ type tuneNbestOptions struct {
 	init    string
 	out     string
 	epochs  int
+	cache   string
 	// start readies the output folder once the inputs are read.
 	start func() error
 }
@@ -123,9 +126,13 @@ func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, o.scoring.options(o.cfg.Threads))
+	opts := o.scoring.options(o.cfg.Threads)
+	opts.Cache, opts.CacheInputs = o.cache, append(slices.Clone(o.scoring.refs), o.scoring.scores...)
+	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, opts)
 	if err != nil {
 		return err
+	} else if t.Cache != "" {
+		fmt.Fprintf(a.stderr, "tune-nbest: pool cache: %s\n", t.Cache)
 	}
 	m := sc.Metric()
 	lists, idx, set, w := t.Lists, t.Index, t.Set, t.Weights

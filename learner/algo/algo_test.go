@@ -179,8 +179,8 @@ func TestNoFeatures(t *testing.T) {
 		lists []pool.List
 	}{
 		{"all-zero features", []pool.List{
-			{Sent: 0, Hyps: []pool.Hyp{{Stats: st}, {Stats: worse}}},
-			{Sent: 1, Hyps: []pool.Hyp{{Stats: worse}, {Stats: st}, {Stats: st}}},
+			{Sent: 0, Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{}, st), pool.NewHyp(feature.Vector{}, worse)}},
+			{Sent: 1, Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{}, worse), pool.NewHyp(feature.Vector{}, st), pool.NewHyp(feature.Vector{}, st)}},
 		}},
 		{"no hypotheses", []pool.List{{Sent: 0}}},
 		{"no lists", nil},

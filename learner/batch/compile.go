@@ -67,10 +67,10 @@ func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, e
 				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 			}
 			if width == 0 {
-				width = h.Stats.N
-			} else if h.Stats.N != width {
+				width = h.Stats().N
+			} else if h.Stats().N != width {
 				return nil, fmt.Errorf("batch: sentence %d hypothesis %d: %d statistics, earlier hypotheses have %d",
-					l.Sent, k, h.Stats.N, width)
+					l.Sent, k, h.Stats().N, width)
 			}
 			if n := len(h.Features.IDs); n > 0 {
 				maxID = max(maxID, h.Features.IDs[n-1])
@@ -144,7 +144,8 @@ func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, e
 				}
 				c.off = append(c.off, int32(len(c.lid)))
 			}
-			c.stats = append(c.stats, hyp.Stats.V[:width]...)
+			st := hyp.Stats()
+			c.stats = append(c.stats, st.V[:width]...)
 			h++
 		}
 	}
@@ -153,7 +154,7 @@ func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, e
 }
 
 func checkHyp(h pool.Hyp, m metric.Metric) error {
-	if err := metric.CheckStats(m, h.Stats); err != nil {
+	if err := metric.CheckStats(m, h.Stats()); err != nil {
 		return err
 	}
 	f := h.Features

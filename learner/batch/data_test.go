@@ -55,9 +55,9 @@ func restat(r *rand.Rand, lists []pool.List, m metric.Metric) []pool.List {
 		for k := range l.Hyps {
 			switch m.(type) {
 			case metric.TER:
-				l.Hyps[k].Stats = metric.StatsOf(float64(r.IntN(41)), refLen)
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.StatsOf(float64(r.IntN(41)), refLen))
 			case metric.External:
-				l.Hyps[k].Stats = metric.ExternalStats(r.Float64())
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.ExternalStats(r.Float64()))
 			default:
 				panic("restat: TER or external only")
 			}

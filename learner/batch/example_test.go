@@ -16,7 +16,7 @@ func Example() {
 	good := metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4)
 	bad := metric.NewBLEUStats(4, []float64{2, 1, 0, 0}, []float64{4, 3, 2, 1}, 4)
 	hyp := func(lm, tm float64, s metric.Stats) pool.Hyp {
-		return pool.Hyp{Features: feature.FromDense([]float64{lm, tm}), Stats: s}
+		return pool.NewHyp(feature.FromDense([]float64{lm, tm}), s)
 	}
 	lists := []pool.List{
 		{Sent: 0, Hyps: []pool.Hyp{hyp(-2, -5, bad), hyp(-3, -1, good)}},

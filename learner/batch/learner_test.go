@@ -197,11 +197,11 @@ func TestBadInput(t *testing.T) {
 		{"more matches than n-grams", func() []pool.List {
 			bad := st
 			bad.V[2*0] = 5
-			return []pool.List{{Hyps: []pool.Hyp{{Features: v, Stats: st}, {Features: v, Stats: bad}}}}
+			return []pool.List{{Hyps: []pool.Hyp{pool.NewHyp(v, st), pool.NewHyp(v, bad)}}}
 		}, false},
 		{"mixed orders", func() []pool.List {
 			o2 := metric.NewBLEUStats(2, nil, []float64{3, 2}, 3)
-			return []pool.List{{Hyps: []pool.Hyp{{Features: v, Stats: st}}}, {Hyps: []pool.Hyp{{Features: v, Stats: o2}}}}
+			return []pool.List{{Hyps: []pool.Hyp{pool.NewHyp(v, st)}}, {Hyps: []pool.Hyp{pool.NewHyp(v, o2)}}}
 		}, false},
 		{"no statistics", func() []pool.List {
 			return []pool.List{{Hyps: []pool.Hyp{{Features: v}}}}

@@ -138,7 +138,7 @@ func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Wei
 				var hs, fs, ms, hopeModel, hopeBLEU float64
 				for k, h := range l.Hyps {
 					s := h.Features.Dot(w)
-					b := gain(h.Stats)
+					b := gain(h.Stats())
 					if k == 0 || scale*s+b > hs {
 						hope, hs, hopeModel, hopeBLEU = k, scale*s+b, s, b
 					}
@@ -156,7 +156,7 @@ func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Wei
 				}
 				scale = 5 * hopeBLEU / math.Abs(hopeModel)
 			}
-			hb, fb := gain(l.Hyps[hope].Stats), gain(l.Hyps[fear].Stats)
+			hb, fb := gain(l.Hyps[hope].Stats()), gain(l.Hyps[fear].Stats())
 			if hope == fear || hb <= fb {
 				continue
 			}
@@ -169,9 +169,9 @@ func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Wei
 				}
 				count++
 			}
-			add := l.Hyps[hope].Stats
+			add := l.Hyps[hope].Stats()
 			if o.ModelBackground {
-				add = l.Hyps[model].Stats
+				add = l.Hyps[model].Stats()
 			}
 			bg.Scale(o.Decay)
 			bg.Add(add)
@@ -385,9 +385,9 @@ func TestMIRAOptions(t *testing.T) {
 func TestMIRAZeroDiff(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	v := feature.FromDense([]float64{1, 2})
-	l := pool.List{Hyps: []pool.Hyp{{Features: v, Stats: randomStats(r, 20)}, {Features: v, Stats: randomStats(r, 20)}}}
-	l.Hyps[0].Stats = metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4)
-	l.Hyps[1].Stats = metric.NewBLEUStats(4, nil, []float64{4, 3, 2, 1}, 4)
+	l := pool.List{Hyps: []pool.Hyp{pool.NewHyp(v, randomStats(r, 20)), pool.NewHyp(v, randomStats(r, 20))}}
+	l.Hyps[0] = pool.NewHyp(l.Hyps[0].Features, metric.NewBLEUStats(4, []float64{4, 3, 2, 1}, []float64{4, 3, 2, 1}, 4))
+	l.Hyps[1] = pool.NewHyp(l.Hyps[1].Features, metric.NewBLEUStats(4, nil, []float64{4, 3, 2, 1}, 4))
 	m, err := NewMIRA(feature.Weights{0.5, -0.5}, MIRAOptions{Passes: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -113,8 +113,8 @@ func TestPROInterpolate(t *testing.T) {
 func TestPRONoPairs(t *testing.T) {
 	st := metric.NewBLEUStats(4, []float64{2, 1}, []float64{3, 2, 1}, 3)
 	l := pool.List{Hyps: []pool.Hyp{
-		{Features: feature.FromDense([]float64{1, 0}), Stats: st},
-		{Features: feature.FromDense([]float64{0, 1}), Stats: st},
+		pool.NewHyp(feature.FromDense([]float64{1, 0}), st),
+		pool.NewHyp(feature.FromDense([]float64{0, 1}), st),
 	}}
 	w0 := feature.Weights{0.3, -0.2}
 	p, err := NewPRO(w0, PROOptions{})

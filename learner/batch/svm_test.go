@@ -27,11 +27,11 @@ func svmLoss(lists []pool.List, w feature.Weights, lambda float64) float64 {
 		}
 		top := math.Inf(-1)
 		for _, h := range l.Hyps {
-			top = max(top, metric.InterpolatedBLEU(h.Stats))
+			top = max(top, metric.InterpolatedBLEU(h.Stats()))
 		}
 		fear, oracle := math.Inf(-1), math.Inf(-1)
 		for _, h := range l.Hyps {
-			b, s := metric.InterpolatedBLEU(h.Stats), h.Features.Dot(w)
+			b, s := metric.InterpolatedBLEU(h.Stats()), h.Features.Dot(w)
 			fear = max(fear, top-b+s)
 			if b == top {
 				oracle = max(oracle, s)
@@ -52,12 +52,12 @@ func svmSubgradient(lists []pool.List, w feature.Weights, lambda float64, dim in
 	for _, l := range lists {
 		top := math.Inf(-1)
 		for _, h := range l.Hyps {
-			top = max(top, metric.InterpolatedBLEU(h.Stats))
+			top = max(top, metric.InterpolatedBLEU(h.Stats()))
 		}
 		fear, oracle := -1, -1
 		var fs, os float64
 		for k, h := range l.Hyps {
-			b, s := metric.InterpolatedBLEU(h.Stats), h.Features.Dot(w)
+			b, s := metric.InterpolatedBLEU(h.Stats()), h.Features.Dot(w)
 			if v := s - b; fear < 0 || v > fs {
 				fear, fs = k, v
 			}
@@ -214,7 +214,7 @@ func tinyPool(hyps [][][3]float64) []pool.List {
 				st.V[2*n] = min(h[2]-float64(n), st.Total(n))
 				st.V[2*n] = max(st.Match(n), 0)
 			}
-			l.Hyps = append(l.Hyps, pool.Hyp{Features: b.Vector(), Stats: st})
+			l.Hyps = append(l.Hyps, pool.NewHyp(b.Vector(), st))
 		}
 		lists = append(lists, l)
 	}

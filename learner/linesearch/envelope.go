@@ -51,13 +51,13 @@ func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	}
 	base := make([]float64, n)
 	slope := make([]float64, n)
-	width := l.Hyps[0].Stats.N
+	width := len(l.Hyps[0].StatsValues())
 	for k, h := range l.Hyps {
-		if err := h.Stats.Validate(); err != nil {
+		if err := h.ValidateStats(); err != nil {
 			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d: %w", l.Sent, k, err)
 		}
-		if h.Stats.N != width {
-			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has %d statistics, others %d", l.Sent, k, h.Stats.N, width)
+		if n := len(h.StatsValues()); n != width {
+			return e, fmt.Errorf("linesearch: sentence %d hypothesis %d has %d statistics, others %d", l.Sent, k, n, width)
 		}
 		base[k] = h.Features.Dot(w)
 		slope[k] = h.Features.Dot(dir)
@@ -71,11 +71,11 @@ func SentenceEnvelope(l pool.List, w, dir feature.Weights) (Envelope, error) {
 	if err != nil {
 		return e, fmt.Errorf("%w (sentence %d)", err, l.Sent)
 	}
-	e.First = l.Hyps[stack[0]].Stats
+	e.First = l.Hyps[stack[0]].Stats()
 	e.Points = make([]Breakpoint, 0, m-1)
 	for j := 1; j < m; j++ {
-		d := l.Hyps[stack[j]].Stats
-		d.Sub(l.Hyps[stack[j-1]].Stats)
+		d := l.Hyps[stack[j]].Stats()
+		l.Hyps[stack[j-1]].SubStatsFrom(&d)
 		e.Points = append(e.Points, Breakpoint{Gamma: starts[j], Delta: d})
 	}
 	return e, nil

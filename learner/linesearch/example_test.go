@@ -17,8 +17,8 @@ func ExampleSearch() {
 		return metric.NewBLEUStats(1, []float64{float64(matches)}, []float64{10}, 10)
 	}
 	lists := []pool.List{{Hyps: []pool.Hyp{
-		{Features: feature.FromDense([]float64{1, 0}), Stats: stats(4)},
-		{Features: feature.FromDense([]float64{0, 1}), Stats: stats(7)},
+		pool.NewHyp(feature.FromDense([]float64{1, 0}), stats(4)),
+		pool.NewHyp(feature.FromDense([]float64{0, 1}), stats(7)),
 	}}}
 	gamma, s, err := linesearch.Search(lists, feature.Weights{1, 0}, feature.Weights{0, 1}, linesearch.Options{})
 	if err != nil {

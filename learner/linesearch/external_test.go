@@ -37,7 +37,7 @@ func TestExternalAgainstBruteForce(t *testing.T) {
 			lists := randomLists(r, tc.sentences, tc.hyps, tc.dim)
 			for i := range lists {
 				for k := range lists[i].Hyps {
-					lists[i].Hyps[k].Stats = metric.ExternalStats(float64(r.IntN(5)) / 4)
+					lists[i].Hyps[k] = pool.NewHyp(lists[i].Hyps[k].Features, metric.ExternalStats(float64(r.IntN(5))/4))
 				}
 			}
 			w, d := randomWeights(r, tc.dim), randomWeights(r, tc.dim)
@@ -82,7 +82,7 @@ func externalAt(lists []pool.List, w, d feature.Weights, g float64) metric.Stats
 				arg, top = k, s
 			}
 		}
-		sum.Add(l.Hyps[arg].Stats)
+		sum.Add(l.Hyps[arg].Stats())
 	}
 	return sum
 }

@@ -81,7 +81,7 @@ func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma floa
 	var all Envelopes
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := metric.CheckStats(opts.Metric, h.Stats); err != nil {
+			if err := metric.CheckStats(opts.Metric, h.Stats()); err != nil {
 				return 0, metric.Stats{}, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
 		}
@@ -134,13 +134,13 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	n := 0
 	for i, l := range lists {
 		for k, h := range l.Hyps {
-			if err := metric.CheckStats(opts.Metric, h.Stats); err != nil {
+			if err := metric.CheckStats(opts.Metric, h.Stats()); err != nil {
 				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d: %w", i, l.Sent, k, err)
 			}
 			if s.width == 0 {
-				s.width = h.Stats.N
-			} else if h.Stats.N != s.width {
-				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has %d statistics, others %d", i, l.Sent, k, h.Stats.N, s.width)
+				s.width = h.Stats().N
+			} else if h.Stats().N != s.width {
+				return nil, fmt.Errorf("linesearch: list %d (sentence %d) hypothesis %d has %d statistics, others %d", i, l.Sent, k, h.Stats().N, s.width)
 			}
 		}
 		n += len(l.Hyps)
@@ -221,8 +221,8 @@ func (s *Searcher) Envelopes(base, slope []float64, order []int32) (Envelopes, e
 	for _, w := range s.workers {
 		for _, bp := range w.sorted {
 			hyps := s.lists[bp.sent].Hyps
-			d := hyps[bp.to].Stats
-			d.Sub(hyps[bp.from].Stats)
+			d := hyps[bp.to].Stats()
+			hyps[bp.from].SubStatsFrom(&d)
 			e.Points = append(e.Points, Breakpoint{Gamma: keyFloat(bp.key), Delta: d})
 		}
 	}
@@ -305,7 +305,7 @@ func (s *Searcher) firstStats() metric.Stats {
 	var sum metric.Stats
 	for i, f := range s.first {
 		if f >= 0 {
-			sum.Add(s.lists[i].Hyps[f].Stats)
+			s.lists[i].Hyps[f].AddStatsTo(&sum)
 		}
 	}
 	return sum
@@ -355,8 +355,8 @@ func (s *Searcher) sweep() Result {
 			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
 				bp := &w.sorted[h]
 				hyps := s.lists[bp.sent].Hyps
-				cur.Sub(hyps[bp.from].Stats)
-				cur.Add(hyps[bp.to].Stats)
+				hyps[bp.from].SubStatsFrom(&cur)
+				hyps[bp.to].AddStatsTo(&cur)
 			}
 			s.heads[i] = h
 		}

@@ -93,7 +93,7 @@ func bruteMax(lists []pool.List, w, d feature.Weights, lo, hi float64) float64 {
 				}
 			}
 		}
-		sum.Add(l.Hyps[cur[i]].Stats)
+		sum.Add(l.Hyps[cur[i]].Stats())
 	}
 	sort.SliceStable(changes, func(a, b int) bool { return changes[a].x < changes[b].x })
 	top, topThin := math.Inf(-1), math.Inf(-1)
@@ -113,8 +113,8 @@ func bruteMax(lists []pool.List, w, d feature.Weights, lo, hi float64) float64 {
 		score(left, x)
 		for ; j < len(changes) && changes[j].x == x; j++ {
 			c := changes[j]
-			sum.Sub(lists[c.sent].Hyps[c.from].Stats)
-			sum.Add(lists[c.sent].Hyps[c.to].Stats)
+			sum.Sub(lists[c.sent].Hyps[c.from].Stats())
+			sum.Add(lists[c.sent].Hyps[c.to].Stats())
 		}
 		left = x
 	}
@@ -145,7 +145,7 @@ func lineBLEU(lists []pool.List, w, d feature.Weights, g float64) float64 {
 				arg, top = k, s
 			}
 		}
-		sum.Add(l.Hyps[arg].Stats)
+		sum.Add(l.Hyps[arg].Stats())
 	}
 	return sum.BLEU()
 }
@@ -264,11 +264,11 @@ func TestTies(t *testing.T) {
 		wantBLEU float64
 	}{
 		// Two identical lines: the first (2 matches) wins everywhere.
-		{"identical", []pool.Hyp{{Features: v(1, 1), Stats: st(2)}, {Features: v(1, 1), Stats: st(9)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.2},
+		{"identical", []pool.Hyp{pool.NewHyp(v(1, 1), st(2)), pool.NewHyp(v(1, 1), st(9))}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.2},
 		// Parallel lines: the higher one (3 matches) everywhere.
-		{"parallel", []pool.Hyp{{Features: v(0, 1), Stats: st(9)}, {Features: v(1, 1), Stats: st(3)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.3},
+		{"parallel", []pool.Hyp{pool.NewHyp(v(0, 1), st(9)), pool.NewHyp(v(1, 1), st(3))}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.3},
 		// Crossing lines: 9 matches for γ > 1.
-		{"crossing", []pool.Hyp{{Features: v(1, 0), Stats: st(2)}, {Features: v(0, 1), Stats: st(9)}}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.9},
+		{"crossing", []pool.Hyp{pool.NewHyp(v(1, 0), st(2)), pool.NewHyp(v(0, 1), st(9))}, feature.Weights{1, 0}, feature.Weights{0, 1}, 0.9},
 	}
 	for _, tc := range tests {
 		lists := []pool.List{{Hyps: tc.hyps}}
@@ -292,10 +292,10 @@ func TestPick(t *testing.T) {
 	}
 	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
 	// Lines 0, γ and 2γ-3: breakpoints at 0 and 3.
-	three := []pool.Hyp{{Features: v(0, 0), Stats: st(1)}, {Features: v(0, 1), Stats: st(1)}, {Features: v(-3, 2), Stats: st(1)}}
+	three := []pool.Hyp{pool.NewHyp(v(0, 0), st(1)), pool.NewHyp(v(0, 1), st(1)), pool.NewHyp(v(-3, 2), st(1))}
 	with := func(m0, m1, m2 int) []pool.List {
 		h := slices.Clone(three)
-		h[0].Stats, h[1].Stats, h[2].Stats = st(m0), st(m1), st(m2)
+		h[0], h[1], h[2] = pool.NewHyp(h[0].Features, st(m0)), pool.NewHyp(h[1].Features, st(m1)), pool.NewHyp(h[2].Features, st(m2))
 		return []pool.List{{Hyps: h}}
 	}
 	w, d := feature.Weights{1, 0}, feature.Weights{0, 1}
@@ -327,9 +327,9 @@ func TestPick(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	good := []pool.List{{Hyps: []pool.Hyp{{Features: feature.FromDense([]float64{1}), Stats: metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2)}}}}
+	good := []pool.List{{Hyps: []pool.Hyp{pool.NewHyp(feature.FromDense([]float64{1}), metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2))}}}
 	bad := func(s metric.Stats) []pool.List {
-		return []pool.List{{Hyps: append(slices.Clone(good[0].Hyps), pool.Hyp{Stats: s})}}
+		return []pool.List{{Hyps: append(slices.Clone(good[0].Hyps), pool.NewHyp(feature.Vector{}, s))}}
 	}
 	tests := []struct {
 		name  string

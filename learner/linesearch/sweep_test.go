@@ -140,7 +140,7 @@ func TestSweepErrors(t *testing.T) {
 			t.Errorf("%s: error %v", tc.name, err)
 		}
 	}
-	l := pool.List{Hyps: []pool.Hyp{{Features: feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, Stats: s4}}}
+	l := pool.List{Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{IDs: []int32{0}, Vals: []float64{1e308}}, s4)}}
 	if _, err := SentenceEnvelope(l, feature.Weights{1e10}, feature.Weights{0}); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("an infinite model score: error %v", err)
 	}

@@ -41,15 +41,15 @@ func widen(lists []pool.List, extra int, seed uint64) []pool.List {
 				var x float64
 				switch e % 3 {
 				case 0:
-					x = h.Stats.Match(0)/max(1, h.Stats.Total(0)) + 0.3*r.NormFloat64()
+					x = h.Stats().Match(0)/max(1, h.Stats().Total(0)) + 0.3*r.NormFloat64()
 				case 1:
-					x = h.Stats.Total(0) + 3*r.NormFloat64()
+					x = h.Stats().Total(0) + 3*r.NormFloat64()
 				default:
 					x = r.NormFloat64()
 				}
 				b.Add(base+feature.ID(e), math.Round(x*1000)/1000)
 			}
-			out[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: h.Stats}
+			out[i].Hyps[k] = pool.NewHyp(b.Vector(), h.Stats())
 		}
 	}
 	return out
@@ -106,7 +106,7 @@ func writeMoses(t *testing.T, dir string, lists []pool.List, w feature.Weights, 
 				fb = append(fb, ' ')
 			}
 			fb = append(fb, '\n')
-			sb = h.Stats.AppendMoses(sb)
+			sb = h.Stats().AppendMoses(sb)
 			sb = append(sb, '\n')
 		}
 		fb = append(fb, "FEATURES_TXT_END_0\n"...)

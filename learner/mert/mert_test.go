@@ -194,7 +194,7 @@ func TestBadInput(t *testing.T) {
 		opts  Options
 	}{
 		{"no lists", nil, nil, Options{}},
-		{"no features", []pool.List{{Hyps: []pool.Hyp{{Stats: good[0].Hyps[0].Stats}}}}, nil, Options{}},
+		{"no features", []pool.List{{Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{}, good[0].Hyps[0].Stats())}}}, nil, Options{}},
 		{"NaN feature", nan, nil, Options{}},
 		{"NaN weight", good, feature.Weights{math.NaN()}, Options{}},
 		{"bad range", good, nil, Options{Min: 1, Max: -1}},

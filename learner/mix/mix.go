@@ -170,8 +170,8 @@ func (a *Lines) Add(l pool.List, prev, avg, dir feature.Weights) error {
 	}
 	return a.Merge(Lines{
 		Envelopes: linesearch.Envelopes{First: e.First, Points: e.Points, Lists: 1},
-		Prev:      l.Hyps[pool.Best(l, prev)].Stats,
-		Avg:       l.Hyps[pool.Best(l, avg)].Stats,
+		Prev:      l.Hyps[pool.Best(l, prev)].Stats(),
+		Avg:       l.Hyps[pool.Best(l, avg)].Stats(),
 	})
 }
 

@@ -240,8 +240,8 @@ func TestLineSearchTieAtAverage(t *testing.T) {
 	}
 	v := func(x ...float64) feature.Vector { return feature.FromDense(x) }
 	lists := []pool.List{
-		{Sent: 0, Hyps: []pool.Hyp{{Features: v(1, 0), Stats: st(9)}, {Features: v(0, 1), Stats: st(1)}}},
-		{Sent: 1, Hyps: []pool.Hyp{{Features: v(0, 1), Stats: st(9)}, {Features: v(1, 0), Stats: st(1)}}},
+		{Sent: 0, Hyps: []pool.Hyp{pool.NewHyp(v(1, 0), st(9)), pool.NewHyp(v(0, 1), st(1))}},
+		{Sent: 1, Hyps: []pool.Hyp{pool.NewHyp(v(0, 1), st(9)), pool.NewHyp(v(1, 0), st(1))}},
 	}
 	prev, avg := feature.Weights{0, 1}, feature.Weights{1, 1}
 	w, alpha, stats, err := LineSearch(prev, avg, lists)

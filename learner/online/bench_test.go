@@ -30,7 +30,7 @@ func sparseBatch(r *rand.Rand, n int) []pool.List {
 			for range 10 {
 				b.Add(ids[15+r.IntN(285)], 1)
 			}
-			batch[i].Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: learntest.RandStats(r)}
+			batch[i].Hyps[k] = pool.NewHyp(b.Vector(), learntest.RandStats(r))
 		}
 	}
 	return batch

@@ -59,7 +59,7 @@ func TestMIRAMetricStep(t *testing.T) {
 		if got := m.Current(); !slices.Equal(got, want) {
 			t.Fatalf("list %d: weights %v, want %v", i, got, want)
 		}
-		bg.Update(l.Hyps[hope].Stats)
+		bg.Update(l.Hyps[hope].Stats())
 		if m.bg.Stats != bg.Stats || m.bg.Sentences != bg.Sentences || m.bg.Sentences == 0 {
 			t.Fatalf("list %d: background %v (%v sentences), want %v (%v)", i, m.bg.Stats, m.bg.Sentences, bg.Stats, bg.Sentences)
 		}

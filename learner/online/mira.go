@@ -144,9 +144,9 @@ func (m *MIRA) step(w feature.Weights, batch []pool.List, bg metric.Background) 
 				fear, fs = k, s-gains[k]
 			}
 		}
-		hopes = append(hopes, l.Hyps[hope].Stats)
+		hopes = append(hopes, l.Hyps[hope].Stats())
 		if m.opts.Gain == nil {
-			bg.Update(l.Hyps[hope].Stats)
+			bg.Update(l.Hyps[hope].Stats())
 		}
 		diff := feature.Diff(l.Hyps[hope].Features, l.Hyps[fear].Features)
 		loss := gains[hope] - gains[fear] - dot(diff)

@@ -142,7 +142,7 @@ func checkStats(m metric.Metric, batch []pool.List) error {
 	}
 	for _, l := range batch {
 		for k, h := range l.Hyps {
-			if err := m.Check(h.Stats); err != nil {
+			if err := m.Check(h.Stats()); err != nil {
 				return fmt.Errorf("online: sentence %d hypothesis %d: %w", l.Sent, k, err)
 			}
 		}

@@ -333,9 +333,9 @@ func TestMIRAStep(t *testing.T) {
 		return metric.NewBLEUStats(1, []float64{m}, []float64{4}, 4)
 	}
 	l := pool.List{Hyps: []pool.Hyp{
-		{Features: v(1, 0), Stats: st(1)},
-		{Features: v(0, 1), Stats: st(4)},
-		{Features: v(2, 2), Stats: st(2)},
+		pool.NewHyp(v(1, 0), st(1)),
+		pool.NewHyp(v(0, 1), st(4)),
+		pool.NewHyp(v(2, 2), st(2)),
 	}}
 	tests := []struct {
 		name string
@@ -367,7 +367,7 @@ func TestMIRAStep(t *testing.T) {
 			if got := m.Current(); !slices.Equal(got, want) {
 				t.Fatalf("weights %v, want %v (loss %v, hope %d, fear %d)", got, want, lossv, hope, fear)
 			}
-			bg.Update(l.Hyps[hope].Stats)
+			bg.Update(l.Hyps[hope].Stats())
 			if m.bg.Stats != bg.Stats {
 				t.Fatalf("background %v, want %v", m.bg.Stats, bg.Stats)
 			}
@@ -483,8 +483,8 @@ func TestOptionErrors(t *testing.T) {
 
 func TestNonFinite(t *testing.T) {
 	l := pool.List{Hyps: []pool.Hyp{
-		{Features: feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.Inf(1)}}, Stats: learntest.RandStats(rand.New(rand.NewPCG(1, 1)))},
-		{Features: feature.FromDense([]float64{1}), Stats: metric.NewBLEUStats(4, nil, nil, 3)},
+		pool.NewHyp(feature.Vector{IDs: []feature.ID{0}, Vals: []float64{math.Inf(1)}}, learntest.RandStats(rand.New(rand.NewPCG(1, 1)))),
+		pool.NewHyp(feature.FromDense([]float64{1}), metric.NewBLEUStats(4, nil, nil, 3)),
 	}}
 	for name, lr := range newLearners(t, feature.Weights{1}) {
 		before := lr.Current()

@@ -31,12 +31,12 @@ func Oracles(lists []pool.List, m metric.Metric, dst []int) []int {
 		dst[i] = -1
 		best := 0.0
 		for k, h := range l.Hyps {
-			if b := sent(h.Stats); dst[i] < 0 || b > best {
+			if b := sent(h.Stats()); dst[i] < 0 || b > best {
 				dst[i], best = k, b
 			}
 		}
 		if dst[i] >= 0 {
-			total.Add(l.Hyps[dst[i]].Stats)
+			total.Add(l.Hyps[dst[i]].Stats())
 		}
 	}
 	for range maxOraclePasses {
@@ -45,15 +45,15 @@ func Oracles(lists []pool.List, m metric.Metric, dst []int) []int {
 			if dst[i] < 0 {
 				continue
 			}
-			old := l.Hyps[dst[i]].Stats
+			old := l.Hyps[dst[i]].Stats()
 			best, bestScore := dst[i], obj(total)
 			for k, h := range l.Hyps {
-				if b := obj(total.Replace(old, h.Stats)); b > bestScore {
+				if b := obj(total.Replace(old, h.Stats())); b > bestScore {
 					best, bestScore = k, b
 				}
 			}
 			if best != dst[i] {
-				total = total.Replace(old, l.Hyps[best].Stats)
+				total = total.Replace(old, l.Hyps[best].Stats())
 				dst[i] = best
 				changed = true
 			}
@@ -81,7 +81,7 @@ func oracleScores(m metric.Metric) (sent, batch func(metric.Stats) float64) {
 func OracleSet(l pool.List, k int, dst []int) []int {
 	dst = dst[:0]
 	for j, h := range l.Hyps {
-		if h.Stats == l.Hyps[k].Stats {
+		if h.Stats() == l.Hyps[k].Stats() {
 			dst = append(dst, j)
 		}
 	}
@@ -99,7 +99,7 @@ func OracleVsRest(lists []pool.List, m metric.Metric, dst []Pair) []Pair {
 	var total metric.Stats
 	for i, l := range lists {
 		if oracles[i] >= 0 {
-			total.Add(l.Hyps[oracles[i]].Stats)
+			total.Add(l.Hyps[oracles[i]].Stats())
 		}
 	}
 	top := obj(total)
@@ -110,12 +110,12 @@ func OracleVsRest(lists []pool.List, m metric.Metric, dst []Pair) []Pair {
 			continue
 		}
 		set = OracleSet(l, o, set)
-		ost := l.Hyps[o].Stats
+		ost := l.Hyps[o].Stats()
 		for j, h := range l.Hyps {
-			if h.Stats == ost {
+			if h.Stats() == ost {
 				continue
 			}
-			gap := top - obj(total.Replace(ost, h.Stats))
+			gap := top - obj(total.Replace(ost, h.Stats()))
 			for _, b := range set {
 				dst = append(dst, Pair{List: i, Better: b, Worse: j, Gap: gap})
 			}

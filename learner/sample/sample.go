@@ -38,7 +38,7 @@ func MetricGain(m metric.Metric) Gain {
 func Gains(l pool.List, gain Gain, dst []float64) []float64 {
 	dst = slices.Grow(dst[:0], len(l.Hyps))[:len(l.Hyps)]
 	for k, h := range l.Hyps {
-		dst[k] = gain(h.Stats)
+		dst[k] = gain(h.Stats())
 	}
 	return dst
 }

@@ -56,8 +56,8 @@ func TestPROPairs(t *testing.T) {
 			perList := make([]int, len(lists))
 			for _, p := range pairs {
 				perList[p.List]++
-				gb := tc.gain(lists[p.List].Hyps[p.Better].Stats)
-				gw := tc.gain(lists[p.List].Hyps[p.Worse].Stats)
+				gb := tc.gain(lists[p.List].Hyps[p.Better].Stats())
+				gw := tc.gain(lists[p.List].Hyps[p.Worse].Stats())
 				if p.Gap != gb-gw || p.Gap <= 0 || p.Gap < tc.minDiff {
 					t.Fatalf("pair %+v: gains %v and %v", p, gb, gw)
 				}
@@ -85,7 +85,7 @@ func TestPROKeepsLargestGaps(t *testing.T) {
 	random := randLists(r, 1, 80, 10)[0]
 	ties := pool.List{Hyps: make([]pool.Hyp, 30)}
 	for k := range ties.Hyps { // three gain values: most gaps tie
-		ties.Hyps[k].Stats = metric.NewBLEUStats(1, []float64{float64(k % 3)}, []float64{2}, 2)
+		ties.Hyps[k] = pool.NewHyp(ties.Hyps[k].Features, metric.NewBLEUStats(1, []float64{float64(k % 3)}, []float64{2}, 2))
 	}
 	tests := []struct {
 		name string
@@ -135,7 +135,7 @@ func TestPROKeepsLargestGaps(t *testing.T) {
 func TestPROUniform(t *testing.T) {
 	l := pool.List{Hyps: make([]pool.Hyp, 4)}
 	for k := range l.Hyps {
-		l.Hyps[k].Stats = metric.NewBLEUStats(1, []float64{float64(k % 2)}, []float64{1}, 1)
+		l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.NewBLEUStats(1, []float64{float64(k % 2)}, []float64{1}, 1))
 	}
 	// Two gain values, two hypotheses each: P(differ) = 1/2.
 	const gamma = 200000
@@ -181,7 +181,7 @@ func batchScore(lists []pool.List, m metric.Metric, choice []int) float64 {
 	var s []metric.Stats
 	for i, l := range lists {
 		if choice[i] >= 0 {
-			s = append(s, l.Hyps[choice[i]].Stats)
+			s = append(s, l.Hyps[choice[i]].Stats())
 		}
 	}
 	if m == nil {
@@ -199,9 +199,9 @@ func restat(r *rand.Rand, lists []pool.List, m metric.Metric) {
 		for k := range l.Hyps {
 			switch m.(type) {
 			case metric.TER:
-				l.Hyps[k].Stats = metric.StatsOf(float64(r.IntN(13)), refLen)
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.StatsOf(float64(r.IntN(13)), refLen))
 			case metric.External:
-				l.Hyps[k].Stats = metric.ExternalStats(float64(r.IntN(8)) / 8)
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.ExternalStats(float64(r.IntN(8))/8))
 			}
 		}
 	}
@@ -240,7 +240,7 @@ func checkOracles(t *testing.T, lists []pool.List, m metric.Metric, trial int) {
 		init[i] = -1
 		best := math.Inf(-1)
 		for k, h := range l.Hyps {
-			if b := sent(h.Stats); b > best {
+			if b := sent(h.Stats()); b > best {
 				init[i], best = k, b
 			}
 		}
@@ -285,7 +285,7 @@ func checkOracles(t *testing.T, lists []pool.List, m metric.Metric, trial int) {
 	}
 	for _, p := range pairs {
 		l := lists[p.List]
-		if l.Hyps[p.Better].Stats != l.Hyps[or[p.List]].Stats || l.Hyps[p.Worse].Stats == l.Hyps[p.Better].Stats {
+		if l.Hyps[p.Better].Stats() != l.Hyps[or[p.List]].Stats() || l.Hyps[p.Worse].Stats() == l.Hyps[p.Better].Stats() {
 			t.Fatalf("%s trial %d: pair %+v is not oracle vs rest", name, trial, p)
 		}
 		c := slices.Clone(or)
@@ -322,7 +322,7 @@ func exhaustive(lists []pool.List, m metric.Metric) float64 {
 func TestOracleSet(t *testing.T) {
 	a := metric.NewBLEUStats(1, []float64{1}, []float64{2}, 2)
 	b := metric.NewBLEUStats(1, []float64{2}, []float64{2}, 2)
-	l := pool.List{Hyps: []pool.Hyp{{Stats: a}, {Stats: b}, {Stats: a}, {Stats: b}}}
+	l := pool.List{Hyps: []pool.Hyp{pool.NewHyp(feature.Vector{}, a), pool.NewHyp(feature.Vector{}, b), pool.NewHyp(feature.Vector{}, a), pool.NewHyp(feature.Vector{}, b)}}
 	if got := OracleSet(l, 3, nil); !slices.Equal(got, []int{1, 3}) {
 		t.Fatalf("OracleSet = %v", got)
 	}

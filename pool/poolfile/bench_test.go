@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -116,4 +119,31 @@ func BenchmarkExtract100x(b *testing.B) {
 			b.ReportMetric((shared.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// BenchmarkLoad100x loads europarl100 duplicated 100 times (1M hypotheses)
+// into a pool on one thread, as `tune-nbest --threads 1` does, and reports
+// the bytes the pool holds a hypothesis (live heap after a GC, the
+// references' excluded) beside the allocations.
+func BenchmarkLoad100x(b *testing.B) {
+	nbestPath, refPath := makeBig(b)
+	sc := loadScorer(b, refPath)
+	var live float64
+	for b.Loop() {
+		var ms0, ms1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms0)
+		lists, _, err := Load(context.Background(), []string{nbestPath}, feature.NewIndex(), sc, Options{Threads: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms1)
+		if n := pool.Size(lists); n != 100*bigCopies*100 {
+			b.Fatalf("kept %d hypotheses", n)
+		}
+		live = float64(ms1.HeapAlloc-ms0.HeapAlloc) / float64(pool.Size(lists))
+		runtime.KeepAlive(lists)
+	}
+	b.ReportMetric(live, "live-B/hyp")
 }

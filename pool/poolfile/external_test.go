@@ -103,7 +103,7 @@ func TestLoadExternalDuplicates(t *testing.T) {
 	for _, l := range lists {
 		var xs []float64
 		for _, h := range l.Hyps {
-			xs = append(xs, h.Stats.Values()...)
+			xs = append(xs, h.StatsValues()...)
 		}
 		got = append(got, xs)
 	}

@@ -325,7 +325,7 @@ func TestFeatureExternalScorer(t *testing.T) {
 	var got []string
 	for _, l := range lists {
 		for _, h := range l.Hyps {
-			got = append(got, fmt.Sprintf("%v/%v", h.Features.At(rev), h.Stats.Values()[0]))
+			got = append(got, fmt.Sprintf("%v/%v", h.Features.At(rev), h.StatsValues()[0]))
 		}
 	}
 	if want := "[5/0.1 4/0.2 3/0.3 2/0.4 1/0.5]"; fmt.Sprint(got) != want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
+	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pool"
 )
 
@@ -24,6 +25,15 @@ type Options struct {
 	// (FeatureFile; ParseFeatureFlags), appended to the lists' dense
 	// groups. A feature the lists hold already is an error.
 	Features []FeatureFile
+	// Cache, for LoadTuning, is a local file that holds the scored pool
+	// of an earlier run on the same inputs (see cacheMagic): read instead
+	// of the n-best files when its key matches, else (missing, stale,
+	// corrupt) written after them. "" means no cache.
+	Cache string
+	// CacheInputs are the other files the pool depends on (references,
+	// score files), part of the cache's key with the n-best files, the
+	// feature files, the initial weights and the metric's settings.
+	CacheInputs []string
 }
 
 func (o Options) threads() int {
@@ -57,15 +67,15 @@ func Load(ctx context.Context, paths []string, idx *feature.Index, sc *pool.Scor
 		},
 		func(j job) (pool.List, error) {
 			hyps := dedup(j.sent, j.hyps)
-			l := pool.List{Sent: j.sent, Hyps: make([]pool.Hyp, len(hyps))}
+			fs, sts := make([]feature.Vector, len(hyps)), make([]metric.Stats, len(hyps))
 			for k, h := range hyps {
 				st, err := sc.Hyp(j.sent, h.Target, h.File, h.Line)
 				if err != nil {
 					return pool.List{}, fmt.Errorf("%w (n-best files %v)", err, paths)
 				}
-				l.Hyps[k] = pool.Hyp{Features: h.Features, Stats: st}
+				fs[k], sts[k] = h.Features, st
 			}
-			return l, nil
+			return pool.List{Sent: j.sent, Hyps: pool.NewHyps(fs, sts)}, nil
 		},
 		func(l pool.List) error {
 			lists = append(lists, l)

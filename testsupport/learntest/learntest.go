@@ -44,7 +44,7 @@ func Lists(n int, size func() int, hyp func(b *feature.Builder) metric.Stats) []
 		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, size())}
 		for k := range l.Hyps {
 			st := hyp(&b)
-			l.Hyps[k] = pool.Hyp{Features: b.Vector(), Stats: st}
+			l.Hyps[k] = pool.NewHyp(b.Vector(), st)
 		}
 		lists[i] = l
 	}

@@ -40,7 +40,7 @@ func Lists(r *rand.Rand, sentences, minHyps, maxHyps, dims int) []pool.List {
 		l := pool.List{Sent: i, Hyps: make([]pool.Hyp, minHyps+r.IntN(maxHyps-minHyps+1))}
 		for k := range l.Hyps {
 			if k > 0 && r.IntN(8) == 0 {
-				l.Hyps[k] = pool.Hyp{Features: l.Hyps[r.IntN(k)].Features, Stats: Stats(r)}
+				l.Hyps[k] = pool.NewHyp(l.Hyps[r.IntN(k)].Features, Stats(r))
 				continue
 			}
 			d := make([]float64, dims)
@@ -51,7 +51,7 @@ func Lists(r *rand.Rand, sentences, minHyps, maxHyps, dims int) []pool.List {
 					d[j] = math.Round(r.NormFloat64()*1000) / 100
 				}
 			}
-			l.Hyps[k] = pool.Hyp{Features: feature.FromDense(d), Stats: Stats(r)}
+			l.Hyps[k] = pool.NewHyp(feature.FromDense(d), Stats(r))
 		}
 		lists[i] = l
 	}
