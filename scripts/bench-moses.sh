@@ -18,7 +18,9 @@
 # (60 passes) or pro (its pair sampling alone: Moses leaves the classifier
 # to megam, which is not built). mtune: the whole `tune-nbest` command
 # (reading, pooling, scoring and the optimizer) and `extract`, --threads 1;
-# tune-nbest twice, the second run reusing the pool cache when it has one.
+# tune-nbest twice: the first run writes its pool cache (--pool-cache), the
+# second reads it instead of the n-best lists (and must give the same
+# weights).
 # BLEU: each optimizer's weights re-ranking europarl100 (the repeated list's
 # BLEU is the same), with `mtune rerank` and `mtune score`.
 #
@@ -153,22 +155,24 @@ if [[ " $sections " == *" optimizers "* ]]; then
 
 	echo "### Batch optimizers: $hyps hypotheses (europarl100 × $repeat), 1 thread"
 	echo
-	echo "| optimizer | Moses: extractor + optimizer s | CPU s | peak MB | BLEU | mtune tune-nbest s | CPU s | peak MB | BLEU | again (pool cached) s | Moses s / mtune s | mtune MB / Moses extractor MB |"
+	echo "| optimizer | Moses: extractor + optimizer s | CPU s | peak MB | BLEU | mtune tune-nbest s | CPU s | peak MB | BLEU | again, pool cached: s, MB | Moses s / mtune s | mtune MB / Moses extractor MB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	row() { # row ALGO MOSES_WALL MOSES_CPU MOSES_MB MOSES_BLEU
 		local algo=$1
 		timed "tn-$algo" "$bin" tune-nbest --threads 1 --algo "$algo" --seed "$seed" --init "$src/init.weights" \
-			--nbest "$work/nbest" -r "$work/ref" --out "$work/tn-$algo" --overwrite
+			--nbest "$work/nbest" -r "$work/ref" --out "$work/tn-$algo" --overwrite --pool-cache "$work/pool-$algo.cache"
 		local w1=$wall c1=$cpu r1=$rss
 		local b
 		b=$(rerank_bleu "$work/tn-$algo/best/weights")
 		timed "tn2-$algo" "$bin" tune-nbest --threads 1 --algo "$algo" --seed "$seed" --init "$src/init.weights" \
-			--nbest "$work/nbest" -r "$work/ref" --out "$work/tn-$algo" --overwrite
+			--nbest "$work/nbest" -r "$work/ref" --out "$work/tn2-$algo" --overwrite --pool-cache "$work/pool-$algo.cache"
+		cmp -s "$work/tn-$algo/best/weights" "$work/tn2-$algo/best/weights" ||
+			{ echo "bench-moses: $algo's weights from the pool cache differ from the first run's" >&2; exit 1; }
 		local tot peak
 		tot=$(echo "$xw + $2" | bc)
 		peak=$(( $4 > xr ? $4 : xr ))
-		printf '| %s | %.1f (%.1f + %.1f) | %.1f | %d | %s | %.2f | %.2f | %d | %s | %.2f | %.1f× | %.2f |\n' "$algo" \
-			"$tot" "$xw" "$2" "$(echo "$xc + $3" | bc)" "$peak" "$5" "$w1" "$c1" "$r1" "$b" "$wall" \
+		printf '| %s | %.1f (%.1f + %.1f) | %.1f | %d | %s | %.2f | %.2f | %d | %s | %s | %.1f× | %.2f |\n' "$algo" \
+			"$tot" "$xw" "$2" "$(echo "$xc + $3" | bc)" "$peak" "$5" "$w1" "$c1" "$r1" "$b" "$wall, $rss" \
 			"$(echo "$tot / $w1" | bc -l)" "$(echo "$r1 / $xr" | bc -l)"
 	}
 	row mert "$mw" "$mc" "$mr" "$mertb"
