@@ -38,7 +38,14 @@ USAGE
 }
 
 case "${1:-}" in -h | --help | -help | "")
-	echo "usage: scripts/bench-moses.sh MOSES_DIR [SHARED_DATA_DIR]" >&2
+	{
+		echo "usage: scripts/bench-moses.sh MOSES_DIR [SHARED_DATA_DIR]"
+		echo
+		echo "MOSES_DIR is scripts/build-moses.sh's OUT; SHARED_DATA_DIR defaults to ../shared/data."
+		echo
+		echo "environment:"
+		usage_environment
+	} >&2
 	[[ -n "${1:-}" ]] && exit 0 || exit 2 ;;
 esac
 mosesdir=$(cd "$1" && pwd)
