@@ -106,7 +106,7 @@ func decodeFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		if !*fullModel {
-			opts.Sources = input
+			opts.Sources = append([]string{}, input...) // never nil: no input loads no line
 		}
 		start := time.Now()
 		m, err := decoder.Load(ctx, *ini, opts)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/testsupport/shared"
+	"github.com/mtune/mtune/testsupport/testfile"
 )
 
 // TestDecodeSparseWeightsWithoutFlag decodes with sparse weights and no
@@ -172,5 +173,56 @@ func TestSparseBesideWeights(t *testing.T) {
 				t.Errorf("warned %v, want %v: %s", warned, tc.warn, errOut)
 			}
 		})
+	}
+}
+
+// TestDecodeLoadsInputPhrases: by default decode loads only the table
+// lines of its input's phrases, so a line of another source phrase with a
+// bad number (its "|||" fields whole) stops --full-model, naming the
+// table's line, and not the default load, which translates as --full-model
+// does on the intact table; an empty input loads no line at all.
+func TestDecodeLoadsInputPhrases(t *testing.T) {
+	dir := shared.Path(t, "moses-models", "lexicalized-reordering-fr-en")
+	t.Setenv("MODEL_PATH", dir)
+	in := filepath.Join(dir, "to-translate.txt")
+	code, want, errOut := mtune(t, "", "decode", "--config", filepath.Join(dir, "moses.ini"), "--full-model", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	tmp := t.TempDir()
+	for _, name := range []string{"europarl.lm.gz", "reordering-table.msd-bidirectional-fe.0.5.0-0.gz", "moses.ini"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pt := string(testfile.GunzipFile(t, filepath.Join(dir, "phrase-table.0-0.gz")))
+	lines := strings.Count(pt, "\n")
+	pt += "zzqx wvkj ||| bad ||| 0.5 NaNx 1 0.1 2.718\n"
+	if err := os.WriteFile(filepath.Join(tmp, "phrase-table.0-0"), []byte(pt), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ini := filepath.Join(tmp, "moses.ini")
+	text, err := os.ReadFile(ini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = []byte(strings.ReplaceAll(string(text), "phrase-table.0-0.gz", "phrase-table.0-0"))
+	if err := os.WriteFile(ini, text, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MODEL_PATH", tmp)
+	if code, got, errOut := mtune(t, "", "decode", "--config", ini, in); code != 0 || got != want {
+		t.Errorf("default load: exit %d, %s\noutput %q, want --full-model's %q", code, errOut, got, want)
+	}
+	wantErr := fmt.Sprintf("phrase-table.0-0:%d", lines+1)
+	if code, _, errOut := mtune(t, "", "decode", "--config", ini, "--full-model", in); code == 0 || !strings.Contains(errOut, wantErr) {
+		t.Errorf("--full-model: exit %d, %q, want an error naming %s", code, errOut, wantErr)
+	}
+	if code, got, errOut := mtune(t, "", "decode", "--config", ini); code != 0 || got != "" {
+		t.Errorf("empty input: exit %d, output %q, %s", code, got, errOut)
 	}
 }
