@@ -64,8 +64,12 @@ func NewHyps(fs []feature.Vector, ss []metric.Stats) []Hyp {
 			copy(v.Vals, f.Vals)
 		}
 		prev = v.IDs
-		hyps[k] = NewHypIn(v, ss[k], stats)
-		stats = stats[ss[k].N:]
+		// Not NewHypIn: the row keeps the slab's capacity, so that
+		// List.StatsSlab can find the slab from the first row.
+		n := ss[k].N
+		copy(stats, ss[k].V[:n])
+		hyps[k] = Hyp{Features: v, stats: stats[:n]}
+		stats = stats[n:]
 	}
 	return hyps
 }
@@ -117,13 +121,36 @@ func (h Hyp) SubStatsFrom(s *metric.Stats) {
 
 // StatsValues returns the hypothesis' statistics' values (Stats().Values()
 // without the copy); the caller must not change them.
-func (h Hyp) StatsValues() []float64 { return h.stats }
+func (h Hyp) StatsValues() []float64 { return h.stats[:len(h.stats):len(h.stats)] }
 
 // List is the n-best list of one sentence. Sent is the sentence's id (its
 // 0-based line in the tuning set).
 type List struct {
 	Sent int
 	Hyps []Hyp
+}
+
+// StatsSlab returns the list's statistics as one slab, hypothesis k's at
+// [k·width, (k+1)·width), and true, when NewHyps packed them so and every
+// hypothesis has width statistics; else nil, 0 and false (the caller
+// copies them: Stats). The slab is the hypotheses' own: the caller must not
+// change it.
+func (l List) StatsSlab() (slab []float64, width int, ok bool) {
+	if len(l.Hyps) == 0 {
+		return nil, 0, false
+	}
+	first := l.Hyps[0].stats
+	width = len(first)
+	if width == 0 || cap(first) < len(l.Hyps)*width {
+		return nil, 0, false
+	}
+	slab = first[:len(l.Hyps)*width]
+	for k, h := range l.Hyps {
+		if len(h.stats) != width || &h.stats[0] != &slab[k*width] {
+			return nil, 0, false
+		}
+	}
+	return slab, width, true
 }
 
 // Best returns the index of the hypothesis of l with the highest model score

@@ -115,3 +115,38 @@ func TestAddSubStats(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsSlab: a list NewHyps packed gives its statistics as one slab,
+// row k hypothesis k's (also for a part of the list); hypotheses made one
+// by one, reordered, or of different widths give none.
+func TestStatsSlab(t *testing.T) {
+	a := metric.NewBLEUStats(1, []float64{1}, []float64{2}, 3)
+	b := metric.NewBLEUStats(1, []float64{4}, []float64{5}, 6)
+	c := metric.NewBLEUStats(1, []float64{7}, []float64{8}, 9)
+	f := feature.FromDense([]float64{1})
+	fs := []feature.Vector{f, f, f}
+	packed := NewHyps(fs, []metric.Stats{a, b, c})
+	mixed := NewHyps(fs, []metric.Stats{a, metric.StatsOf(1, 2), c})
+	tests := []struct {
+		name  string
+		hyps  []Hyp
+		want  []float64 // nil: no slab
+		width int
+	}{
+		{"packed", packed, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}, 3},
+		{"packed, from the second", packed[1:], []float64{4, 5, 6, 7, 8, 9}, 3},
+		{"packed, the first two", packed[:2], []float64{1, 2, 3, 4, 5, 6}, 3},
+		{"one by one", []Hyp{NewHyp(f, a), NewHyp(f, b)}, nil, 0},
+		{"reordered", []Hyp{packed[1], packed[0], packed[2]}, nil, 0},
+		{"a gap", []Hyp{packed[0], packed[2]}, nil, 0},
+		{"widths differ", mixed, nil, 0},
+		{"no statistics", NewHyps(fs[:2], []metric.Stats{{}, {}}), nil, 0},
+		{"empty", nil, nil, 0},
+	}
+	for _, tc := range tests {
+		slab, width, ok := List{Hyps: tc.hyps}.StatsSlab()
+		if ok != (tc.want != nil) || !slices.Equal(slab, tc.want) || width != tc.width {
+			t.Errorf("%s: StatsSlab = %v, %d, %v; want %v, %d", tc.name, slab, width, ok, tc.want, tc.width)
+		}
+	}
+}

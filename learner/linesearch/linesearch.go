@@ -107,9 +107,14 @@ func Search(lists []pool.List, w, dir feature.Weights, opts Options) (gamma floa
 // The Searcher reads the lists' statistics during every search: they must
 // not change while it is in use. A Searcher is not safe for concurrent use.
 type Searcher struct {
-	lists   []pool.List
-	off     []int32
-	width   int // statistics a hypothesis
+	off   []int32
+	width int // statistics a hypothesis
+	// rows holds each list's statistics as one slab, hypothesis k's at
+	// [k·width, (k+1)·width): the list's own (pool.List.StatsSlab) or a
+	// copy. A row read through rows costs one cache miss where a
+	// pool.Hyp's statistics cost three (the list, the hypothesis, its
+	// statistics).
+	rows    [][]float64
 	choose  *chooser
 	maxLen  int
 	first   []int32
@@ -126,7 +131,6 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 		return nil, err
 	}
 	s := &Searcher{
-		lists:  lists,
 		off:    make([]int32, len(lists)+1),
 		choose: c,
 		first:  make([]int32, len(lists)),
@@ -152,6 +156,17 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 	}
 	if n == 0 {
 		return nil, errors.New("linesearch: no hypotheses")
+	}
+	s.rows = make([][]float64, len(lists))
+	for i, l := range lists {
+		slab, _, ok := l.StatsSlab()
+		if !ok {
+			slab = make([]float64, 0, len(l.Hyps)*s.width)
+			for _, h := range l.Hyps {
+				slab = append(slab, h.StatsValues()...)
+			}
+		}
+		s.rows[i] = slab
 	}
 	threads := opts.Threads
 	if threads <= 0 {
@@ -220,9 +235,9 @@ func (s *Searcher) Envelopes(base, slope []float64, order []int32) (Envelopes, e
 	}
 	for _, w := range s.workers {
 		for _, bp := range w.sorted {
-			hyps := s.lists[bp.sent].Hyps
-			d := hyps[bp.to].Stats()
-			hyps[bp.from].SubStatsFrom(&d)
+			var d metric.Stats
+			s.add(&d, bp.sent, bp.to)
+			s.sub(&d, bp.sent, bp.from)
 			e.Points = append(e.Points, Breakpoint{Gamma: keyFloat(bp.key), Delta: d})
 		}
 	}
@@ -305,10 +320,30 @@ func (s *Searcher) firstStats() metric.Stats {
 	var sum metric.Stats
 	for i, f := range s.first {
 		if f >= 0 {
-			s.lists[i].Hyps[f].AddStatsTo(&sum)
+			s.add(&sum, int32(i), f)
 		}
 	}
 	return sum
+}
+
+// add adds the statistics of list i's hypothesis k to sum.
+func (s *Searcher) add(sum *metric.Stats, i, k int32) {
+	row := s.rows[i][int(k)*s.width:][:s.width]
+	sum.N = s.width
+	v := sum.V[:len(row)]
+	for j, x := range row {
+		v[j] += x
+	}
+}
+
+// sub subtracts the statistics of list i's hypothesis k from sum.
+func (s *Searcher) sub(sum *metric.Stats, i, k int32) {
+	row := s.rows[i][int(k)*s.width:][:s.width]
+	sum.N = s.width
+	v := sum.V[:len(row)]
+	for j, x := range row {
+		v[j] -= x
+	}
 }
 
 func (s *Searcher) search(base, slope []float64, order []int32) (Result, error) {
@@ -354,9 +389,8 @@ func (s *Searcher) sweep() Result {
 			h := s.heads[i]
 			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
 				bp := &w.sorted[h]
-				hyps := s.lists[bp.sent].Hyps
-				hyps[bp.from].SubStatsFrom(&cur)
-				hyps[bp.to].AddStatsTo(&cur)
+				s.sub(&cur, bp.sent, bp.from)
+				s.add(&cur, bp.sent, bp.to)
 			}
 			s.heads[i] = h
 		}

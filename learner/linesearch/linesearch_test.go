@@ -501,3 +501,72 @@ func TestDegenerate(t *testing.T) {
 		check(t, name, lists, w, d, opts, 100, !integer)
 	}
 }
+
+// TestPackedLists: lists whose statistics NewHyps packed (the Searcher
+// reads their slabs) and the same lists made one hypothesis at a time (it
+// copies them) give the same searches, envelopes and 1-best statistics,
+// with 1 and 3 workers.
+func TestPackedLists(t *testing.T) {
+	lists, w := loadEuroparl(t)
+	packed := make([]pool.List, len(lists))
+	single := make([]pool.List, len(lists))
+	for i, l := range lists {
+		fs := make([]feature.Vector, len(l.Hyps))
+		ss := make([]metric.Stats, len(l.Hyps))
+		single[i] = pool.List{Sent: l.Sent, Hyps: make([]pool.Hyp, len(l.Hyps))}
+		for k, h := range l.Hyps {
+			fs[k], ss[k] = h.Features, h.Stats()
+			single[i].Hyps[k] = pool.NewHyp(h.Features, h.Stats())
+		}
+		packed[i] = pool.List{Sent: l.Sent, Hyps: pool.NewHyps(fs, ss)}
+		if _, _, ok := packed[i].StatsSlab(); !ok {
+			t.Fatalf("list %d: NewHyps did not pack its statistics", i)
+		}
+		if _, _, ok := single[i].StatsSlab(); ok && len(l.Hyps) > 1 {
+			t.Fatalf("list %d: hypotheses made one by one are packed", i)
+		}
+	}
+	defer func(m int) { minChunk = m }(minChunk)
+	minChunk = 100
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, threads := range []int{1, 3} {
+		var got [2][]string
+		for v, ls := range [][]pool.List{packed, single} {
+			s, err := NewSearcher(ls, Options{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, slope := make([]float64, s.Len()), make([]float64, s.Len())
+			for dir := range 4 {
+				d := make(feature.Weights, len(w))
+				for j := range d {
+					d[j] = r.Float64()*2 - 1
+				}
+				k := 0
+				for _, l := range ls {
+					for _, h := range l.Hyps {
+						base[k], slope[k] = h.Features.Dot(w), h.Features.Dot(d)
+						k++
+					}
+				}
+				res, err := s.Search(base, slope)
+				if err != nil {
+					t.Fatal(err)
+				}
+				env, err := s.Envelopes(base, slope, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first, err := s.OneBest(base)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[v] = append(got[v], fmt.Sprintf("direction %d: %+v %+v %+v", dir, res, env, first))
+			}
+			r = rand.New(rand.NewPCG(3, 4)) // the same directions for both
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%d workers: packed and single lists search differently", threads)
+		}
+	}
+}

@@ -250,6 +250,26 @@ type problem struct {
 	threads int
 	n       int
 	obj     func(metric.Stats) float64 // metric.Objective(opts.Metric)
+	// scratch holds the runs' score vectors (base, next, slope,
+	// bestSlope: n each), which the runs, one at a time, share: fresh
+	// ones each run were 16 MB of garbage a run over a million hypotheses,
+	// which let the heap grow to twice what the search holds.
+	scratch [4][]float64
+}
+
+// buffers returns the problem's scratch vectors: base and next, and slope
+// and bestSlope when random directions need them (else nil).
+func (p *problem) buffers(random bool) (base, next, slope, bestSlope []float64) {
+	k := 2
+	if random {
+		k = 4
+	}
+	for i := range k {
+		if p.scratch[i] == nil {
+			p.scratch[i] = make([]float64, p.n)
+		}
+	}
+	return p.scratch[0], p.scratch[1], p.scratch[2], p.scratch[3]
 }
 
 func newProblem(lists []pool.List, w feature.Weights, opts Options) (*problem, error) {
@@ -381,23 +401,16 @@ type run struct {
 func (r *run) optimize(ctx context.Context, pt []float64) (metric.Stats, error) {
 	p := r.p
 	dims := len(p.ids)
-	base := make([]float64, p.n)
-	next := make([]float64, p.n)
+	nrand := p.opts.RandomDirections
+	base, next, slope, bestSlope := p.buffers(nrand > 0)
 	p.scores(base, pt, true)
 	stats, err := p.s.OneBest(base)
 	if err != nil {
 		return metric.Stats{}, fmt.Errorf("mert: %w", err)
 	}
 	score := p.obj(stats)
-	var (
-		dir, bestDir     = make([]float64, dims), make([]float64, dims)
-		slope, bestSlope []float64
-		nrand            = p.opts.RandomDirections
-		eps              = p.opts.epsilon()
-	)
-	if nrand > 0 {
-		slope, bestSlope = make([]float64, p.n), make([]float64, p.n)
-	}
+	dir, bestDir := make([]float64, dims), make([]float64, dims)
+	eps := p.opts.epsilon()
 	for p.opts.MaxPasses == 0 || r.passes < p.opts.MaxPasses {
 		if err := ctx.Err(); err != nil {
 			return metric.Stats{}, err
