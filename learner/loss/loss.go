@@ -61,13 +61,29 @@ func softplus(s float64) float64 {
 func Logistic(w feature.Weights, xs []feature.Vector, g Sink) float64 {
 	var sum float64
 	for _, x := range xs {
-		s := x.Dot(w)
-		sum += softplus(-s)
+		sp, sg := softplusSigmoid(-x.Dot(w))
+		sum += sp
 		if g != nil {
-			addScaled(g, -Sigmoid(-s), x)
+			addScaled(g, -sg, x)
 		}
 	}
 	return sum
+}
+
+// softplusSigmoid returns softplus(t) and Sigmoid(t), the same bits as
+// each, from one exponential: both take e^{−|t|} (PRO's logistic loss
+// spent a fifth of its time in math.Exp, half of it computing e^{−|t|} a
+// second time).
+func softplusSigmoid(t float64) (sp, sg float64) {
+	e := math.Exp(-math.Abs(t))
+	sp = math.Log1p(e)
+	if t > 0 {
+		sp += t
+	}
+	if t >= 0 {
+		return sp, 1 / (1 + e)
+	}
+	return sp, e / (1 + e)
 }
 
 // Hinge returns the pairwise hinge loss Σ_x max(0, 1 − w·x) over the

@@ -484,3 +484,21 @@ func noisingMonteCarlo(t *testing.T, n Noising, nvec int, src rand.Source) {
 		t.Fatalf("R = %v, Monte-Carlo mean %v ± %v", want, mean, se)
 	}
 }
+
+// TestSoftplusSigmoid: the pair from one exponential has the bits of
+// softplus and Sigmoid computed apart, at the edges and at random points.
+func TestSoftplusSigmoid(t *testing.T) {
+	ts := []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 0.5, -0.5, 1, -1, 20, -20, 36.7, -36.7, 709, -709, 746, -746,
+		math.MaxFloat64, -math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN()}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 10000 {
+		ts = append(ts, r.NormFloat64()*math.Pow(10, float64(r.IntN(8)-4)))
+	}
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b)) }
+	for _, x := range ts {
+		sp, sg := softplusSigmoid(x)
+		if !same(sp, softplus(x)) || !same(sg, Sigmoid(x)) {
+			t.Errorf("softplusSigmoid(%v) = %v, %v; softplus and Sigmoid give %v, %v", x, sp, sg, softplus(x), Sigmoid(x))
+		}
+	}
+}
