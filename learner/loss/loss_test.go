@@ -494,7 +494,9 @@ func TestSoftplusSigmoid(t *testing.T) {
 	for range 10000 {
 		ts = append(ts, r.NormFloat64()*math.Pow(10, float64(r.IntN(8)-4)))
 	}
-	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b)) }
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
 	for _, x := range ts {
 		sp, sg := softplusSigmoid(x)
 		if !same(sp, softplus(x)) || !same(sg, Sigmoid(x)) {
