@@ -114,7 +114,14 @@ type Searcher struct {
 	// copy. A row read through rows costs one cache miss where a
 	// pool.Hyp's statistics cost three (the list, the hypothesis, its
 	// statistics).
-	rows    [][]float64
+	rows [][]float64
+	// stats32 holds every hypothesis' statistics as float32, hypothesis k
+	// (numbered across the lists) at [k·width, (k+1)·width), when each of
+	// them is a float32 exactly (BLEU's counts and lengths, chrF's and
+	// TER's): half the bytes a sweep reads at random, so more of them stay
+	// in cache (a million BLEU hypotheses: 36 MB against 72). Sums are
+	// still float64, of the same values in the same order. Nil otherwise.
+	stats32 []float32
 	choose  *chooser
 	maxLen  int
 	first   []int32
@@ -168,6 +175,7 @@ func NewSearcher(lists []pool.List, opts Options) (*Searcher, error) {
 		}
 		s.rows[i] = slab
 	}
+	s.stats32 = exact32(s.rows, n*s.width)
 	threads := opts.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
@@ -326,8 +334,32 @@ func (s *Searcher) firstStats() metric.Stats {
 	return sum
 }
 
+// exact32 returns the n values of rows, in order, as float32, or nil if
+// one of them is not a float32 exactly.
+func exact32(rows [][]float64, n int) []float32 {
+	out := make([]float32, 0, n)
+	for _, r := range rows {
+		for _, x := range r {
+			if float64(float32(x)) != x {
+				return nil
+			}
+			out = append(out, float32(x))
+		}
+	}
+	return out
+}
+
 // add adds the statistics of list i's hypothesis k to sum.
 func (s *Searcher) add(sum *metric.Stats, i, k int32) {
+	if s.stats32 != nil {
+		row := s.stats32[int(s.off[i]+k)*s.width:][:s.width]
+		sum.N = s.width
+		v := sum.V[:len(row)]
+		for j, x := range row {
+			v[j] += float64(x)
+		}
+		return
+	}
 	row := s.rows[i][int(k)*s.width:][:s.width]
 	sum.N = s.width
 	v := sum.V[:len(row)]
@@ -338,6 +370,15 @@ func (s *Searcher) add(sum *metric.Stats, i, k int32) {
 
 // sub subtracts the statistics of list i's hypothesis k from sum.
 func (s *Searcher) sub(sum *metric.Stats, i, k int32) {
+	if s.stats32 != nil {
+		row := s.stats32[int(s.off[i]+k)*s.width:][:s.width]
+		sum.N = s.width
+		v := sum.V[:len(row)]
+		for j, x := range row {
+			v[j] -= float64(x)
+		}
+		return
+	}
 	row := s.rows[i][int(k)*s.width:][:s.width]
 	sum.N = s.width
 	v := sum.V[:len(row)]

@@ -505,7 +505,8 @@ func TestDegenerate(t *testing.T) {
 // TestPackedLists: lists whose statistics NewHyps packed (the Searcher
 // reads their slabs) and the same lists made one hypothesis at a time (it
 // copies them) give the same searches, envelopes and 1-best statistics,
-// with 1 and 3 workers.
+// with 1 and 3 workers, reading BLEU's statistics as float32 (stats32) or
+// as float64.
 func TestPackedLists(t *testing.T) {
 	lists, w := loadEuroparl(t)
 	packed := make([]pool.List, len(lists))
@@ -530,11 +531,17 @@ func TestPackedLists(t *testing.T) {
 	minChunk = 100
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, threads := range []int{1, 3} {
-		var got [2][]string
-		for v, ls := range [][]pool.List{packed, single} {
+		var got [3][]string
+		for v, ls := range [][]pool.List{packed, single, packed} {
 			s, err := NewSearcher(ls, Options{Threads: threads})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if s.stats32 == nil {
+				t.Fatal("BLEU's statistics are not read as float32")
+			}
+			if v == 2 {
+				s.stats32 = nil
 			}
 			base, slope := make([]float64, s.Len()), make([]float64, s.Len())
 			for dir := range 4 {
@@ -567,6 +574,33 @@ func TestPackedLists(t *testing.T) {
 		}
 		if !slices.Equal(got[0], got[1]) {
 			t.Errorf("%d workers: packed and single lists search differently", threads)
+		}
+		if !slices.Equal(got[0], got[2]) {
+			t.Errorf("%d workers: statistics read as float32 and as float64 search differently", threads)
+		}
+	}
+}
+
+// TestExact32: statistics are read as float32 only when every one of them
+// is one exactly.
+func TestExact32(t *testing.T) {
+	tests := []struct {
+		rows [][]float64
+		want []float32
+	}{
+		{[][]float64{{1, 2}, {}, {3, 1 << 24}}, []float32{1, 2, 3, 1 << 24}},
+		{[][]float64{{0.5, -0.25}, {0x1p100}}, []float32{0.5, -0.25, 0x1p100}},
+		{[][]float64{{1, 2}, {1<<24 + 1}}, nil},
+		{[][]float64{{0.1}}, nil},
+		{[][]float64{{1}, {1e300}}, nil},
+	}
+	for _, tc := range tests {
+		n := 0
+		for _, r := range tc.rows {
+			n += len(r)
+		}
+		if got := exact32(tc.rows, n); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("exact32(%v) = %v, want %v", tc.rows, got, tc.want)
 		}
 	}
 }
