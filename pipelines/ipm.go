@@ -192,7 +192,7 @@ func (o *Options) decodeOptions(nbest int) tune.DecodeOptions {
 
 // added returns the run's added features (FeatureCommands).
 func (o *Options) added() tune.FeatureCommands {
-	return tune.FeatureCommands{Commands: o.FeatureCommands, Dense: o.dense}
+	return tune.FeatureCommands{Commands: o.FeatureCommands, Dense: o.dense, Set: "tune", Source: o.Src}
 }
 
 func (o *Options) manifestFlags() rundir.ManifestFlags {
@@ -700,7 +700,7 @@ func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, cou
 		// The system's choice is the n-best list re-ranked with the
 		// added features' weights too.
 		fn = o.decodeFn(name, count, o.NBest)
-		fn.Options.ScoreAdded = true
+		fn.Options.ScoreAdded, fn.Options.Added.Set, fn.Options.Added.Source = true, "dev", o.DevSrc
 	}
 	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }

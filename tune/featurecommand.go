@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -76,6 +77,12 @@ type FeatureCommands struct {
 	// Dense names the run's dense features, the added ones too: the
 	// groups of its weights (pipelines' starting weights).
 	Dense []string
+	// Set ("tune" or "dev") and Source (its source file, as the run was
+	// given it) name the set whose lists the commands score, in their
+	// environment: MTUNE_SET and MTUNE_SOURCE. The lists' sentence ids
+	// are the set's line numbers from 0; a scorer that needs the source
+	// sentences (marian-scorer) reads them there.
+	Set, Source string
 }
 
 // Check refuses a command without a name or command, and two of one
@@ -145,7 +152,8 @@ func (f FeatureCommands) StartWeights(init weights.ByName) weights.ByName {
 // standard error), writes another number of lines than the list has, or a
 // line that is not a finite number, is an error naming the command, where
 // and the line (its sentence and hypothesis); so is a list that holds a
-// feature of an added one's name.
+// feature of an added one's name. The commands' environment is the
+// process's with MTUNE_SET and MTUNE_SOURCE (Set, Source).
 func (f FeatureCommands) Add(ctx context.Context, lists []NBest, where string) ([]NBest, error) {
 	if len(f.Commands) == 0 || len(lists) == 0 {
 		return lists, nil
@@ -170,7 +178,7 @@ func (f FeatureCommands) Add(ctx context.Context, lists []NBest, where string) (
 		return nil, fmt.Errorf("tune: %s: %w", where, err)
 	}
 	for _, c := range f.Commands {
-		xs, err := c.run(ctx, text.Bytes(), lines, where)
+		xs, err := c.run(ctx, text.Bytes(), lines, where, []string{"MTUNE_SET=" + f.Set, "MTUNE_SOURCE=" + f.Source})
 		if err != nil {
 			return nil, err
 		}
@@ -210,13 +218,14 @@ const featureCommandStderr = 2048
 
 // run runs the command on the n-best text whose lines are the sentences
 // and hypotheses of lines, and returns its scores.
-func (c FeatureCommand) run(ctx context.Context, text []byte, lines [][2]int, where string) ([]float64, error) {
+func (c FeatureCommand) run(ctx context.Context, text []byte, lines [][2]int, where string, env []string) ([]float64, error) {
 	words, err := external.Split(c.Command)
 	if err != nil {
 		return nil, fmt.Errorf("tune: --feature-command %s: %w", c.Name, err)
 	}
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Stdin = bytes.NewReader(text)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: featureCommandStderr}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
