@@ -407,7 +407,7 @@ func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w featu
 	if err != nil || !o.ScoreAdded || len(out) == 0 {
 		return out, work, err
 	}
-	out, err = o.Added.Add(ctx, out, fmt.Sprintf("the decoding of %d sentences from sentence %d", len(out), out[0].Sent))
+	out, err = o.Added.Add(ctx, out, fmt.Sprintf("%s set, a decoding batch of %d sentences from sentence %d", o.Added.Set, len(out), out[0].Sent))
 	return out, work, err
 }
 
