@@ -270,3 +270,22 @@ func TestFeatureCommandDev(t *testing.T) {
 		t.Errorf("epoch 1: dev BLEU %v, re-ranked here %v", m.DevBLEU, s1)
 	}
 }
+
+// TestFeatureCommandFails runs the small demo in batch mode with a feature
+// command that fails: the epoch's error, as the driver reports it, names
+// the command, the pool part, its exit status and what it said.
+func TestFeatureCommandFails(t *testing.T) {
+	d := smallDemo(t)
+	o := options(d, filepath.Join(t.TempDir(), "out"))
+	o.Mode, o.Algo, o.Epochs = tune.Batch, "kbmira", 1
+	o.FeatureCommands = []tune.FeatureCommand{{Name: "rev", Command: `sh -c 'echo "scorer: no model at /models/rev" >&2; exit 3'`}}
+	_, err := pipelines.Run(context.Background(), o)
+	if err == nil {
+		t.Fatal("the run did not fail")
+	}
+	for _, want := range []string{"epoch 1 failed", "--feature-command rev (sh -c ", "epoch 1, pool part 0", "exit status 3", "scorer: no model at /models/rev"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
