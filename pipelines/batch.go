@@ -91,7 +91,7 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 		prevDir = o.layout().Epoch(n - 1)
 	}
 	decodedPath := dir.DecodedStats()
-	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale, Metric: o.Metric}
+	step := tune.BatchStep{Algo: o.Algo, Config: o.AlgoConfig, Seed: o.Seed, KeepScale: o.KeepScale, Metric: o.Metric, Added: o.added()}
 	parts := tune.PoolParts(ranges.Lines)
 	learn := tune.BatchLearn{Step: &step, Epoch: n, Dir: dir, Prev: prevPath, Parts: parts, Dense: o.dense}
 	if step.RunsRounds() {

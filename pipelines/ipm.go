@@ -132,6 +132,14 @@ type Options struct {
 	// mert-moses.pl runs Moses once an iteration. 0 means RunnerWorkers().
 	// The in-process decoder ignores it; results depend on neither.
 	DecodeBatches int
+	// FeatureCommands add features to the decoded n-best lists, batch
+	// mode only (tune.FeatureCommand): each epoch's lists of the tuning
+	// set get them by pool part before they are pooled, and the
+	// optimizer tunes their weights (starting from Init's, else 0) with
+	// the decoder's, which never takes them; a dev set is decoded into
+	// n-best lists of size NBest that get them too and is scored by their
+	// 1-bests re-ranked with every weight.
+	FeatureCommands []tune.FeatureCommand
 	// Execute runs one epoch's pipeline and returns its result, whose
 	// Beam metrics (transforms.MetricsNamespace) go to the epoch's
 	// Metrics; nil means beamx.RunWithMetrics (the runner of the --runner
@@ -179,7 +187,12 @@ type Options struct {
 // decodings of n-best lists of size nbest: the run's metric, the launch's
 // progress folder.
 func (o *Options) decodeOptions(nbest int) tune.DecodeOptions {
-	return tune.DecodeOptions{NBest: nbest, Metric: o.Metric, Progress: o.progress}
+	return tune.DecodeOptions{NBest: nbest, Metric: o.Metric, Progress: o.progress, Added: o.added()}
+}
+
+// added returns the run's added features (FeatureCommands).
+func (o *Options) added() tune.FeatureCommands {
+	return tune.FeatureCommands{Commands: o.FeatureCommands, Dense: o.dense, Set: "tune", Source: o.Src}
 }
 
 func (o *Options) manifestFlags() rundir.ManifestFlags {
@@ -199,6 +212,9 @@ func (o *Options) manifestFlags() rundir.ManifestFlags {
 		f.Replicas = o.Replicas
 	}
 	f.Search, f.Decoder = o.SearchAlgorithm, o.DecoderCommand
+	for _, c := range o.FeatureCommands {
+		f.FeatureCommands = append(f.FeatureCommands, c.String())
+	}
 	return f
 }
 
@@ -262,6 +278,8 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
 	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0 || o.DecodeBatches < 0:
 		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d, --decode-threads %d or --decode-batches %d", o.Threads, o.MaxStaleness, o.DecodeThreads, o.DecodeBatches)
+	case len(o.FeatureCommands) > 0 && o.Mode != tune.Batch:
+		return errors.New("pipelines: " + tune.FeatureInBatchOnly)
 	case o.Mode == tune.Batch && o.EvalTune:
 		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
@@ -273,6 +291,9 @@ func (o *Options) defaults() error {
 		return errors.New("pipelines: the moses.ini, the tuning source, its references and the output folder are required")
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
 		return errors.New("pipelines: give both the dev source and its references, or neither")
+	}
+	if err := o.added().Check(); err != nil {
+		return err
 	}
 	o.AlgoConfig.SetMetric(o.metric)
 	if err := tune.CheckLearner(o.Mode, o.Algo, o.AlgoConfig); err != nil {
@@ -323,6 +344,15 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]run
 	out = append(out, scanned(tuneSet, "src", "ref")...)
 	if dev != nil {
 		out = append(out, scanned(dev, "dev-src", "dev-ref")...)
+	}
+	for _, c := range o.FeatureCommands {
+		if p := c.Program(); p != "" {
+			f, err := rundir.Checksum(ctx, "feature-command "+c.Name, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
 	}
 	if o.Init != "" {
 		f, err := rundir.Checksum(ctx, "init", o.Init)
@@ -437,6 +467,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	init, err := weights.ReadByName(ctx, initPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if len(o.FeatureCommands) > 0 {
+		init = o.added().StartWeights(init)
 	}
 	o.dense = init.Names
 	startPath := dir.Init()
@@ -657,10 +690,19 @@ func (o *Options) printStartDev(ctx context.Context) {
 // the singleton weights w, reported as the Beam metrics of name, and the
 // writing of its summed BLEU statistics to path. The decoding and the
 // re-ranking take w's non-zero weights only (transforms.NonZero: the same
-// translations and statistics), which its batches copy.
+// translations and statistics), which its batches copy. With
+// FeatureCommands the decoding is of n-best lists of size NBest, which the
+// commands score and w re-ranks.
 func (o *Options) oneBest(s beam.Scope, name string, sents beam.PCollection, count int, w beam.PCollection, path string) {
 	w = transforms.NonZero(s, w)
-	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, o.decodeFn(name, count, 1), sents, w), w), path)
+	fn := o.decodeFn(name, count, 1)
+	if len(o.FeatureCommands) > 0 {
+		// The system's choice is the n-best list re-ranked with the
+		// added features' weights too.
+		fn = o.decodeFn(name, count, o.NBest)
+		fn.Options.ScoreAdded, fn.Options.Added.Set, fn.Options.Added.Source = true, "dev", o.DevSrc
+	}
+	transforms.WriteStats(s, transforms.OneBest(s, transforms.Decode(s, fn, sents, w), w), path)
 }
 
 // decodeFn returns the DecodeFn of the decoding of count sentences into

@@ -139,6 +139,12 @@ func TestOptionErrors(t *testing.T) {
 		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},
 		{"missing init", func(o *pipelines.Options) { o.Init = filepath.Join(o.Out, "none") }, "none"},
 		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = tune.Batch, true }, "--eval-tune"},
+		{"feature command in ipm mode", func(o *pipelines.Options) {
+			o.FeatureCommands = []tune.FeatureCommand{{Name: "rev", Command: "awk 1"}}
+		}, "--feature-command applies to --mode batch"},
+		{"two feature commands of one name", func(o *pipelines.Options) {
+			o.Mode, o.FeatureCommands = tune.Batch, []tune.FeatureCommand{{Name: "rev", Command: "awk 1"}, {Name: "rev", Command: "awk 2"}}
+		}, "two commands for the feature rev"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, filepath.Join(t.TempDir(), "out"))

@@ -102,7 +102,8 @@ func TestSparseReproducible(t *testing.T) {
 // weights are the same bytes run to run, each run loading its decoder
 // anew as a new process would: ipm with 3 shards and line search (with 1
 // and 4 decoding threads, and on the direct runner), stale mode with one
-// gradient thread, batch mode (PRO, kb-MIRA), replicas, and a run resumed
+// gradient thread, batch mode (PRO, kb-MIRA, PRO with a feature
+// command: tune.FeatureCommand), replicas, and a run resumed
 // after its first epoch. The runs of a case differ in the order their
 // concurrent decodings meet new features, which must not reach the
 // weights.
@@ -157,6 +158,10 @@ func TestSparseModesReproducible(t *testing.T) {
 			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
 		{"batch, kbmira", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Batch, "kbmira" },
 			[]func(*pipelines.Options){nil, nil}, false, poolFiles},
+		{"batch, pro, a feature command", func(o *pipelines.Options) {
+			o.Mode, o.Algo = tune.Batch, "pro"
+			o.FeatureCommands = []tune.FeatureCommand{{Name: "len", Command: `awk -F" [|][|][|] " '{ print length($2) % 7 }'`}}
+		}, []func(*pipelines.Options){nil, nil}, false, poolFiles},
 		{"replicas", func(o *pipelines.Options) { o.Replicas, o.Mix = 2, transforms.LineSearchMixer{} },
 			[]func(*pipelines.Options){threads(1), threads(4)}, false, replicaFiles},
 		{"resume", func(o *pipelines.Options) { o.Shards, o.DecodeThreads = 3, 4 },

@@ -13,7 +13,8 @@ import (
 // this session, those a --resume kept) and the best epoch; files are the
 // lines that name the report, the complete best weights
 // (best/weights.json, dense and sparse) and the decode command that uses
-// them (none with an external decoder, whose weights they are).
+// them (none with an external decoder, whose weights they are; a pointer
+// to re-ranking with added features).
 func (r Result) Summary(o Options, elapsed time.Duration) (ran string, files []string) {
 	last := r.Epochs[len(r.Epochs)-1]
 	ran = fmt.Sprintf("%s in %.1f s", plural(last.Epoch-r.Resumed, "epoch"), elapsed.Seconds())
@@ -45,6 +46,10 @@ func (r Result) Summary(o Options, elapsed time.Duration) (ran string, files []s
 	files = []string{"report:  " + l.Report(), fmt.Sprintf("weights: %s (dense and sparse; metrics: %s)", r.BestWeights, l.Metrics())}
 	if o.DecoderCommand != "" {
 		return ran, files // the weights are the external decoder's
+	}
+	if len(o.FeatureCommands) > 0 {
+		// The decoder's 1-best is not the system's choice.
+		return ran, append(files, "decode:  n-best lists decoded without the added features' weights, scored by their commands and re-ranked with every weight (mtune rerank --feature): docs/rerank.md#tune-with-added-features-tune---feature-command")
 	}
 	cmd := []string{"mtune", "decode", "--config", o.Config, "--weights", r.BestWeights}
 	if len(o.Sparse) > 0 {

@@ -49,7 +49,10 @@ type ManifestFlags struct {
 	Search string `json:",omitempty"`
 	// Decoder is the external decoder's command line (--decoder; "" is
 	// the in-process decoder).
-	Decoder               string `json:",omitempty"`
+	Decoder string `json:",omitempty"`
+	// FeatureCommands are batch mode's --feature-command values,
+	// NAME=CMD (none: no added feature).
+	FeatureCommands       []string `json:",omitempty"`
 	Shards, Epochs, NBest int
 	MiniBatch             int
 	// Replicas is the number of independent runs (--replicas) when more
@@ -112,6 +115,7 @@ func (f ManifestFlags) Settings() []Setting {
 		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},
+		{"feature-command", quote(strings.Join(f.FeatureCommands, "; "))},
 		{"shards", strconv.Itoa(f.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas))}, {"nbest", strconv.Itoa(f.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch)}, {"sparse", quote(f.Sparse)},
 		{"keep-scale", strconv.FormatBool(f.KeepScale)},

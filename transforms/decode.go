@@ -134,7 +134,7 @@ func (f *DecodeFn) ProcessElement(ctx context.Context, batch int, iter func(*tun
 	if err != nil {
 		return err
 	}
-	dw, err := w.Over(dec.Features())
+	dw, err := f.Options.Added.DecoderWeights(w).Over(dec.Features())
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,10 @@ type BatchStep struct {
 	// and decoding with them pruned far harder (5 s instead of 25 s for
 	// the europarl tune split, 0.4 BLEU lower on test).
 	KeepScale bool
+	// Added are the features added to each epoch's new lists by commands
+	// (--feature-command), once a pool part (WritePart); the optimizer
+	// tunes their weights as the decoder's.
+	Added FeatureCommands
 }
 
 // RunParts is the optimizer step of epoch n on one machine: it reads the

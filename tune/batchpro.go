@@ -34,9 +34,15 @@ func (b BatchStep) RunsRounds() bool { in, _ := algo.Lookup(b.Algo); return in.R
 // the part after the previous epoch, and lists, this epoch's decoding of
 // the part's sentences), scored with the run's metric, and samples PRO's
 // pairs from it when the optimizer samples pairs (SamplePart): what a
-// worker does with a part of batch mode's pool.
+// worker does with a part of batch mode's pool. The lists get the added
+// features first (b.Added: one run of each command a part).
 func (b BatchStep) WritePart(ctx context.Context, n, p int, prev, out rundir.PoolPart, lists []NBest, dense []string) (PartResult, error) {
 	m, err := b.metric()
+	if err != nil {
+		return PartResult{}, err
+	}
+	first := p * PoolPartSentences
+	lists, err = b.Added.Add(ctx, lists, fmt.Sprintf("epoch %d, pool part %d (sentences %d-%d)", n, p, first, first+PoolPartSentences-1))
 	if err != nil {
 		return PartResult{}, err
 	}

@@ -109,6 +109,14 @@ type DecodeOptions struct {
 	// Threads is the number of sentences of a mini-batch decoded at once;
 	// 0 means 1. Results do not depend on it.
 	Threads int
+	// Added are the features a run adds to the decoder's lists by
+	// commands (batch mode's --feature-command): the decoder never takes
+	// their weights (FeatureCommands.DecoderWeights). With ScoreAdded,
+	// DecodeSentences runs the commands once on the lists it decoded (a
+	// dev set's decoding, re-ranked with every weight; batch mode adds
+	// them to the tuning set's lists by pool part: BatchStep.WritePart).
+	Added      FeatureCommands
+	ScoreAdded bool
 }
 
 func (o DecodeOptions) nbest() int { return cmp.Or(o.NBest, 100) }
@@ -391,9 +399,19 @@ func (t *translator) vector(v feature.Vector) (feature.Vector, error) {
 
 // DecodeSentences decodes and scores sents as DecodeSentence does, o.Threads
 // at a time (0: one), and returns their lists in id order with the Work
-// done: what the pipeline's decoding step does to a batch of sentences.
-// Results do not depend on o.Threads.
+// done: what the pipeline's decoding step does to a batch of sentences;
+// with o.ScoreAdded, the lists have o.Added's features too. Results do not
+// depend on o.Threads.
 func DecodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w feature.Weights, o DecodeOptions) ([]NBest, Work, error) {
+	out, work, err := decodeSentences(ctx, dec, sents, w, o)
+	if err != nil || !o.ScoreAdded || len(out) == 0 {
+		return out, work, err
+	}
+	out, err = o.Added.Add(ctx, out, fmt.Sprintf("%s set, a decoding batch of %d sentences from sentence %d", o.Added.Set, len(out), out[0].Sent))
+	return out, work, err
+}
+
+func decodeSentences(ctx context.Context, dec Decoder, sents []Sentence, w feature.Weights, o DecodeOptions) ([]NBest, Work, error) {
 	if err := o.Validate(); err != nil {
 		return nil, Work{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/pool/poolfile"
 	"github.com/mtune/mtune/testsupport/shared"
+	"github.com/mtune/mtune/tune"
 )
 
 // TestFeatureRefused: --feature values that cannot be paired with the
@@ -24,7 +25,17 @@ func TestFeatureRefused(t *testing.T) {
 		{"underscore", []string{"tune-nbest", "--nbest", "a", "-r", "r", "--out", out, "--feature", "rev_lm=x"}, `--feature feature name "rev_lm"`},
 		{"tune", []string{"tune", "--feature", "rev=x", "--out", out}, poolfile.FeatureInTune},
 		{"retrain", []string{"retrain", "--registry", out, "--feature", "rev=x"}, poolfile.FeatureInTune},
+		{"tune points to --feature-command", []string{"tune", "--feature", "rev=x", "--out", out}, "--feature-command NAME=CMD"},
+		{"command in ipm mode", []string{"tune", "--feature-command", "rev=awk 1", "--out", out}, tune.FeatureInBatchOnly},
+		{"command in stale mode", []string{"tune", "--mode", "stale", "--feature-command", "rev=awk 1", "--out", out}, tune.FeatureInBatchOnly},
+		{"command in retrain", []string{"retrain", "--registry", out, "--mode", "batch", "--feature-command", "rev=awk 1"}, "--feature-command: retrain's gate"},
+		{"command without a name", []string{"tune", "--mode", "batch", "--feature-command", "awk 1", "--out", out}, `"awk 1": want NAME=COMMAND`},
+		{"command with an underscore", []string{"tune", "--mode", "batch", "--feature-command", "rev_lm=awk 1", "--out", out}, `feature name "rev_lm"`},
+		{"command badly quoted", []string{"tune", "--mode", "batch", "--feature-command", "rev=awk '1", "--out", out}, "unterminated '"},
 	})
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused command made %s", out)
+	}
 }
 
 // europarl100Lengths writes a score file of europarl100's hypotheses'

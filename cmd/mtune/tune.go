@@ -165,6 +165,11 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		return nil
 	})
 	fs.Func("feature", "", func(string) error { return errors.New(poolfile.FeatureInTune) }) // refused, so not in the help
+	fs.Func("feature-command", "batch mode: add the feature NAME, computed by the command CMD (NAME=CMD, repeatable): it reads each epoch's n-best lists of a pool part (Moses format) on stdin and writes one score a line; its weight is tuned with the decoder's, a dev set is scored on its n-best lists re-ranked with it (docs/rerank.md)", func(s string) error {
+		c, err := tune.ParseFeatureCommand(s)
+		t.o.FeatureCommands = append(t.o.FeatureCommands, c)
+		return err
+	})
 	// Beam's flags, sharing their values with flag.CommandLine.
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
 		if fs.Lookup(f.Name) == nil && isBeamFlag(f) {
@@ -185,6 +190,9 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := checkTuneFlags(fs, set, o.Mode); err != nil {
 		return false, err
+	}
+	if cmd == "retrain" && set["feature-command"] {
+		return false, usagef("--feature-command: retrain's gate scores the dev set's 1-bests of the decoder, which knows no added feature")
 	}
 	if set["decoder"] && o.DecoderCommand == "" {
 		return false, usagef("--decoder: an empty command (leave the flag out for mtune's own decoder)")
@@ -214,7 +222,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 // tuneFlagGroups orders the tune command's own flags for its help, by
 // what they are about; the rest are Beam's.
 var tuneFlagGroups = []flagGroup{
-	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse"}},
+	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse", "feature-command"}},
 	{"learner", []string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
 	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"}},
 	{"output", []string{"out", "resume", "overwrite"}},

@@ -34,7 +34,8 @@ type FeatureFile struct {
 // a score file holds a value for each hypothesis of an n-best list that
 // exists, and the pipeline decodes new lists every epoch.
 const FeatureInTune = "score files are aligned with n-best lists you have, and tune decodes new lists every epoch: " +
-	"tune the weights of added features on the lists with tune-nbest --feature (docs/rerank.md)"
+	"give tune (--mode batch) a command that scores each epoch's lists instead, --feature-command NAME=CMD, " +
+	"or tune the weights of added features on given lists with tune-nbest --feature (docs/rerank.md)"
 
 // ParseFeatureFlags parses the values of the flag --feature NAME=FILE,
 // repeated, for nbests n-best files: each NAME is given once per n-best
@@ -49,7 +50,7 @@ func ParseFeatureFlags(values []string, nbests int) ([]FeatureFile, error) {
 		if !ok || path == "" {
 			return nil, fmt.Errorf("%q: want NAME=FILE", v)
 		}
-		if err := checkFeatureName(name); err != nil {
+		if err := CheckFeatureName(name); err != nil {
 			return nil, err
 		}
 		k, seen := at[name]
@@ -69,9 +70,9 @@ func ParseFeatureFlags(values []string, nbests int) ([]FeatureFile, error) {
 	return out, nil
 }
 
-// checkFeatureName refuses a feature name that is not a letter followed
-// by letters, digits, "-" and ".".
-func checkFeatureName(name string) error {
+// CheckFeatureName refuses a feature name that is not a letter followed
+// by letters, digits, "-" and "." (--feature's, tune's --feature-command's).
+func CheckFeatureName(name string) error {
 	for k, r := range name {
 		if !unicode.IsLetter(r) && (k == 0 || !unicode.IsDigit(r) && r != '-' && r != '.') {
 			return fmt.Errorf("feature name %q: want a letter, then letters, digits, \"-\" or \".\" (no \"_\", space or \"=\")", name)
@@ -104,7 +105,7 @@ func readAddedFeatures(ctx context.Context, nbestPaths []string, files []Feature
 		if len(f.Paths) != len(nbestPaths) {
 			return nil, fmt.Errorf("poolfile: feature %s: %d score files for %d n-best files", f.Name, len(f.Paths), len(nbestPaths))
 		}
-		if err := checkFeatureName(f.Name); err != nil {
+		if err := CheckFeatureName(f.Name); err != nil {
 			return nil, fmt.Errorf("poolfile: %w", err)
 		}
 		a.ids = append(a.ids, idx.ID(feature.DenseName(f.Name, 0)))

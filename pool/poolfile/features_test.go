@@ -51,7 +51,7 @@ func TestParseFeatureFlags(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"rev", "R2L", "lm-big", "qe.comet", "Ölm"} {
-		if err := checkFeatureName(name); err != nil {
+		if err := CheckFeatureName(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
