@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"context"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -80,6 +81,67 @@ func (x *searcher) oracleKBest(final []int32, count int, distinct bool) ([][]int
 		scores = append(scores, paths[p].score)
 	}
 	return out, scores
+}
+
+// selectBest moves the k best entries of h to its front (quickselect).
+func selectBest(h []heapEntry, k int) {
+	lo, hi := 0, len(h)-1
+	for lo < hi {
+		pivot := h[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for h[i].better(pivot) {
+				i++
+			}
+			for pivot.better(h[j]) {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k-1 <= j:
+			hi = j
+		case k-1 >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// TestSelectBest checks the oracle's selection of the best contenders.
+func TestSelectBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		h := make([]heapEntry, n)
+		for i := range h {
+			h[i] = heapEntry{score: float64(rng.IntN(20)), id: int32(i)}
+		}
+		k := 1 + rng.IntN(n)
+		sorted := slices.Clone(h)
+		slices.SortFunc(sorted, func(a, b heapEntry) int {
+			if a.better(b) {
+				return -1
+			}
+			return 1
+		})
+		selectBest(h, k)
+		got := slices.Clone(h[:k])
+		slices.SortFunc(got, func(a, b heapEntry) int {
+			if a.better(b) {
+				return -1
+			}
+			return 1
+		})
+		if !slices.Equal(got, sorted[:k]) {
+			t.Fatalf("trial %d: n %d k %d: selected %v, want %v", trial, n, k, got, sorted[:k])
+		}
+	}
 }
 
 // oracleAppendTarget writes the target words of the path nodes (final first).
