@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -372,6 +373,77 @@ func checkOracle(t *testing.T, m *Model, input []string) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestKBestTies checks kbest against the oracle on random search graphs
+// whose totals tie often, exactly or after rounding (totals near 2⁵³
+// beside small ones, so that P.score - win.total + arc.total rounds
+// different arc totals to the same score): the paths must come in the
+// same order, ties broken by Moses' contender order.
+func TestKBestTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// The hand-made case first: at node N, arcs A (place 0, total 0.5)
+	// and B (place 1, total 1) deviate from a path of score 2⁵³ with
+	// N.total 0: both score 2⁵³, and A, made first, comes first.
+	x := &searcher{hyps: []hyp{
+		{prev: -1, opt: -1, arcHead: -1, arcTail: -1, arcNext: -1},                // 0 root
+		{total: 1 << 53, prev: 2, opt: -1, arcHead: -1, arcTail: -1, arcNext: -1}, // 1 final
+		{total: 0, prev: 0, opt: -1, arcHead: 3, arcTail: 4, arcNext: -1},         // 2 N
+		{total: 0.5, prev: 0, opt: -1, arcHead: -1, arcTail: -1, arcNext: 4},      // 3 A
+		{total: 1, prev: 0, opt: -1, arcHead: -1, arcTail: -1, arcNext: -1},       // 4 B
+	}}
+	checkKBest(t, x, []int32{1}, 10)
+	if got := x.kb.nodes[x.kb.out[1].start+1]; got != 3 {
+		t.Errorf("second path goes through %d, want A (3)", got)
+	}
+	for trial := range 300 {
+		x := &searcher{hyps: []hyp{{prev: -1, opt: -1, arcHead: -1, arcTail: -1, arcNext: -1}}}
+		total := func() float64 {
+			v := float64(rng.IntN(4)) / 2
+			if rng.IntN(3) == 0 {
+				v += 1 << 53
+			}
+			if rng.IntN(2) == 0 {
+				v = -v
+			}
+			return v
+		}
+		layer := []int32{0}
+		for range 2 + rng.IntN(4) {
+			var next []int32
+			for range 1 + rng.IntN(4) {
+				id := int32(len(x.hyps))
+				x.hyps = append(x.hyps, hyp{total: total(), prev: layer[rng.IntN(len(layer))], opt: -1, arcHead: -1, arcTail: -1, arcNext: -1})
+				for range rng.IntN(5) {
+					a := int32(len(x.hyps))
+					x.hyps = append(x.hyps, hyp{total: total(), prev: layer[rng.IntN(len(layer))], opt: -1, arcHead: -1, arcTail: -1, arcNext: -1})
+					x.addArc(id, a)
+				}
+				next = append(next, id)
+			}
+			layer = next
+		}
+		if !t.Run(fmt.Sprint(trial), func(t *testing.T) { checkKBest(t, x, layer, 1+rng.IntN(200)) }) {
+			break
+		}
+	}
+}
+
+// checkKBest compares kbest's paths (all derivations: the targets are
+// empty) with the oracle's.
+func checkKBest(t *testing.T, x *searcher, final []int32, count int) {
+	t.Helper()
+	paths, scores := x.oracleKBest(final, count, false)
+	got := x.kbest(final, count, false)
+	if len(got) != len(paths) {
+		t.Fatalf("%d paths, the oracle %d", len(got), len(paths))
+	}
+	for i, p := range got {
+		nodes := x.kb.nodes[p.start:p.end]
+		if !slices.Equal(nodes, paths[i]) || p.score != scores[i] {
+			t.Fatalf("path %d: %v score %v, the oracle %v score %v", i, nodes, p.score, paths[i], scores[i])
 		}
 	}
 }
