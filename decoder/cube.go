@@ -377,3 +377,46 @@ func (s *cellSet) grow() {
 		s.used = append(s.used, int32(q))
 	}
 }
+
+// heapEntry is an entry of cube pruning's queues, max-heaps: better score
+// first, then older first (id counts the entries in the order they were
+// made).
+type heapEntry struct {
+	score float64
+	id    int32
+}
+
+func (a heapEntry) better(b heapEntry) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.id < b.id
+}
+
+func heapUp(h []heapEntry, i int) {
+	for i > 0 {
+		up := (i - 1) / 2
+		if !h[i].better(h[up]) {
+			return
+		}
+		h[i], h[up] = h[up], h[i]
+		i = up
+	}
+}
+
+func heapDown(h []heapEntry, i int) {
+	for {
+		l, r, best := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].better(h[best]) {
+			best = l
+		}
+		if r < len(h) && h[r].better(h[best]) {
+			best = r
+		}
+		if best == i {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+}

@@ -87,12 +87,14 @@ func Decode(ctx context.Context, m *Model, sentence string, opts DecodeOptions) 
 	var res Result
 	res.Stats = SearchStats{Options: len(x.st.opts), Hypotheses: len(x.hyps)}
 	best := final[0]
-	nodes := x.chain(nil, best)
-	res.Best = x.hypothesis(nodes, x.hyps[best].total)
+	nodes := x.chain(x.kb.buf, best)
+	x.kb.buf = nodes
+	res.Best = x.hypothesis(nodes, x.hyps[best].total, string(x.appendTarget(nil, nodes)))
 	if opts.NBest > 0 {
-		paths, scores := x.kbest(final, opts.NBest, distinct)
+		paths := x.kbest(final, opts.NBest, distinct)
+		res.NBest = make([]Hypothesis, len(paths))
 		for i, p := range paths {
-			res.NBest = append(res.NBest, x.hypothesis(p, scores[i]))
+			res.NBest[i] = x.hypothesis(x.kb.nodes[p.start:p.end], p.score, p.target)
 		}
 	}
 	return res, nil

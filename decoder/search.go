@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/mtune/mtune/decoder/lm"
+	"github.com/mtune/mtune/feature"
 )
 
 // hyp is a partial translation: a path from the empty hypothesis through
@@ -154,6 +155,12 @@ type searcher struct {
 	memoLen   []int8
 
 	cube cubeState
+
+	// The replay of derivations into hypotheses (nbest.go): k-best
+	// enumeration, sparse feature ids, feature builder.
+	kb  kbestState
+	ids sparseIDs
+	fb  feature.Builder
 }
 
 func (m *Model) newSearcher() *searcher {
@@ -186,6 +193,9 @@ func (x *searcher) setup(words []string, w *dense, so SearchOptions, nbest int, 
 	x.lmBound = w.lm >= 0
 	x.cubing = so.Algorithm == CubePruning
 	m.collect(&x.st, words, w, &x.sb)
+	if m.tmpl.any() {
+		x.ids.reset(len(x.st.opts), m.tmpl.Reordering)
+	}
 	n := len(words)
 	x.hyps = x.hyps[:0]
 	x.free = x.free[:0]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -362,35 +361,5 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestSelectBest(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		n := 1 + rng.IntN(300)
-		h := make([]heapEntry, n)
-		for i := range h {
-			h[i] = heapEntry{score: float64(rng.IntN(20)), id: int32(i)}
-		}
-		k := 1 + rng.IntN(n)
-		sorted := slices.Clone(h)
-		slices.SortFunc(sorted, func(a, b heapEntry) int {
-			if a.better(b) {
-				return -1
-			}
-			return 1
-		})
-		selectBest(h, k)
-		got := slices.Clone(h[:k])
-		slices.SortFunc(got, func(a, b heapEntry) int {
-			if a.better(b) {
-				return -1
-			}
-			return 1
-		})
-		if !slices.Equal(got, sorted[:k]) {
-			t.Fatalf("trial %d: n %d k %d: selected %v, want %v", trial, n, k, got, sorted[:k])
-		}
 	}
 }
