@@ -95,20 +95,10 @@ func (h Hyp) ValidateStats() error {
 	return h.Stats().Validate()
 }
 
-// AddStatsTo adds the hypothesis' statistics to s: s.Add(h.Stats())
-// without making the Stats (MERT's sweeps do it at every breakpoint).
-func (h Hyp) AddStatsTo(s *metric.Stats) {
-	if s.N != len(h.stats) {
-		s.Add(h.Stats())
-		return
-	}
-	for i, x := range h.stats {
-		s.V[i] += x
-	}
-}
-
 // SubStatsFrom subtracts the hypothesis' statistics from s: s.Sub(h.Stats())
-// without making the Stats.
+// without making the Stats (an envelope's breakpoints, SentenceEnvelope).
+// MERT's sweeps read the statistics from each list's slab instead
+// (List.StatsSlab).
 func (h Hyp) SubStatsFrom(s *metric.Stats) {
 	if s.N != len(h.stats) {
 		s.Sub(h.Stats())
