@@ -310,6 +310,35 @@ func TestLoadFilteredConcurrent(t *testing.T) {
 	}
 }
 
+// smallSourceCases are the small model's inputs (writeSmall) with the
+// lines of its phrase table and reordering model they use: what
+// LoadFiltered keeps and Load with Sources attaches.
+var smallSourceCases = []struct {
+	name           string
+	sents          []string
+	ptKept, loKept int // phrase table and reordering lines kept (attached)
+}{
+	{"all phrases", []string{"le chat noir dort"}, 9, 7},
+	{"one word", []string{"dort"}, 2, 1},
+	// "le noir" holds le and noir, not "chat noir" or "le chat".
+	{"no phrase across sentences", []string{"le noir", "chat"}, 4, 4},
+	{"unknown words", []string{"un chien aboie", "xyz"}, 0, 0},
+	{"unknown and known", []string{"le chien dort"}, 4, 3},
+	{"no sentence", []string{}, 0, 0}, // not nil: Load takes nil Sources for every line
+	{"empty sentence", []string{"", "  "}, 0, 0},
+}
+
+// nonBlank returns the sentences of sents that hold a word.
+func nonBlank(sents []string) []string {
+	var out []string
+	for _, s := range sents {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // TestLoadFilteredSmall checks the lines kept of the tiny system and its
 // decodes, with and without a cache, including sentences that hold no
 // known phrase (every word is then copied, as the full model copies it).
@@ -321,20 +350,7 @@ func TestLoadFilteredSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name           string
-		sents          []string
-		ptKept, loKept int
-	}{
-		{"all phrases", []string{"le chat noir dort"}, 9, 7},
-		{"one word", []string{"dort"}, 2, 1},
-		// "le noir" holds le and noir, not "chat noir" or "le chat".
-		{"no phrase across sentences", []string{"le noir", "chat"}, 4, 4},
-		{"unknown words", []string{"un chien aboie", "xyz"}, 0, 0},
-		{"unknown and known", []string{"le chien dort"}, 4, 3},
-		{"no sentence", nil, 0, 0},
-		{"empty sentence", []string{"", "  "}, 0, 0},
-	}
+	tests := smallSourceCases
 	for _, tc := range tests {
 		for _, cache := range []FilterCache{{Off: true}, {Dir: t.TempDir()}} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -351,13 +367,7 @@ func TestLoadFilteredSmall(t *testing.T) {
 				if m.Stats().Options != tc.ptKept {
 					t.Errorf("model has %d options, want %d", m.Stats().Options, tc.ptKept)
 				}
-				var sents []string
-				for _, s := range tc.sents {
-					if strings.TrimSpace(s) != "" {
-						sents = append(sents, s)
-					}
-				}
-				sameDecodes(t, full, m, sents)
+				sameDecodes(t, full, m, nonBlank(tc.sents))
 			})
 		}
 	}

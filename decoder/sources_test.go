@@ -24,19 +24,7 @@ func TestLoadSourcesSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name             string
-		sents            []string
-		ptKept, attached int
-	}{
-		{"all phrases", []string{"le chat noir dort"}, 9, 7},
-		{"one word", []string{"dort"}, 2, 1},
-		{"no phrase across sentences", []string{"le noir", "chat"}, 4, 4},
-		{"unknown words", []string{"un chien aboie", "xyz"}, 0, 0},
-		{"unknown and known", []string{"le chien dort"}, 4, 3},
-		{"no sentence", []string{}, 0, 0},
-		{"empty sentence", []string{"", "  "}, 0, 0},
-	}
+	tests := smallSourceCases
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Load(ctx, ini, LoadOptions{Index: idx, Sources: tc.sents})
@@ -50,15 +38,10 @@ func TestLoadSourcesSmall(t *testing.T) {
 			if m.Stats().Options != tc.ptKept || lf.Stats().Options != st.PhraseTable.Kept || st.PhraseTable.Kept != tc.ptKept {
 				t.Errorf("%d options (LoadFiltered %d, kept %d), want %d", m.Stats().Options, lf.Stats().Options, st.PhraseTable.Kept, tc.ptKept)
 			}
-			if got := m.Stats().Reordering; got.Lines != 7 || got.Attached != tc.attached || got.Attached != lf.Stats().Reordering.Attached {
-				t.Errorf("reordering %+v, want 7 lines, %d attached (LoadFiltered %+v)", got, tc.attached, lf.Stats().Reordering)
+			if got := m.Stats().Reordering; got.Lines != 7 || got.Attached != tc.loKept || got.Attached != lf.Stats().Reordering.Attached {
+				t.Errorf("reordering %+v, want 7 lines, %d attached (LoadFiltered %+v)", got, tc.loKept, lf.Stats().Reordering)
 			}
-			var sents []string
-			for _, s := range tc.sents {
-				if strings.TrimSpace(s) != "" {
-					sents = append(sents, s)
-				}
-			}
+			sents := nonBlank(tc.sents)
 			for _, alg := range []Algorithm{StackSearch, CubePruning} {
 				sameDecodesWith(t, full, m, sents, alg)
 				sameDecodesWith(t, lf, m, sents, alg)
