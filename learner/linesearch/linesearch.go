@@ -244,8 +244,8 @@ func (s *Searcher) Envelopes(base, slope []float64, order []int32) (Envelopes, e
 	for _, w := range s.workers {
 		for _, bp := range w.sorted {
 			var d metric.Stats
-			s.add(&d, bp.sent, bp.to)
-			s.sub(&d, bp.sent, bp.from)
+			s.add(&d, bp.sent, bp.to, 1)
+			s.add(&d, bp.sent, bp.from, -1)
 			e.Points = append(e.Points, Breakpoint{Gamma: keyFloat(bp.key), Delta: d})
 		}
 	}
@@ -328,7 +328,7 @@ func (s *Searcher) firstStats() metric.Stats {
 	var sum metric.Stats
 	for i, f := range s.first {
 		if f >= 0 {
-			s.add(&sum, int32(i), f)
+			s.add(&sum, int32(i), f, 1)
 		}
 	}
 	return sum
@@ -349,41 +349,19 @@ func exact32(rows [][]float64, n int) []float32 {
 	return out
 }
 
-// add adds the statistics of list i's hypothesis k to sum.
-func (s *Searcher) add(sum *metric.Stats, i, k int32) {
+// add adds sign (1 or -1) times the statistics of list i's hypothesis k
+// to sum: a + (-x) is a - x exactly, so subtracting is adding with -1.
+func (s *Searcher) add(sum *metric.Stats, i, k int32, sign float64) {
+	sum.N = s.width
+	v := sum.V[:s.width]
 	if s.stats32 != nil {
-		row := s.stats32[int(s.off[i]+k)*s.width:][:s.width]
-		sum.N = s.width
-		v := sum.V[:len(row)]
-		for j, x := range row {
-			v[j] += float64(x)
+		for j, x := range s.stats32[int(s.off[i]+k)*s.width:][:s.width] {
+			v[j] += sign * float64(x)
 		}
 		return
 	}
-	row := s.rows[i][int(k)*s.width:][:s.width]
-	sum.N = s.width
-	v := sum.V[:len(row)]
-	for j, x := range row {
-		v[j] += x
-	}
-}
-
-// sub subtracts the statistics of list i's hypothesis k from sum.
-func (s *Searcher) sub(sum *metric.Stats, i, k int32) {
-	if s.stats32 != nil {
-		row := s.stats32[int(s.off[i]+k)*s.width:][:s.width]
-		sum.N = s.width
-		v := sum.V[:len(row)]
-		for j, x := range row {
-			v[j] -= float64(x)
-		}
-		return
-	}
-	row := s.rows[i][int(k)*s.width:][:s.width]
-	sum.N = s.width
-	v := sum.V[:len(row)]
-	for j, x := range row {
-		v[j] -= x
+	for j, x := range s.rows[i][int(k)*s.width:][:s.width] {
+		v[j] += sign * x
 	}
 }
 
@@ -430,8 +408,8 @@ func (s *Searcher) sweep() Result {
 			h := s.heads[i]
 			for ; h < len(w.sorted) && w.sorted[h].key == key; h++ {
 				bp := &w.sorted[h]
-				s.sub(&cur, bp.sent, bp.from)
-				s.add(&cur, bp.sent, bp.to)
+				s.add(&cur, bp.sent, bp.from, -1)
+				s.add(&cur, bp.sent, bp.to, 1)
 			}
 			s.heads[i] = h
 		}
