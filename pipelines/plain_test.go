@@ -145,6 +145,9 @@ func TestOptionErrors(t *testing.T) {
 		{"two feature commands of one name", func(o *pipelines.Options) {
 			o.Mode, o.FeatureCommands = tune.Batch, []tune.FeatureCommand{{Name: "rev", Command: "awk 1"}, {Name: "rev", Command: "awk 2"}}
 		}, "two commands for the feature rev"},
+		{"feature command not found", func(o *pipelines.Options) {
+			o.Mode, o.FeatureCommands = tune.Batch, []tune.FeatureCommand{{Name: "rev", Command: "mtune-no-such-scorer --n-best"}}
+		}, "--feature-command rev=mtune-no-such-scorer --n-best: exec: \"mtune-no-such-scorer\": executable file not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(d, filepath.Join(t.TempDir(), "out"))

@@ -85,8 +85,10 @@ type FeatureCommands struct {
 	Set, Source string
 }
 
-// Check refuses a command without a name or command, and two of one
-// name.
+// Check refuses a command without a name or command, two of one name, and
+// a program not found (on PATH or as a path, as --decoder's is checked
+// before any work: a worker would find it missing only after the epoch's
+// decoding).
 func (f FeatureCommands) Check() error {
 	for i, c := range f.Commands {
 		if _, err := ParseFeatureCommand(c.String()); err != nil {
@@ -94,6 +96,12 @@ func (f FeatureCommands) Check() error {
 		}
 		if slices.ContainsFunc(f.Commands[:i], func(d FeatureCommand) bool { return d.Name == c.Name }) {
 			return fmt.Errorf("tune: --feature-command: two commands for the feature %s", c.Name)
+		}
+	}
+	for _, c := range f.Commands {
+		words, _ := external.Split(c.Command) // ParseFeatureCommand split it
+		if _, err := exec.LookPath(words[0]); err != nil {
+			return fmt.Errorf("tune: --feature-command %s: %w", c, err)
 		}
 	}
 	return nil
