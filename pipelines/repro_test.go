@@ -67,7 +67,7 @@ func epochWeights(n int) func(root string) []string {
 // TestSparseReproducible is issue 20's reproducibility check on real
 // data: Moses' europarl-fr-en-8k model with every sparse template on, the
 // first 200 sentences of the tune split, one ipm epoch of 2 shards, run
-// with the default --decode-threads (the cores over the shards), with 1
+// with the default --decode-threads (the worker's cores), with 1
 // and with 4; each run loads its decoder anew, as a new process would. The epoch's
 // weights.json must be the same bytes in every run: the feature ids a
 // shard gives the features its decoding meets, and so the order of the

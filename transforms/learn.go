@@ -81,8 +81,8 @@ type LearnFn struct {
 	// Shards is the number of shards; it must be at least 1.
 	Shards int
 	// Options configure the learning. Options.Decode.Threads 0 means
-	// the worker's cores divided by Shards (at least 1): a shard decodes
-	// the sentences of a mini-batch at once on that many goroutines.
+	// the worker's cores (decodeThreads): a shard decodes the sentences of
+	// a mini-batch at once on that many goroutines.
 	Options tune.LearnOptions
 	// DropLists leaves the lists output empty instead of sending it
 	// every sentence's scored n-best list (line-search mixing needs them,
@@ -101,12 +101,18 @@ type LearnFn struct {
 }
 
 // decodeThreads returns the goroutines a shard decodes a mini-batch on:
-// threads, or with 0 the worker's cores shared out among the shards.
-func decodeThreads(threads, shards int) int {
+// threads, or with 0 all of the worker's cores. A runner may run the
+// shards one after another (prism's PROCESS workers, the direct runner) or
+// side by side (prism's loopback workers, Dataflow); the built-in decoder
+// shares the cores among the shards a worker runs at once (tune.Moses
+// decodes no more sentences at once than the process has cores), so that
+// no core idles in the first case and none is oversubscribed in the
+// second.
+func decodeThreads(threads int) int {
 	if threads > 0 {
 		return threads
 	}
-	return max(1, runtime.NumCPU()/max(1, shards))
+	return max(1, runtime.NumCPU())
 }
 
 func (f *LearnFn) check() error {
@@ -133,7 +139,7 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 		return err
 	}
 	o := f.Options
-	o.Decode.Threads = decodeThreads(o.Decode.Threads, f.Shards)
+	o.Decode.Threads = decodeThreads(o.Decode.Threads)
 	if f.DropLists {
 		emitList = nil
 	}

@@ -184,11 +184,16 @@ func NewMoses(m *decoder.Model) *Moses { return &Moses{m: m} }
 func (d *Moses) Features() *feature.Index { return d.m.Index() }
 
 // NBest decodes src with the weights w (over Features) into up to n
-// distinct translations, best first.
+// distinct translations, best first. No more decodings run at once in the
+// process than it has cores (coreSlots): a call waits for one.
 func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Weights, n int) ([]decoder.Hypothesis, error) {
 	if n < 1 {
 		n = 1
 	}
+	if err := cores.acquire(ctx); err != nil {
+		return nil, fmt.Errorf("tune: sentence %d: %w", sentID, err)
+	}
+	defer cores.release()
 	res, err := decoder.Decode(ctx, d.m, src, decoder.DecodeOptions{NBest: n, Weights: w})
 	if err != nil {
 		return nil, fmt.Errorf("tune: sentence %d: %w", sentID, err)
