@@ -29,6 +29,14 @@ func addScaled(g Sink, a float64, v feature.Vector) {
 	if a == 0 {
 		return
 	}
+	if d, ok := g.(Dense); ok {
+		// Dense.Add inlined: the same sums without a call a value
+		// (PRO's regression spent a tenth of its time in the calls).
+		for k, id := range v.IDs {
+			d[id] += float64(a * v.Vals[k])
+		}
+		return
+	}
 	for k, id := range v.IDs {
 		g.Add(id, a*v.Vals[k])
 	}

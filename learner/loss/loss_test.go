@@ -504,3 +504,33 @@ func TestSoftplusSigmoid(t *testing.T) {
 		}
 	}
 }
+
+// sinkFunc is a Sink that is not a Dense: addScaled calls its Add.
+type sinkFunc func(id feature.ID, x float64)
+
+func (f sinkFunc) Add(id feature.ID, x float64) { f(id, x) }
+
+// TestAddScaledDense: the losses' gradients in a Dense (added in place)
+// have the bits of the same gradients added through Sink.Add.
+func TestAddScaledDense(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	xs := make([]feature.Vector, 200)
+	for i := range xs {
+		xs[i] = randVector(r, 1+r.IntN(dim))
+	}
+	w := randWeights(r, 1)
+	for name, loss := range map[string]func(feature.Weights, []feature.Vector, Sink) float64{"Logistic": Logistic, "Hinge": Hinge} {
+		dense := make(Dense, dim)
+		viaAdd := make([]float64, dim)
+		f1 := loss(w, xs, dense)
+		f2 := loss(w, xs, sinkFunc(func(id feature.ID, x float64) { viaAdd[id] += x }))
+		if math.Float64bits(f1) != math.Float64bits(f2) {
+			t.Errorf("%s: loss %v and %v", name, f1, f2)
+		}
+		for j := range dense {
+			if math.Float64bits(dense[j]) != math.Float64bits(viaAdd[j]) {
+				t.Errorf("%s: gradient %d is %v in a Dense, %v through Add", name, j, dense[j], viaAdd[j])
+			}
+		}
+	}
+}
