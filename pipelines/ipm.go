@@ -41,9 +41,10 @@ type Options struct {
 	// means 2.
 	Threads int
 	// DecodeThreads is the number of sentences of a mini-batch a shard
-	// decodes at once in ipm mode; 0 means the worker's cores, which the
-	// built-in decoder shares among the shards a worker runs at once.
-	// Results do not depend on it.
+	// (or a stale gradient goroutine) decodes at once in ipm and stale
+	// mode; 0 means the worker's cores, which the built-in decoder shares
+	// among the shards a worker runs at once. Results do not depend on it
+	// (but for stale mode's timing with Threads > 1).
 	DecodeThreads int
 	// MaxStaleness is stale mode's staleness bound (a staler gradient is
 	// recomputed against fresh weights); 0 means unlimited.

@@ -82,7 +82,9 @@ func (f *StaleLearnFn) ProcessElement(ctx context.Context, shard int, sents func
 	if err != nil {
 		return err
 	}
-	res, work, err := tune.StaleLearnShard(ctx, dec, shard, xs, w, state, f.Options, f.Stale, emitList)
+	o := f.Options
+	o.Decode.Threads = decodeThreads(o.Decode.Threads)
+	res, work, err := tune.StaleLearnShard(ctx, dec, shard, xs, w, state, o, f.Stale, emitList)
 	if err != nil {
 		return err
 	}
