@@ -157,8 +157,8 @@ func (b *builder) unigram(word []byte, prob, backoff float32) error {
 		m.prob[0], m.backoff[0] = prob, normBackoff(backoff)
 		return nil
 	}
-	if len(m.vocab.arena)+len(word) > math.MaxUint32 {
-		return errorf(ErrCount, "the 1-grams' words exceed 4 GiB")
+	if m.vocab.Len() >= math.MaxInt32 || len(word) > math.MaxUint32 {
+		return errorf(ErrCount, "more than %d 1-grams, or a word of 4 GiB", math.MaxInt32-1)
 	}
 	id, isNew := m.vocab.add(word)
 	if !isNew {
