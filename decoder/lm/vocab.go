@@ -17,7 +17,7 @@ const (
 	EndWord     = "</s>"
 )
 
-// Vocab maps words to ids and back: a strtab.Table (the words in one
+// Vocab maps words to ids and back: a strtab.Table (the words in an
 // arena, the hash table holding ids only). It is safe for concurrent
 // readers once built.
 type Vocab struct {
