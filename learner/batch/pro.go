@@ -157,41 +157,89 @@ func (p *PRO) Learn(ctx context.Context, lists []pool.List) error {
 
 func (p *PRO) learn(ctx context.Context, c *compiled, lists []pool.List) (feature.Weights, PRORun, error) {
 	pairs := p.opts.sampler().Sample(rand.New(p.rng), lists, nil)
+	if c.dense {
+		rows, err := diffRows(lists, pairs, c.ids)
+		if err != nil {
+			return nil, PRORun{Pairs: len(pairs)}, err
+		}
+		return p.minimize(ctx, c.ids, len(pairs), func(x, grad []float64) float64 {
+			return loss.LogisticRows(x, rows, grad)
+		})
+	}
 	return p.fit(ctx, c.ids, sample.Vectors(lists, pairs, nil))
+}
+
+// diffRows returns the difference vector φ(better) − φ(worse) of each
+// pair as a dense row over the local ids (ids: sorted, distinct, the
+// pool's features): for a pool whose features are dense, half the bytes of
+// sparse vectors and no id to look up a value. Each value is the one
+// feature.Diff gives, and zero where Diff drops the feature
+// (loss.LogisticRows).
+func diffRows(lists []pool.List, pairs []sample.Pair, ids []feature.ID) ([]float64, error) {
+	d := len(ids)
+	rows := make([]float64, len(pairs)*d)
+	for i, pr := range pairs {
+		row := rows[i*d : (i+1)*d]
+		h := lists[pr.List].Hyps
+		for _, side := range [2]struct {
+			v    feature.Vector
+			sign float64
+		}{{h[pr.Better].Features, 1}, {h[pr.Worse].Features, -1}} {
+			for k, id := range side.v.IDs {
+				j, found := slices.BinarySearch(ids, id)
+				if !found {
+					return nil, fmt.Errorf("batch: PRO: pair %d has feature %d, not one of the pool's", i, id)
+				}
+				row[j] += side.sign * side.v.Vals[k]
+			}
+		}
+	}
+	return rows, nil
 }
 
 // fit is the logistic regression of Learn over the difference vectors xs
 // (global ids) in the dimensions ids (sorted, distinct: the features of the
 // pool the pairs come from).
 func (p *PRO) fit(ctx context.Context, ids []feature.ID, xs []feature.Vector) (feature.Weights, PRORun, error) {
-	o := p.opts
-	run := PRORun{Pairs: len(xs)}
-	if len(xs) == 0 {
-		return p.w.Clone(), run, nil
-	}
-	c := &compiled{ids: ids, dim: len(ids)}
 	// Difference vectors over local ids.
 	for i, x := range xs {
 		local := make([]feature.ID, len(x.IDs))
 		for k, id := range x.IDs {
-			j, found := slices.BinarySearch(c.ids, id)
+			j, found := slices.BinarySearch(ids, id)
 			if !found {
-				return nil, run, fmt.Errorf("batch: PRO: pair %d has feature %d, not one of the pool's", i, id)
+				return nil, PRORun{Pairs: len(xs)}, fmt.Errorf("batch: PRO: pair %d has feature %d, not one of the pool's", i, id)
 			}
 			local[k] = feature.ID(j)
 		}
 		xs[i] = feature.Vector{IDs: local, Vals: x.Vals}
 	}
-	n := float64(len(xs))
+	return p.minimize(ctx, ids, len(xs), func(x, grad []float64) float64 {
+		var g loss.Sink
+		if grad != nil {
+			g = loss.Dense(grad)
+		}
+		return loss.Logistic(x, xs, g)
+	})
+}
+
+// minimize is the logistic regression of Learn over pairs difference
+// vectors in the dimensions ids, whose summed loss at the local weights x
+// sumLoss gives, adding its gradient to grad when grad is not nil.
+func (p *PRO) minimize(ctx context.Context, ids []feature.ID, pairs int, sumLoss func(x, grad []float64) float64) (feature.Weights, PRORun, error) {
+	o := p.opts
+	run := PRORun{Pairs: pairs}
+	if pairs == 0 {
+		return p.w.Clone(), run, nil
+	}
+	c := &compiled{ids: ids, dim: len(ids)}
+	n := float64(pairs)
 	lambda := opt.OrOff(o.Lambda, 1/(2*n))
 	run.Lambda = lambda
 	obj := func(x []float64, grad []float64) float64 {
-		var g loss.Sink
 		if grad != nil {
 			clear(grad)
-			g = loss.Dense(grad)
 		}
-		f := loss.Logistic(x, xs, g) / n
+		f := sumLoss(x, grad) / n
 		var sq float64
 		for j, v := range x {
 			sq += v * v

@@ -135,3 +135,47 @@ func TestPROOptions(t *testing.T) {
 		{Iterations: -1}, {Interpolate: 1.5}, {Interpolate: -0.1},
 	})
 }
+
+// TestPRODenseRows: over a dense pool PRO fits dense difference rows
+// (diffRows, loss.LogisticRows); the weights and the run are the bits the
+// sparse vectors give, on europarl100 and on random pools whose
+// hypotheses miss some features.
+func TestPRODenseRows(t *testing.T) {
+	d := loadEuroparl100(t)
+	r := rand.New(rand.NewPCG(43, 44))
+	pools := map[string][]pool.List{"europarl100": d.lists, "random": randomPool(r, 40, 30, 5, 10)}
+	for name, lists := range pools {
+		for _, o := range []PROOptions{{Seed: 1}, {Seed: 2, Lambda: 0.01, Gain: GainLinOch}} {
+			var ws [2]feature.Weights
+			var runs [2]PRORun
+			for v, l := range []layout{layoutDense, layoutSparse} {
+				c, err := compileLayout(lists, l, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.dense != (l == layoutDense) {
+					t.Fatalf("%s: layout %d compiled dense=%v", name, l, c.dense)
+				}
+				p, err := NewPRO(d.init, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws[v], runs[v], err = p.learn(context.Background(), c, lists)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if runs[0] != runs[1] || len(ws[0]) != len(ws[1]) {
+				t.Fatalf("%s, seed %d: dense rows %+v, sparse vectors %+v", name, o.Seed, runs[0], runs[1])
+			}
+			for j := range ws[0] {
+				if math.Float64bits(ws[0][j]) != math.Float64bits(ws[1][j]) {
+					t.Errorf("%s, seed %d: weight %d is %v from dense rows, %v from sparse vectors", name, o.Seed, j, ws[0][j], ws[1][j])
+				}
+			}
+			if runs[0].Pairs == 0 {
+				t.Errorf("%s, seed %d: no pair sampled", name, o.Seed)
+			}
+		}
+	}
+}

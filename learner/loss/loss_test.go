@@ -534,3 +534,38 @@ func TestAddScaledDense(t *testing.T) {
 		}
 	}
 }
+
+// TestLogisticRows: the loss and gradient over dense rows have the bits
+// of Logistic over the same vectors kept sparse (zero entries absent),
+// with negative, zero and positive weights.
+func TestLogisticRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := range 20 {
+		xs := make([]feature.Vector, 1+r.IntN(300))
+		rows := make([]float64, len(xs)*dim)
+		for i := range xs {
+			xs[i] = randVector(r, r.IntN(dim+1))
+			for k, id := range xs[i].IDs {
+				rows[i*dim+int(id)] = xs[i].Vals[k]
+			}
+		}
+		w := randWeights(r, float64(trial%4))
+		for j := range w {
+			if r.IntN(4) == 0 {
+				w[j] = 0
+			}
+		}
+		sparse := make(Dense, dim)
+		dense := make([]float64, dim)
+		f1 := Logistic(w, xs, sparse)
+		f2 := LogisticRows(w, rows, dense)
+		if math.Float64bits(f1) != math.Float64bits(f2) || math.Float64bits(f2) != math.Float64bits(LogisticRows(w, rows, nil)) {
+			t.Fatalf("trial %d: loss %v over sparse vectors, %v over rows", trial, f1, f2)
+		}
+		for j := range dense {
+			if math.Float64bits(dense[j]) != math.Float64bits(sparse[j]) {
+				t.Fatalf("trial %d: gradient %d is %v over rows, %v over sparse vectors", trial, j, dense[j], sparse[j])
+			}
+		}
+	}
+}
