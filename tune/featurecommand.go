@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/feature"
@@ -235,19 +234,16 @@ func (c FeatureCommand) run(ctx context.Context, text []byte, lines [][2]int, wh
 	cmd.Stdin = bytes.NewReader(text)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout bytes.Buffer
-	stderr := &tailBuffer{max: featureCommandStderr}
+	stderr := &external.Tail{Max: featureCommandStderr}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	cmd.WaitDelay = 5 * time.Second
+	external.KillGroup(cmd)
+	cmd.WaitDelay = external.WaitDelay
 	name := fmt.Sprintf("--feature-command %s (%s)", c.Name, c.Command)
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("tune: %s: %s: %w", name, where, context.Cause(ctx))
 		}
-		msg := strings.TrimSpace(string(stderr.b))
-		if msg != "" {
-			msg = "; its standard error ends:\n" + msg
-		}
-		return nil, fmt.Errorf("tune: %s: %s, %d n-best lines: %w%s", name, where, len(lines), err, msg)
+		return nil, fmt.Errorf("tune: %s: %s, %d n-best lines: %w%s", name, where, len(lines), err, stderr.Ends())
 	}
 	xs := make([]float64, 0, len(lines))
 	sc := bufio.NewScanner(&stdout)
@@ -272,18 +268,4 @@ func (c FeatureCommand) run(ctx context.Context, text []byte, lines [][2]int, wh
 			name, where, len(xs), len(lines))
 	}
 	return xs, nil
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
 }

@@ -228,9 +228,10 @@ func (r *run) sentences() string {
 	return b.String()
 }
 
-// waitDelay is how long a killed decoder's output pipes may stay open (a
-// grandchild holding them) before Wait gives up on them.
-const waitDelay = 5 * time.Second
+// WaitDelay is how long a killed child's output pipes may stay open (a
+// grandchild holding them) before Wait gives up on them: the decoder's and
+// the feature commands' (tune.FeatureCommand).
+const WaitDelay = 5 * time.Second
 
 // exec runs the decoder on srcs and checks its exit status and its
 // standard output.
@@ -238,7 +239,7 @@ func (r *run) exec(ctx context.Context, srcs []string) error {
 	cmd := exec.CommandContext(ctx, r.d.cfg.Command[0], r.args...)
 	cmd.Stdin = strings.NewReader(strings.Join(srcs, "\n") + "\n")
 	var lines lineCounter
-	stderr := &tail{max: 2048}
+	stderr := &Tail{Max: 2048}
 	cmd.Stdout, cmd.Stderr = &lines, stderr
 	if len(r.d.cfg.Env) > 0 {
 		cmd.Env = os.Environ()
@@ -246,18 +247,14 @@ func (r *run) exec(ctx context.Context, srcs []string) error {
 			cmd.Env = append(cmd.Env, k+"="+r.d.cfg.Env[k])
 		}
 	}
-	killGroup(cmd)
-	cmd.WaitDelay = waitDelay
+	KillGroup(cmd)
+	cmd.WaitDelay = WaitDelay
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return fmt.Errorf("external: %s: %w", r, context.Cause(ctx))
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			msg = "; its standard error ends:\n" + msg
-		}
-		return fmt.Errorf("external: %s: %w%s", r, err, msg)
+		return fmt.Errorf("external: %s: %w%s", r, err, stderr.Ends())
 	}
 	if n := lines.lines(); n != len(srcs) {
 		return fmt.Errorf("external: %s: %d lines on standard output for %d sentences", r, n, len(srcs))
@@ -326,25 +323,37 @@ func (c *lineCounter) lines() int {
 	return c.newlines
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
-	max int
+// Tail keeps the last Max bytes written to it: a child's standard error,
+// for the error that reports its failure.
+type Tail struct {
+	Max int
 	buf []byte
 	cut bool
 }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	if len(t.buf) > t.Max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.Max:]...)
 		t.cut = true
 	}
 	return len(p), nil
 }
 
-func (t *tail) String() string {
+// String returns what was kept, after "…" when the start was cut.
+func (t *Tail) String() string {
 	if t.cut {
 		return "…" + string(t.buf)
 	}
 	return string(t.buf)
+}
+
+// Ends returns "; its standard error ends:\n" and what was kept, for an
+// error's end, or "" when nothing but blanks was written.
+func (t *Tail) Ends() string {
+	msg := strings.TrimSpace(t.String())
+	if msg == "" {
+		return ""
+	}
+	return "; its standard error ends:\n" + msg
 }

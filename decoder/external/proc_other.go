@@ -4,6 +4,6 @@ package external
 
 import "os/exec"
 
-// killGroup leaves cmd as it is: its cancellation kills the decoder
-// process alone.
-func killGroup(cmd *exec.Cmd) {}
+// KillGroup leaves cmd as it is: its cancellation kills the process
+// alone.
+func KillGroup(cmd *exec.Cmd) {}
