@@ -161,13 +161,7 @@ func check(t *testing.T, name string, lists []pool.List, w, d feature.Weights, o
 		t.Fatalf("%s: %v", name, err)
 	}
 	base, slope := make([]float64, s.Len()), make([]float64, s.Len())
-	k := 0
-	for _, l := range lists {
-		for _, h := range l.Hyps {
-			base[k], slope[k] = h.Features.Dot(w), h.Features.Dot(d)
-			k++
-		}
-	}
+	lines(lists, w, d, base, slope)
 	res, err := s.Search(base, slope)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -549,13 +543,7 @@ func TestPackedLists(t *testing.T) {
 				for j := range d {
 					d[j] = r.Float64()*2 - 1
 				}
-				k := 0
-				for _, l := range ls {
-					for _, h := range l.Hyps {
-						base[k], slope[k] = h.Features.Dot(w), h.Features.Dot(d)
-						k++
-					}
-				}
+				lines(ls, w, d, base, slope)
 				res, err := s.Search(base, slope)
 				if err != nil {
 					t.Fatal(err)
@@ -601,6 +589,18 @@ func TestExact32(t *testing.T) {
 		}
 		if got := exact32(tc.rows, n); !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("exact32(%v) = %v, want %v", tc.rows, got, tc.want)
+		}
+	}
+}
+
+// lines fills base and slope with each hypothesis' line along w + γ·d,
+// numbered across lists as a Searcher numbers them.
+func lines(lists []pool.List, w, d feature.Weights, base, slope []float64) {
+	k := 0
+	for _, l := range lists {
+		for _, h := range l.Hyps {
+			base[k], slope[k] = h.Features.Dot(w), h.Features.Dot(d)
+			k++
 		}
 	}
 }
