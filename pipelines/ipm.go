@@ -374,17 +374,40 @@ func (o *Options) keep(l rundir.Layout, inputs []rundir.InputFile) []string {
 	for _, in := range inputs {
 		keep = append(keep, in.Path)
 	}
-	if demo := l.DemoModel(); storage.IsGCS(demo) && strings.HasPrefix(o.Config, demo+"/") || !storage.IsGCS(demo) && sameFolder(o.Config, demo) {
-		keep = append(keep, demo)
+	if o.tunesDemo(l) {
+		keep = append(keep, l.DemoModel())
 	}
 	return keep
 }
 
+// tunesDemo reports whether the run in l tunes the demo system it built
+// in l's demo-model/.
+func (o *Options) tunesDemo(l rundir.Layout) bool {
+	demo := l.DemoModel()
+	return storage.IsGCS(demo) && strings.HasPrefix(o.Config, demo+"/") || !storage.IsGCS(demo) && sameFolder(o.Config, demo)
+}
+
+// outsideDemo returns the inputs but for the demo system's files when the
+// run tunes the demo it built in l (those are the run's own): what must
+// not lie where the run writes (rundir.RunDir.CheckInputs).
+func (o *Options) outsideDemo(l rundir.Layout, inputs []rundir.InputFile) []rundir.InputFile {
+	if !o.tunesDemo(l) {
+		return inputs
+	}
+	var out []rundir.InputFile
+	for _, in := range inputs {
+		if !sameFolder(in.Path, l.DemoModel()) && !(storage.IsGCS(in.Path) && strings.HasPrefix(in.Path, l.DemoModel()+"/")) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
 // sameFolder reports whether the local file p lies under the folder dir,
-// both compared as absolute paths.
+// both compared cleaned (storage.Clean: absolute, links followed).
 func sameFolder(p, dir string) bool {
-	ap, err1 := filepath.Abs(p)
-	ad, err2 := filepath.Abs(dir)
+	ap, err1 := storage.Clean(p)
+	ad, err2 := storage.Clean(dir)
 	return err1 == nil && err2 == nil && strings.HasPrefix(ap, ad+string(filepath.Separator))
 }
 
@@ -462,6 +485,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
 		return Result{}, err
 	}
+	if err := dir.CheckInputs(o.outsideDemo(dir.Layout, man.Inputs)...); err != nil {
+		return Result{}, err
+	}
 	initPath := o.Init
 	if initPath == "" {
 		initPath = o.Config
@@ -486,7 +512,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		// manifest says so first.
 		var prev rundir.Manifest
 		perr := rundir.ReadJSON(ctx, dir.Manifest(), &prev)
-		otherReplicas := perr == nil && max(1, prev.Options.Replicas) != o.replicas()
+		started := perr == nil && prev.Status != rundir.StatusStarting // else the folder's record alone: no run started
+		otherReplicas := started && max(1, prev.Options.Replicas) != o.replicas()
 		if len(res.Epochs) > 0 || otherReplicas {
 			if perr != nil {
 				return Result{}, perr
@@ -518,7 +545,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := rundir.WriteJSON(ctx, dir.Manifest(), man); err != nil {
+	if err := dir.WriteManifest(ctx, man); err != nil {
 		return Result{}, err
 	}
 	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath}
@@ -528,13 +555,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.Resumed = len(res.Epochs) / o.replicas()
 	report := tune.NewReport(dir.Layout, o.metric)
 	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Start: tune.Weights{ByName: init, File: startPath},
-		Recorders: []tune.Recorder{report, tune.NewPrinter(o.Progress)}}
+		Recorders: []tune.Recorder{report, dir.Checkpoints(), tune.NewPrinter(o.Progress)}}
 	res.Epochs, err = d.Run(ctx, e, res.Epochs)
 	if err == nil {
 		res.BestReplica, res.Best = rundir.BestReplica(res.Epochs)
 		res.BestWeights = dir.Best().JSON()
 	}
-	return res, rundir.Finish(ctx, report, man, err)
+	return res, rundir.Finish(ctx, dir, report, man, err)
 }
 
 // ipmEpoch is the tune.Epocher (and tune.ReplicasEpocher) of --mode ipm

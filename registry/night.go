@@ -110,6 +110,9 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	if rerr := WriteReport(ctx, n.Registry); rerr != nil {
 		n.logf("could not redraw %s: %v", n.Registry.Report(), rerr)
 	}
+	if rerr := n.Registry.WriteRecord(ctx); rerr != nil {
+		n.logf("could not record the night's files in %s: %v", n.Registry.Root, rerr)
+	}
 	return Outcome{Entry: e}, err
 }
 
@@ -222,7 +225,9 @@ func (n Night) startWeights(ctx context.Context, dir *rundir.RunDir, ptr *Pointe
 	}
 	var man rundir.Manifest
 	if err := rundir.ReadJSON(ctx, dir.Manifest(), &man); err == nil {
-		init = man.Init
+		if man.Status != rundir.StatusStarting { // else no run started: its manifest is the folder's record alone
+			init = man.Init
+		}
 	} else if !notExist(err) {
 		return "", err
 	}

@@ -27,19 +27,17 @@ type Registry struct {
 	Log io.Writer
 }
 
-// Open names the registry at root; a local one by its absolute path, so
-// that the paths it hands the night (the weights, resolved from the
-// registry's relative ones) hold from any folder (cron and systemd start
-// in another). It reads nothing (CheckRoot does).
+// Open names the registry at root by its one spelling (storage.Clean): a
+// local one by its absolute path, so that the paths it hands the night
+// (the weights, resolved from the registry's relative ones) hold from any
+// folder (cron and systemd start in another). It reads nothing (CheckRoot
+// does).
 func Open(root string) (Registry, error) {
-	if storage.IsGCS(root) {
-		return Registry{Root: root}, nil
-	}
-	abs, err := filepath.Abs(root)
+	clean, err := storage.Clean(root)
 	if err != nil {
 		return Registry{}, fmt.Errorf("registry %s: %w", root, err)
 	}
-	return Registry{Root: abs}, nil
+	return Registry{Root: clean}, nil
 }
 
 // Promoted is R/promoted.json.
@@ -69,42 +67,25 @@ func (r Registry) Gate(id string) string { return storage.Join(r.Run(id).Root, "
 // if another night promoted others meanwhile.
 func (r Registry) Start(id string) string { return storage.Join(r.Run(id).Root, "start.json") }
 
-// ErrNoRegistry is returned, wrapped, by CheckRoot.
-var ErrNoRegistry = errors.New("holds no registry")
-
-// CheckRoot refuses (ErrNoRegistry) a root that holds files but no
-// registry: none of promoted.json, history.jsonl or runs/, and some file
-// a registry does not hold. retrain calls it before any work, so that a
-// night never writes among a user's files.
-func (r Registry) CheckRoot(ctx context.Context) error {
-	files, err := storage.Walk(ctx, r.Root)
-	if err != nil {
-		return err
-	}
-	prefix := strings.TrimSuffix(r.Root, "/") + "/"
-	var foreign []string
-	for _, f := range files {
-		rel := filepath.ToSlash(strings.TrimPrefix(f, prefix))
-		top, _, _ := strings.Cut(rel, "/")
-		switch {
-		case top == "promoted.json" || top == "history.jsonl" || top == "runs":
-			return nil
-		case top == rundir.LeaseName || top == rundir.ReportName || top == "demo-model" || strings.HasSuffix(top, ".broken"):
-		default:
-			foreign = append(foreign, rel)
-		}
-	}
-	if len(foreign) > 0 {
-		return fmt.Errorf("%s %w: it holds %d files (%s, …) and no promoted.json, history.jsonl or runs/: give --registry an empty or new folder, or an existing registry",
-			r.Root, ErrNoRegistry, len(files), foreign[0])
-	}
-	return nil
-}
-
 // Lock takes the registry's lease (a *rundir.BusyError, matching
-// rundir.ErrBusy, if another process holds it). The caller releases it.
+// rundir.ErrBusy, if another process holds it), for a registry only
+// (CheckRoot), and records the registry in its manifest.json. The caller
+// releases it.
 func (r Registry) Lock(ctx context.Context, o rundir.LeaseOptions) (*rundir.Lease, error) {
-	return rundir.AcquireLease(ctx, r.LeaseFile(), o)
+	if err := r.CheckRoot(ctx); err != nil {
+		return nil, err
+	}
+	l, err := rundir.AcquireLease(ctx, r.LeaseFile(), o)
+	if err != nil {
+		return nil, err
+	}
+	// Checked again under the lease, and the record written (on the first
+	// night, created) before any other write.
+	if err := errors.Join(r.CheckRoot(ctx), r.WriteRecord(ctx)); err != nil {
+		l.Release(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return l, nil
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)

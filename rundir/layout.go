@@ -2,7 +2,7 @@ package rundir
 
 import (
 	"fmt"
-	"strings"
+	"regexp"
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
@@ -31,21 +31,25 @@ type Layout struct {
 	Root string
 }
 
-// runNames are the names a run writes at the top of its folder: every
-// file and folder of the Layout, and gate.json and start.json of a
-// registry's night.
-var runNames = map[string]bool{
-	"manifest.json": true, "metrics.jsonl": true, ReportName: true, "run.log": true, LeaseName: true,
-	"init": true, "demo-model": true, "best": true, "epochs": true, "replicas": true, "gate.json": true, "start.json": true,
-}
+// runFile matches, by its slash-separated path relative to a run folder,
+// every file a run of mtune writes there (the Layout's): what a run
+// records as its own as it writes (Record), never a name of the user's
+// such as best/DEPLOYED.txt. A replica's folder (replicas/RRR/) holds
+// epochs and best/ as the run folder does; a registry's night adds
+// gate.json and start.json; demo-model/ is the demo system tune builds.
+var runFile = regexp.MustCompile(`^(?:` +
+	`manifest\.json|metrics\.jsonl|report\.html|run\.log|gate\.json|start\.json` +
+	`|init/(?:weights|weights\.sparse|weights\.json|model\.json|dev-stats\.json)` +
+	`|demo-model/.+` +
+	`|(?:replicas/[0-9]{3}/)?(?:best/(?:weights|weights\.sparse|weights\.json|epoch\.json)` +
+	`|epochs/[0-9]{3,}/(?:weights|weights\.sparse|weights\.json|complete|state/[^/]+|pool/[^/]+|work/.+))` +
+	`)$`)
 
 // Owns reports whether rel, a slash-separated path relative to a run
-// folder, is a file or folder a run of mtune writes there (one of the
-// Layout's), not one of the user's: what --overwrite may remove.
-func (Layout) Owns(rel string) bool {
-	top, _, _ := strings.Cut(rel, "/")
-	return runNames[top]
-}
+// folder, names a file a run of mtune writes there (one of the Layout's),
+// not one of the user's: what a run records as its own (Record), and so
+// what --overwrite may remove if its bytes are still those recorded.
+func (Layout) Owns(rel string) bool { return runFile.MatchString(rel) }
 
 // Manifest is manifest.json: command line, inputs and checksums, status.
 func (l Layout) Manifest() string { return storage.Join(l.Root, "manifest.json") }

@@ -15,23 +15,38 @@ import (
 	"github.com/mtune/mtune/io/storage"
 )
 
-// Manifest is manifest.json.
+// Manifest is manifest.json: what a command of mtune (tune, build,
+// tune-nbest, retrain's registry) records of its output folder, with the
+// record of every file it wrote there (Record).
 type Manifest struct {
-	CommandLine []string      `json:"command_line"`
-	Version     string        `json:"version"`
-	Inputs      []InputFile   `json:"inputs"`
-	Seed        uint64        `json:"seed"`
-	Init        string        `json:"init,omitempty"`
-	Options     ManifestFlags `json:"options"`
-	Start       time.Time     `json:"start"`
-	End         *time.Time    `json:"end,omitempty"`
-	// Status is "running", "done" or "failed".
+	// Schema and SchemaVersion are ManifestSchema and
+	// ManifestSchemaVersion, Command the command whose folder this is:
+	// set by Record.Write.
+	Schema        string        `json:"schema"`
+	SchemaVersion int           `json:"schema_version"`
+	Command       string        `json:"command"`
+	CommandLine   []string      `json:"command_line"`
+	Version       string        `json:"version"`
+	Inputs        []InputFile   `json:"inputs"`
+	Seed          uint64        `json:"seed"`
+	Init          string        `json:"init,omitempty"`
+	Options       ManifestFlags `json:"options"`
+	Start         time.Time     `json:"start"`
+	End           *time.Time    `json:"end,omitempty"`
+	// Status is "starting" (the folder's record, written when an empty
+	// folder is opened, before the run's own manifest), "running", "done"
+	// or "failed".
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// ReplicaSeeds are the seeds of the replicas of a run of several
 	// (--replicas; tune's ReplicaSeed, the first is Seed), absent for a run of
 	// one.
 	ReplicaSeeds []uint64 `json:"replica_seeds,omitempty"`
+	// Files are the files the command wrote into the folder, with the
+	// digests of their bytes; Kept those it found there and left (the
+	// user's, or changed since written), never recorded while unchanged.
+	Files []FileRecord `json:"files"`
+	Kept  []FileRecord `json:"kept,omitempty"`
 }
 
 // ManifestFlags records the options that shape the result; --resume
@@ -86,6 +101,10 @@ type ManifestFlags struct {
 	MIRAC, MIRADecay           float64     `json:",omitempty"`
 	Rate                       float64     `json:",omitempty"`
 }
+
+// StatusStarting is the status of the manifest Open writes into an empty
+// folder, before the command writes its own.
+const StatusStarting = "starting"
 
 // Setting is one option of a run as its manifest records it: the flag's
 // name and its value, defaults spelt out ("the moses.ini's", "none").
@@ -221,11 +240,11 @@ func SameRun(out string, prev, cur Manifest) error {
 }
 
 // Finish records how the run of manifest man ended (done, or failed with
-// err) in the manifest.json of the run folder r.Dir and redraws its
-// report.html (r), even if ctx is cancelled, and returns err (or the error
-// of writing them). A run stopped by ctx (an interrupt, a lost lease) says
-// so in its error.
-func Finish(ctx context.Context, r Report, man Manifest, err error) error {
+// err) in the manifest.json of the run folder d, with the record of every
+// file the run wrote, and redraws its report.html (r) first, even if ctx is
+// cancelled, and returns err (or the error of writing them). A run stopped
+// by ctx (an interrupt, a lost lease) says so in its error.
+func Finish(ctx context.Context, d *RunDir, r Report, man Manifest, err error) error {
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
 	}
@@ -236,10 +255,10 @@ func Finish(ctx context.Context, r Report, man Manifest, err error) error {
 		man.Status, man.Error = "failed", err.Error()
 	}
 	wctx := context.WithoutCancel(ctx)
-	if werr := WriteJSON(wctx, r.Dir.Manifest(), man); werr != nil && err == nil {
+	if werr := r.Write(wctx); werr != nil && err == nil {
 		err = werr
 	}
-	if werr := r.Write(wctx); werr != nil && err == nil {
+	if werr := d.WriteManifest(wctx, man); werr != nil && err == nil {
 		err = werr
 	}
 	return err

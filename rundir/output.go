@@ -29,10 +29,11 @@ type OutputOptions struct {
 	Command     string
 	CommandLine []string
 	// Overwrite accepts a folder holding an earlier output of Command,
-	// which Start removes (only the files Owns names).
+	// which Start removes (only the files its record lists, unchanged).
 	Overwrite bool
 	// Owns says which files, by their slash-separated path relative to
-	// the folder, Command writes there (see OpenOptions.Owns).
+	// the folder, Command writes there: what it records (see
+	// OpenOptions.Owns).
 	Owns func(rel string) bool
 }
 
@@ -55,10 +56,14 @@ func OpenOutput(ctx context.Context, out string, o OutputOptions) (*Output, erro
 	}}, nil
 }
 
-// Start removes the earlier output with --overwrite, but for the inputs,
-// and records the run's manifest.json (status running) with inputs and
+// Start refuses an input that lies in the folder at a name the command
+// writes (CheckInputs), removes the earlier output with --overwrite (the
+// files its record lists, unchanged), but for the inputs, and records the run's manifest.json (status running) with inputs and
 // seed, so that from now on the folder holds a run.
 func (f *Output) Start(ctx context.Context, seed uint64, inputs ...InputFile) error {
+	if err := f.Dir.CheckInputs(inputs...); err != nil {
+		return err
+	}
 	if f.overwrite {
 		keep := make([]string, len(inputs))
 		for i, in := range inputs {
@@ -69,7 +74,7 @@ func (f *Output) Start(ctx context.Context, seed uint64, inputs ...InputFile) er
 		}
 	}
 	f.Manifest.Inputs, f.Manifest.Seed = inputs, seed
-	if err := WriteJSON(ctx, f.Dir.Manifest(), f.Manifest); err != nil {
+	if err := f.Dir.WriteManifest(ctx, f.Manifest); err != nil {
 		return err
 	}
 	f.started = true
@@ -87,7 +92,7 @@ func (f *Output) Close(ctx context.Context, err error) error {
 		if err != nil {
 			f.Manifest.Status, f.Manifest.Error = "failed", err.Error()
 		}
-		if werr := WriteJSON(ctx, f.Dir.Manifest(), f.Manifest); werr != nil && err == nil {
+		if werr := f.Dir.WriteManifest(ctx, f.Manifest); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -12,11 +12,12 @@ import (
 
 // TestOutput: a command's --out records its manifest (running, then done
 // or failed), refuses an earlier output without Overwrite, and with it
-// removes only the files the command owns, keeping the inputs.
+// removes only the files the command wrote, keeping the user's (an input
+// among them); an input at a name the command writes is refused.
 func TestOutput(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "out")
-	owns := func(rel string) bool { return rel == "model.txt" || rel == "input.txt" || rel == "manifest.json" }
+	owns := func(rel string) bool { return rel == "model.txt" }
 	o := OutputOptions{Command: "build", CommandLine: []string{"mtune", "build", "--out", root}, Owns: owns}
 	manifest := func() Manifest {
 		t.Helper()
@@ -65,6 +66,13 @@ func TestOutput(t *testing.T) {
 	in, err := Checksum(ctx, "input", filepath.Join(root, "input.txt"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// An input at a name the command writes is refused, and nothing goes.
+	if err := f.Start(ctx, 1, InputFile{Role: "src", Path: filepath.Join(root, "model.txt")}); err == nil || !strings.Contains(err.Error(), "lies in the output folder") {
+		t.Fatalf("an input the command writes: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "model.txt")); err != nil {
+		t.Fatalf("a refused Start removed the earlier output: %v", err)
 	}
 	if err := f.Start(ctx, 1, in); err != nil {
 		t.Fatal(err)

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
@@ -16,12 +13,14 @@ import (
 
 // RunDir is a run's output folder (local or gs://, DESIGN.md §6), held
 // under its lease for as long as it is open: no other process writes it
-// meanwhile. Its paths are those of its Layout.
+// meanwhile. Its paths are those of its Layout; its manifest.json records
+// every file the run wrote there (Record), and only those are ever removed.
 type RunDir struct {
 	Layout
 	lease *Lease
 	fresh bool // the folder held no file when opened, and not to resume
-	owns  func(rel string) bool
+	rec   *Record
+	man   *Manifest // the manifest last written (WriteManifest)
 }
 
 // LeaseName is the lease file of a run folder.
@@ -32,19 +31,22 @@ type OpenOptions struct {
 	// Resume continues the run in the folder: its files are kept, and the
 	// temporary files of writes a killed run left behind are removed.
 	Resume bool
-	// Overwrite accepts a folder that holds an earlier run: the caller
-	// removes that run's files with Clear once it has checked its inputs,
-	// so that a bad command line does not destroy the earlier run.
+	// Overwrite accepts a folder that holds an earlier run of Command: the
+	// caller removes that run's files with Clear once it has checked its
+	// inputs, so that a bad command line does not destroy the earlier run.
 	Overwrite bool
 	// Owns says which files, by their slash-separated path relative to
-	// the folder, a run of the command writes there: the only files
-	// Clear removes. nil means a tuning run's (Layout.Owns).
+	// the folder, a run of the command writes there: the only files it
+	// records as its own (Record). nil means a tuning run's (Layout.Owns).
 	Owns func(rel string) bool
 	// Command is the mtune command that writes the folder ("tune",
 	// "build", …): a folder whose manifest.json records another is
 	// refused (ErrNoRun), so that one command never removes or adopts
-	// another's output. "" accepts any.
+	// another's output. "" is "tune".
 	Command string
+	// CommandLine is the command line the manifest Open writes into an
+	// empty folder records.
+	CommandLine []string
 	// Lease configures the folder's lease (owner, lifetime).
 	Lease LeaseOptions
 }
@@ -53,19 +55,23 @@ type OpenOptions struct {
 // an earlier run when neither Resume nor Overwrite is set.
 var ErrNotEmpty = errors.New("folder is not empty")
 
-// ErrNoRun is returned, wrapped, by Open for a folder that holds
-// files of which none is a run's manifest.json and some are not a run's:
-// a folder of the user's, which no flag lets mtune write into.
+// ErrNoRun is returned, wrapped, by Open for a folder that holds files
+// but no manifest.json of mtune's recording a run of the command (Record):
+// a folder of the user's (or another command's), which no flag lets mtune
+// write into.
 var ErrNoRun = errors.New("holds no run of mtune")
 
-// Open takes the lease of the run folder root (a *BusyError if
-// another process holds it) and readies the folder. A folder that holds
-// files but no run (no manifest.json, and files a run does not write) is
-// refused whatever the options (ErrNoRun): it is the user's. Otherwise,
-// with o.Resume the temporary files of killed writes are removed; with
-// o.Overwrite the earlier run is accepted, for the caller to Clear; with
-// neither, a folder holding any file is refused (ErrNotEmpty), so that two
-// runs never mix in one folder. The caller must Close the RunDir.
+// Open takes the lease of the run folder root (a *BusyError if another
+// process holds it) and readies the folder. root is cleaned first
+// (storage.Clean: one spelling of a gs:// name, a local path absolute with
+// its links followed), so that the check, the lease and every write name
+// one folder. A folder that holds files but no manifest.json of mtune's
+// recording a run of o.Command is refused whatever the options (ErrNoRun):
+// it is the user's. Otherwise, with o.Resume the temporary files of killed
+// writes are removed; with o.Overwrite the earlier run is accepted, for
+// the caller to Clear; with neither, a folder holding any file is refused
+// (ErrNotEmpty), so that two runs never mix in one folder. The caller must
+// Close the RunDir.
 func Open(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
 	if o.Resume && o.Overwrite {
 		return nil, errors.New("--resume and --overwrite exclude each other")
@@ -73,16 +79,23 @@ func Open(ctx context.Context, root string, o OpenOptions) (*RunDir, error) {
 	if root == "" {
 		return nil, errors.New("no output folder")
 	}
+	root, err := storage.Clean(root)
+	if err != nil {
+		return nil, err
+	}
 	if o.Owns == nil {
 		o.Owns = Layout{}.Owns
+	}
+	if o.Command == "" {
+		o.Command = "tune"
 	}
 	l, err := AcquireLease(ctx, Layout{Root: root}.LeaseFile(), o.Lease)
 	if err != nil {
 		return nil, err
 	}
-	d := &RunDir{Layout: Layout{Root: root}, lease: l, owns: o.Owns}
+	d := &RunDir{Layout: Layout{Root: root}, lease: l, rec: &Record{Root: root, Command: o.Command, Owns: o.Owns}}
 	if err := d.ready(ctx, o); err != nil {
-		d.Close(context.WithoutCancel(ctx))
+		d.lease.Release(context.WithoutCancel(ctx))
 		return nil, err
 	}
 	return d, nil
@@ -95,42 +108,31 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 		return err
 	}
 	if len(others) == 0 {
+		// The record comes first: from now on every file in the folder
+		// is written under it, so a run killed before its own manifest
+		// leaves a folder that is still mtune's.
 		d.fresh = !o.Resume && !o.Overwrite
-		return nil
+		d.rec.init()
+		return d.WriteManifest(ctx, Manifest{CommandLine: o.CommandLine, Version: Version(), Start: time.Now().UTC(), Status: StatusStarting})
 	}
-	var foreign []string
-	run := false
-	for _, f := range others {
-		rel := d.rel(f)
-		run = run || rel == "manifest.json"
-		if !d.owns(rel) {
-			foreign = append(foreign, rel)
+	man, err := d.rec.Load(ctx)
+	if err != nil {
+		what := "no manifest.json"
+		if ok, _ := storage.Exists(ctx, d.Manifest()); ok {
+			what = fmt.Sprintf("a manifest.json that records no run of mtune %s (%v)", o.Command, err)
 		}
+		return fmt.Errorf("%s %w %s: it holds %d files (%s, …) and %s; mtune writes only into an empty folder or one of its own runs, and removes only what its record lists: give another output folder",
+			d.Root, ErrNoRun, o.Command, len(others), d.rel(others[0]), what)
 	}
-	switch {
-	case !run && len(foreign) > 0:
-		return fmt.Errorf("%s %w: it holds %d files (%s, …) and no manifest.json; mtune writes only into an empty folder or one of its own runs, and removes only what a run wrote: give another output folder",
-			d.Root, ErrNoRun, len(others), foreign[0])
-	case run && o.Command != "":
-		var m struct {
-			CommandLine []string `json:"command_line"`
-		}
-		if err := ReadJSON(ctx, d.Manifest(), &m); err != nil {
-			return err
-		}
-		if len(m.CommandLine) > 1 && m.CommandLine[1] != o.Command {
-			return fmt.Errorf("%s %w %s: it holds the output of mtune %s: give another output folder",
-				d.Root, ErrNoRun, o.Command, m.CommandLine[1])
-		}
-	}
+	d.man = &man
 	switch {
 	case o.Overwrite:
-		return nil
+		return d.rec.Reconcile(ctx)
 	case o.Resume:
 		if _, err := storage.RemoveTemps(d.Root); err != nil {
 			return err
 		}
-		return nil
+		return d.rec.Reconcile(ctx)
 	}
 	return fmt.Errorf("%s holds %d files of an earlier run (%s, …): give --resume to continue that run or --overwrite to remove them first: %w",
 		d.Root, len(others), d.rel(others[0]), ErrNotEmpty)
@@ -138,16 +140,7 @@ func (d *RunDir) ready(ctx context.Context, o OpenOptions) error {
 
 // rel returns the slash-separated path of p, a path under Root, relative
 // to Root.
-func (d *RunDir) rel(p string) string {
-	if storage.IsGCS(d.Root) {
-		return strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(d.Root, "/")), "/")
-	}
-	r, err := filepath.Rel(d.Root, p)
-	if err != nil {
-		return p
-	}
-	return filepath.ToSlash(r)
-}
+func (d *RunDir) rel(p string) string { return d.rec.rel(p) }
 
 // files returns every file of the folder but the lease.
 func (d *RunDir) files(ctx context.Context) ([]string, error) {
@@ -165,123 +158,53 @@ func (d *RunDir) files(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// Clear removes the files of the folder that a run writes (OpenOptions'
-// Owns: for a tuning run the names of its Layout), but for the lease and
-// for inputs: the paths keep name (local paths, compared once resolved to
-// an absolute path without links, or gs:// object names), each with every
-// file below it. Nothing else is touched: a file of the user's in the
-// folder stays. Locally the emptied sub-folders go too.
+// Clear removes the files of the earlier run that its record lists and
+// whose bytes are still those it wrote, but for the lease and for inputs:
+// the paths keep names, each with every file below it (compared once
+// cleaned: storage.Clean). Nothing else is touched: a file of the user's,
+// or one of the run's changed since, stays, and is named in a warning.
+// Locally the emptied sub-folders go too.
 func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
-	kept, err := resolveAll(keep)
-	if err != nil {
+	_, err := d.rec.Clear(ctx, keep...)
+	return err
+}
+
+// CheckInputs refuses an input that lies in the folder at a name the run
+// writes there (Record.CheckInputs).
+func (d *RunDir) CheckInputs(inputs ...InputFile) error { return d.rec.CheckInputs(inputs...) }
+
+// WriteManifest records the files the run wrote so far (Record.Sweep)
+// and writes m, with that record, as the folder's manifest.json.
+func (d *RunDir) WriteManifest(ctx context.Context, m Manifest) error {
+	if err := d.rec.Write(ctx, m); err != nil {
 		return err
 	}
-	isKept := func(p string) bool {
-		r, err := resolve(p)
-		if err != nil {
-			return true // when in doubt, keep
-		}
-		for _, k := range kept {
-			if r == k || strings.HasPrefix(r, strings.TrimSuffix(k, "/")+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	if storage.IsGCS(d.Root) {
-		files, err := d.files(ctx)
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if d.owns(d.rel(f)) && !isKept(f) {
-				if err := storage.Remove(ctx, f); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	var dirs []string
-	err = filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if p == d.Root && errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if p == d.Root {
-			return nil
-		}
-		rel := d.rel(p)
-		if base, ok := storage.TempOf(e.Name()); ok {
-			// A temporary or lock file goes with the file it is for.
-			rel = path.Join(path.Dir(rel), base)
-		}
-		switch {
-		case rel == LeaseName:
-			// the lease and its lock file
-		case !d.owns(rel) || isKept(p):
-			if e.IsDir() && !d.owns(rel) {
-				return fs.SkipDir // a folder of the user's
-			}
-		case e.IsDir():
-			dirs = append(dirs, p)
-		default:
-			return os.Remove(p)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("clear %s: %w", d.Root, err)
-	}
-	// The sub-folders left empty go, deepest first.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i]) // fails, as it should, on a folder still holding files
-	}
+	d.man = &m
 	return nil
 }
 
-// resolve returns the name p is compared by in Clear: a gs:// path as it
-// is, a local one absolute, cleaned and, where it exists, with its links
-// followed.
-func resolve(p string) (string, error) {
-	if storage.IsGCS(p) {
-		return p, nil
+// Checkpoint rewrites the manifest last written (WriteManifest) with the
+// files the run wrote since: a run killed later loses from its record
+// only what it wrote after the last checkpoint.
+func (d *RunDir) Checkpoint(ctx context.Context) error {
+	if d.man == nil {
+		return nil
 	}
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(a); err == nil {
-		return r, nil
-	}
-	// A path that does not exist yet (or no longer): its folder's links
-	// followed, as far as they exist.
-	dir, base := filepath.Split(a)
-	if dir != a && dir != "" {
-		if rd, err := resolve(filepath.Clean(dir)); err == nil {
-			return filepath.Join(rd, base), nil
-		}
-	}
-	return a, nil
+	return d.WriteManifest(ctx, *d.man)
 }
 
-// resolveAll resolves every path of ps (resolve); "" is skipped.
-func resolveAll(ps []string) ([]string, error) {
-	var out []string
-	for _, p := range ps {
-		if p == "" {
-			continue
-		}
-		r, err := resolve(p)
-		if err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", p, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
+// Checkpoints returns the recorder (a tune.Recorder) that, once each
+// epoch is complete, records its files in the manifest (Checkpoint).
+func (d *RunDir) Checkpoints() Checkpoints { return Checkpoints{d} }
+
+// Checkpoints is RunDir.Checkpoints' recorder.
+type Checkpoints struct{ d *RunDir }
+
+// Init does nothing: the manifest is written before the first epoch.
+func (Checkpoints) Init(context.Context, int, []Metrics) error { return nil }
+
+// Record rewrites the manifest with the files the epoch wrote.
+func (c Checkpoints) Record(ctx context.Context, _, _ []Metrics) error { return c.d.Checkpoint(ctx) }
 
 // Hold keeps the folder's lease renewed until Close and returns a context
 // that is cancelled if the lease is lost (see Lease.Hold).
@@ -291,18 +214,46 @@ func (d *RunDir) Hold(ctx context.Context) context.Context { return d.lease.Hold
 func (d *RunDir) Lease() *Lease { return d.lease }
 
 // Close releases the folder's lease. A folder that was empty when opened
-// (without Resume or Overwrite) and in which no run started — no
-// manifest.json, as when the run's inputs were refused — is emptied first
-// (Clear), so that it does not refuse the corrected command that follows.
+// (without Resume or Overwrite) and in which no run started — its
+// manifest still the one Open wrote, as when the run's inputs were
+// refused — is emptied first, manifest and all,
+// so that it does not refuse the corrected command that follows: every
+// file in it was written under this lease.
 func (d *RunDir) Close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var err error
 	if d.fresh {
-		var started bool
-		if started, err = storage.Exists(ctx, d.Manifest()); err == nil && !started {
-			err = d.Clear(ctx)
+		var m Manifest
+		if err = ReadJSON(ctx, d.Manifest(), &m); err == nil && m.Status == StatusStarting {
+			err = d.removeAll(ctx)
 		}
 	}
 	return errors.Join(err, d.lease.Release(ctx))
+}
+
+// removeAll removes every file of the folder but the lease.
+func (d *RunDir) removeAll(ctx context.Context) error {
+	files, err := d.files(ctx)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := storage.Remove(ctx, f); err != nil {
+			return err
+		}
+	}
+	if !storage.IsGCS(d.Root) {
+		var dirs []string
+		filepath.WalkDir(d.Root, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && e.IsDir() && p != d.Root {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for i := len(dirs) - 1; i >= 0; i-- {
+			removeEmptyDir(dirs[i])
+		}
+	}
+	return nil
 }

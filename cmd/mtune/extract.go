@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/rundir"
 )
 
 // extractFlags registers the flags of "mtune extract" and returns the
@@ -18,6 +20,7 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		"reference file, folder or prefix (repeat for several)")
 	out := fs.String("out", "", "output folder (local or gs://): features.dat (FEATSTAT) and scores.dat (SCORESTAT)")
 	threads := fs.Int("threads", 0, "goroutines scoring sentences (default: all cores)")
+	overwrite := fs.Bool("overwrite", false, "replace the files an earlier extract wrote in --out (only those its manifest.json lists, unchanged)")
 	return func(ctx context.Context, a *app, args []string) error {
 		if len(in.nbests) == 0 || len(in.refs)+len(in.scores) == 0 || *out == "" {
 			return usagef("--nbest, -r (--scores with --metric external) and --out are required")
@@ -30,9 +33,21 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		start := time.Now()
-		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
+		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"),
+			Overwrite: *overwrite, Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }})
 		if err != nil {
+			return err
+		}
+		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
+		var inputs []rundir.InputFile
+		for _, p := range slices.Concat(in.nbests, in.refs, in.scores) {
+			inputs = append(inputs, rundir.InputFile{Role: "input", Path: p})
+		}
+		if err := dir.Start(ctx, 0, inputs...); err != nil {
+			return dir.Close(ctx, err)
+		}
+		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
+		if err := dir.Close(ctx, err); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "extract: %d sentences, %d hypotheses read, %d kept after removing duplicates, %d features, %.2f s\n",

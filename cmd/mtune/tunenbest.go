@@ -58,8 +58,13 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if err := cfg.Validate(info.Name); err != nil {
 			return usagef("%v", err)
 		}
+		if *cache != "" {
+			if err := poolfile.CheckCache(*cache, slices.Concat(in.nbests, in.refs, in.scores, []string{*initPath})...); err != nil {
+				return usagef("%v", err)
+			}
+		}
 		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "tune-nbest",
-			CommandLine: commandLine("tune-nbest"), Overwrite: *overwrite, Owns: ownsTrio})
+			CommandLine: commandLine("tune-nbest"), Overwrite: *overwrite})
 		if err != nil {
 			return err
 		}
@@ -102,18 +107,6 @@ type tuneNbestOptions struct {
 	cache   string
 	// start readies the output folder once the inputs are read.
 	start func() error
-}
-
-// ownsTrio reports whether rel, relative to tune-nbest's --out, is one of
-// the files it writes there: a run folder's (rundir.Layout.Owns), or the
-// weights trio an earlier mtune wrote at its top (before tune-nbest ran
-// through tune.Driver), which --overwrite replaces.
-func ownsTrio(rel string) bool {
-	switch rel {
-	case weights.TrioMoses, weights.TrioSparse, weights.TrioJSON:
-		return true
-	}
-	return rundir.Layout{}.Owns(rel)
 }
 
 // runTuneNbest tunes on the n-best lists o names through tune.Driver, the

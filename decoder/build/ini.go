@@ -24,19 +24,27 @@ const (
 
 // Owns reports whether rel, a slash-separated path relative to a model
 // folder, names a file build writes there (the model's files, and the
-// demo's corpus/ and the command's manifest.json): what build --overwrite
-// may remove.
+// files of the demo's corpus/): what build records as its own, and so what
+// build --overwrite may remove when its bytes are still those written.
+// Another file in corpus/ (the user's dev.fr) is not build's.
 func Owns(rel string) bool {
-	top, _, _ := strings.Cut(rel, "/")
-	switch {
-	case top == PhraseTableFile, top == ReorderingFile, top == ConfigFile, top == "manifest.json", top == "corpus":
+	switch rel {
+	case PhraseTableFile, ReorderingFile, ConfigFile:
 		return true
-	case strings.HasPrefix(top, "lm.") && strings.HasSuffix(top, ".arpa.gz"):
-		_, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(top, "lm."), ".arpa.gz"))
+	}
+	if name, ok := strings.CutPrefix(rel, "corpus/"); ok {
+		return demoFiles[name]
+	}
+	if n, ok := strings.CutPrefix(rel, "lm."); ok && strings.HasSuffix(n, ".arpa.gz") {
+		_, err := strconv.Atoi(strings.TrimSuffix(n, ".arpa.gz"))
 		return err == nil
 	}
 	return false
 }
+
+// demoFiles are the names of the demo corpus's files (DemoCorpus.Write).
+var demoFiles = map[string]bool{"train.src": true, "train.tgt": true, "train.align": true,
+	"tune.src": true, "tune.ref": true, "test.src": true, "test.ref": true}
 
 // LMFile returns the name of the language model file of the given order.
 func LMFile(order int) string { return "lm." + strconv.Itoa(order) + ".arpa.gz" }

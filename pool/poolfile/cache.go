@@ -39,6 +39,47 @@ import (
 // rebuilt: a cache is never read partly.
 const cacheMagic = "mtune-pool\x00\x01"
 
+// cacheName starts every pool cache, whatever its version: a file that
+// does not start so is not a pool cache, and never written over.
+const cacheName = "mtune-pool\x00"
+
+// ErrNotCache is wrapped by CheckCache's error for a file that is not a
+// pool cache of any version, or one that is an input.
+var ErrNotCache = errors.New("poolfile: not a pool cache")
+
+// CheckCache refuses, before any work, a pool cache path that is one of
+// the run's inputs (compared cleaned: storage.Clean) or an existing file
+// that is not a pool cache of any version (another file of the user's,
+// which writing the cache would replace): no input is ever an output.
+func CheckCache(path string, inputs ...string) error {
+	c, err := storage.Clean(path)
+	if err != nil {
+		return err
+	}
+	for _, in := range inputs {
+		if ic, err := storage.Clean(in); err == nil && ic == c {
+			return fmt.Errorf("%w: --pool-cache %s is an input of the run (%s): give the cache another name", ErrNotCache, path, in)
+		}
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("poolfile: pool cache: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return fmt.Errorf("%w: --pool-cache %s is a folder", ErrNotCache, path)
+	}
+	head := make([]byte, len(cacheName))
+	n, _ := io.ReadFull(f, head)
+	if n > 0 && string(head[:n]) != cacheName { // an empty file holds nothing to lose
+		return fmt.Errorf("%w: --pool-cache %s holds a file that is not a pool cache of mtune's, which writing the cache would replace: give the cache another name, or remove the file", ErrNotCache, path)
+	}
+	return nil
+}
+
 // ErrCacheStale is wrapped by readCache's error when the cache is of other
 // inputs or settings (or does not exist).
 var ErrCacheStale = errors.New("poolfile: no pool cache of these inputs and settings")

@@ -74,6 +74,9 @@ func loadCached(ctx context.Context, paths []string, initPath string, sc *pool.S
 	if initPath != "" {
 		files = append(files, initPath)
 	}
+	if err := CheckCache(opts.Cache, files...); err != nil {
+		return nil, nil, err
+	}
 	key, err := cacheKey(settings, files)
 	if err != nil {
 		t.Cache = fmt.Sprintf("not used: %v", err)
