@@ -17,7 +17,9 @@
 // files hold names its metric; a BLEU night's files keep the field names
 // of earlier versions (format.go). Every write is atomic and conditional on the version read
 // (storage.WriteIfVersion), so a killed, repeated or concurrent night
-// leaves promoted.json either the old pointer or the new one. The files
+// leaves promoted.json either the old pointer or the new one; the history
+// line a call killed after promoting did not write is appended by the next
+// call under the lease, from the run's gate.json (completeHistory). The files
 // name weights inside R relative to R, so a registry copied or moved
 // elsewhere keeps working; Repair mends files that do not parse.
 // WriteStatus, WriteHistory and WriteRepaired give the registry's records

@@ -51,10 +51,18 @@ type Outcome struct {
 // promote by replacing promoted.json in one conditional write, append the
 // history line and redraw the report.
 //
+// Before its own work it completes the history (completeHistory): a call
+// killed after replacing promoted.json but before appending its line left
+// the pointer naming a run the history does not show in use, and the
+// missing line is rebuilt from that run's gate.json.
+//
 // A night already in the history as promoted or kept does nothing. A
 // failure (bad input, a failed write) appends a "failed" line and leaves
-// promoted.json as it was; a stop (ctx cancelled, the lease lost) writes
-// nothing, and the next call with the same id resumes the night.
+// promoted.json as it was; a stop (ctx cancelled, the lease lost) before
+// the night decided writes nothing, and the next call with the same id
+// resumes the night. A night stopped by ctx after it decided (and
+// promoted) still appends its line, under the lease it holds until it
+// returns.
 func (n Night) Run(ctx context.Context) (Outcome, error) {
 	if err := CheckRunID(n.RunID); err != nil {
 		return Outcome{}, err
@@ -78,6 +86,9 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	defer lease.Release(context.WithoutCancel(ctx))
 	ctx = lease.Hold(ctx)
 	n.Registry.removeTemps()
+	if _, err := n.Registry.completeHistory(ctx, "night "+n.RunID, n.RunID); err != nil {
+		return Outcome{}, err
+	}
 
 	hist, _, err := n.Registry.ReadHistory(ctx)
 	if err != nil {
@@ -103,6 +114,10 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 			return Outcome{}, err
 		}
 		e.Decision, e.Error = Failed, err.Error()
+	} else if ctx.Err() != nil && !errors.Is(context.Cause(ctx), rundir.ErrLeaseLost) {
+		// Stopped (SIGTERM) after deciding: the lease is still held until
+		// Release, and the decision, maybe a promotion, is the night's.
+		ctx = context.WithoutCancel(ctx)
 	}
 	if herr := n.Registry.appendHistory(ctx, e); herr != nil {
 		return Outcome{Entry: e}, errors.Join(err, herr)
@@ -136,12 +151,7 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 	if err := rundir.ReadJSON(ctx, dir.Manifest(), &man); err != nil {
 		return e, err
 	}
-	e.Start, e.Inputs, e.PromotedRun = man.Start, man.Inputs, d.PromotedRun
-	g := d.GateSettings
-	e.Gate = &g
-	e.Metric = d.Metric
-	e.CandidateScore, e.PromotedScore, e.Gain = f64(d.CandidateScore), f64(d.PromotedScore), f64(d.Gain)
-	e.PValue, e.CI = f64(d.PValue), &d.CI
+	e = nightEntry(d, man)
 	e.Decision = Kept
 	if d.Promote {
 		if err := n.promote(ctx, d); err != nil {
@@ -151,6 +161,15 @@ func (n Night) play(ctx context.Context) (Entry, error) {
 	}
 	n.logf("night %s: %s", n.RunID, e.Summary())
 	return e, nil
+}
+
+// nightEntry is the history line of a night that decision d ended, its
+// run folder's manifest man: its gate's scores and settings, its inputs
+// and start (the decision and the run's id, end, note left to the caller).
+func nightEntry(d Decision, man rundir.Manifest) Entry {
+	g := d.GateSettings
+	return Entry{Metric: d.Metric, CandidateScore: f64(d.CandidateScore), PromotedScore: f64(d.PromotedScore), Gain: f64(d.Gain),
+		PValue: f64(d.PValue), CI: &d.CI, PromotedRun: d.PromotedRun, Gate: &g, Inputs: man.Inputs, Start: man.Start}
 }
 
 // decision returns the night's gate decision: the one a killed call wrote

@@ -101,15 +101,85 @@ func (r Registry) Repair(ctx context.Context, lo rundir.LeaseOptions) (Repaired,
 	return out, r.redraw(ctx)
 }
 
+// lastPromotion is the index in hist of its last promoted or rollback
+// line, the one that says which run is in use; -1 if there is none.
+func lastPromotion(hist []Entry) int {
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Decision == Promoted || hist[i].Decision == Rollback {
+			return i
+		}
+	}
+	return -1
+}
+
+// completeHistory appends the line of history.jsonl that a call killed
+// between replacing promoted.json and appending its line left out (a
+// night, or a rollback, promotes first and records after): when
+// promoted.json names a run other than the history's in use (the run of
+// its last promoted or rollback line, lastPromotion), it appends the
+// line of the run promoted.json names, its Note starting "recovered by
+// BY". For a run without a finished night in the history that is the
+// night's promoted line, rebuilt from its gate.json (which must have
+// promoted those weights) and its manifest, ending when promoted.json
+// says it was promoted; for a finished one a rollback line. A pointer at
+// own (the run of the night calling, which completes its own line) or
+// one it cannot explain (no gate.json promoting its weights: a hand
+// edit) is left as it is, the latter with a warning. The caller holds the
+// lease. It returns the line appended, nil if none.
+func (r Registry) completeHistory(ctx context.Context, by, own string) (*Entry, error) {
+	ptr, _, err := r.ReadPointer(ctx)
+	if err != nil || ptr == nil || ptr.Run == own {
+		return nil, err
+	}
+	hist, _, err := r.ReadHistory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cur := ""
+	if i := lastPromotion(hist); i >= 0 {
+		cur = hist[i].Run
+	}
+	if cur == ptr.Run {
+		return nil, nil
+	}
+	note := "recovered by " + by + ": promoted.json named this run, history.jsonl had no line for it (a call killed after promoting)"
+	var e Entry
+	if night, ok := finished(hist, ptr.Run); ok {
+		e = Entry{Run: ptr.Run, Decision: Rollback, Metric: ptr.Metric, CandidateScore: f64(ptr.DevScore), PromotedRun: cur, Inputs: night.Inputs,
+			Note: fmt.Sprintf("%s; rolled back from %s", note, describeRun(cur)), Start: ptr.Since, End: ptr.Since}
+	} else {
+		d, ok, err := r.readGate(ctx, ptr.Run)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !d.Promote || d.Weights != ptr.Weights {
+			r.warnf("%s names run %s, which %s does not show promoted, and %s did not promote %s: no history line recovered (mtune registry rollback --to ID points it at a finished night)",
+				r.Promoted(), ptr.Run, r.History(), r.Gate(ptr.Run), ptr.Weights)
+			return nil, nil
+		}
+		var man rundir.Manifest
+		if err := rundir.ReadJSON(ctx, r.Run(ptr.Run).Manifest(), &man); err != nil && !notExist(err) {
+			return nil, err
+		}
+		e = nightEntry(d, man)
+		e.Run, e.Decision, e.Note, e.End = ptr.Run, Promoted, note, ptr.Since
+		if e.Start.IsZero() {
+			e.Start = ptr.Since
+		}
+	}
+	if err := r.appendHistory(ctx, e); err != nil {
+		return nil, err
+	}
+	r.warnf("%s had no line for run %s, which %s names: appended its %s line", r.History(), ptr.Run, r.Promoted(), e.Decision)
+	return &e, nil
+}
+
 // rebuiltPointer is the pointer the history hist says is promoted: the
 // run of its last promoted or rollback line, with the weights its gate
 // decided on; nil if no line promoted a run.
 func (r Registry) rebuiltPointer(ctx context.Context, hist []Entry) (*Pointer, error) {
-	for i := len(hist) - 1; i >= 0; i-- {
+	if i := lastPromotion(hist); i >= 0 {
 		e := hist[i]
-		if e.Decision != Promoted && e.Decision != Rollback {
-			continue
-		}
 		d, ok, err := r.readGate(ctx, e.Run)
 		if err != nil {
 			return nil, err

@@ -14,7 +14,9 @@ import (
 // (promoted or kept), or, when to is "", at those of the night promoted
 // before the one in use, and records it in the history as a "rollback"
 // line. It holds the registry's lease meanwhile (a *rundir.BusyError if a
-// night is running) and replaces the pointer in one conditional write.
+// night is running), first completes the history (completeHistory: the
+// line of a call killed after promoting) and replaces the pointer in one
+// conditional write.
 func (r Registry) Rollback(ctx context.Context, to string, lo rundir.LeaseOptions) (Entry, error) {
 	if lo.Owner == "" {
 		lo.Owner = "mtune registry rollback"
@@ -26,6 +28,9 @@ func (r Registry) Rollback(ctx context.Context, to string, lo rundir.LeaseOption
 	defer lease.Release(context.WithoutCancel(ctx))
 	ctx = lease.Hold(ctx)
 	start := time.Now().UTC()
+	if _, err := r.completeHistory(ctx, "rollback", ""); err != nil {
+		return Entry{}, err
+	}
 
 	ptr, v, err := r.ReadPointer(ctx)
 	if err != nil {

@@ -19,9 +19,11 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-// exitBusy is retrain's exit status when another process holds the
-// registry: EX_TEMPFAIL of sysexits.h, "try again later".
-const exitBusy = 75
+// Retrain's exit statuses of its own: busy, another process holds the
+// registry (EX_TEMPFAIL of sysexits.h, "try again later"); stopped by
+// SIGTERM or SIGINT, the night resumable (128 + SIGTERM's 15, as a shell
+// reports a process that signal ended).
+const exitBusy, exitStopped = 75, 143
 
 // retrainFlags registers the flags of "mtune retrain", one night of
 // nightly retraining (DESIGN.md §9, package registry): tune's data,
@@ -31,12 +33,17 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 	o := &t.o
 	registerTuneFlags(fs, t)
 	root := fs.String("registry", "", "the registry: a folder or gs://bucket/prefix (required)")
-	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time, or in a Cloud Run job its execution's name, $CLOUD_RUN_EXECUTION); a killed night resumes when called again with its id, a finished one does nothing")
+	runID := fs.String("run-id", "", "the night's id, its folder R/runs/ID (default: the UTC date-time, or in a Cloud Run job its execution's name, $CLOUD_RUN_EXECUTION); a killed night, or one stopped by SIGTERM or SIGINT (exit status 143, no history line), resumes when called again with its id, a finished one does nothing")
 	var gate registry.GateOptions
 	fs.Float64Var(&gate.MinGain, "min-gain", 0, "promote only if the candidate's dev score under --metric beats the promoted weights' by at least this many points (TER: is that much lower)")
 	fs.Float64Var(&gate.MaxP, "max-p", 0.05, "promote only if paired bootstrap resampling gives a p-value below this")
 	fs.IntVar(&gate.Samples, "bootstrap", 1000, "bootstrap resamples of the dev set (seeded by --seed)")
-	return func(ctx context.Context, a *app, args []string) error {
+	return func(ctx context.Context, a *app, args []string) (err error) {
+		defer func() {
+			if err != nil && ctx.Err() != nil && !errors.Is(err, rundir.ErrBusy) { // main's ctx: a signal
+				err = exitError{code: exitStopped, err: fmt.Errorf("%w; nothing recorded: call again with its --run-id to resume the night", err)}
+			}
+		}()
 		if *root == "" {
 			return usagef("--registry is required")
 		}

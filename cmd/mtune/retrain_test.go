@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,6 +165,36 @@ func TestRetrainNights(t *testing.T) {
 	code, stdout, _ = mtune(t, "", "registry", "history", "--registry", root)
 	if code != 0 || strings.Count(stdout, "\n") != 7 || !strings.Contains(stdout, "rollback") || !strings.Contains(stdout, "failed") {
 		t.Errorf("history: exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestRetrainStopped: SIGTERM mid-night (after the first of four epochs)
+// stops retrain with the stopped night's exit status, 143, not 1 (a
+// failed night, which the history records): it releases the lease and
+// writes no history line and no promoted.json, leaving the night to
+// resume (as TestRetrainNights resumes one killed with SIGKILL).
+func TestRetrainStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tunes the demo system")
+	}
+	root := filepath.Join(t.TempDir(), "reg")
+	reg := registry.Registry{Root: root}
+	p, out := mtuneProcess(t, nil, "retrain", "--registry", root, "--run-id", "s1", "--epochs", "4")
+	waitFile(t, reg.Run("s1").Epoch(1).Complete(), 5*time.Minute)
+	if err := p.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Wait()
+	if code := p.ProcessState.ExitCode(); code != exitStopped || !strings.Contains(out.String(), "--run-id to resume the night") {
+		t.Fatalf("retrain after SIGTERM: %v, exit %d, want %d:\n%s", err, code, exitStopped, out)
+	}
+	if h := storagetest.Read(t, reg.ReadHistory); len(h) != 0 {
+		t.Errorf("a stopped night wrote history: %+v", h)
+	}
+	for _, f := range []string{reg.Promoted(), reg.LeaseFile()} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s left by the stopped night", f)
+		}
 	}
 }
 

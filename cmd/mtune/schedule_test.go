@@ -697,16 +697,16 @@ func TestScheduleSystemdUnits(t *testing.T) {
 	if tim.get("Timer", "RandomizedDelaySec") == "" {
 		t.Error("no RandomizedDelaySec=")
 	}
-	// Restart=on-failure restarts on 75; 1 (failed) and 2 (usage) must not
-	// be retried.
+	// Restart=on-failure restarts on 75; 1 (failed), 2 (usage) and 143
+	// (stopped by SIGTERM: TimeoutStartSec=) must not be retried.
 	prevent := map[string]bool{}
 	for _, v := range svc["Service"]["RestartPreventExitStatus"] {
 		for _, f := range strings.Fields(v) {
 			prevent[f] = true
 		}
 	}
-	if !prevent["1"] || !prevent["2"] || prevent["75"] {
-		t.Errorf("RestartPreventExitStatus=%q: want 1 and 2, not 75", svc["Service"]["RestartPreventExitStatus"])
+	if !prevent["1"] || !prevent["2"] || !prevent[strconv.Itoa(exitStopped)] || prevent["75"] {
+		t.Errorf("RestartPreventExitStatus=%q: want 1, 2 and %d, not 75", svc["Service"]["RestartPreventExitStatus"], exitStopped)
 	}
 	if svc.get("Service", "RestartForceExitStatus") != "" {
 		t.Error("RestartForceExitStatus= on a oneshot unit: systemd before 256 refuses to load it")
@@ -949,7 +949,7 @@ func TestScheduleCronJob(t *testing.T) {
 	}
 	rules := js.PodFailurePolicy.Rules
 	name := js.Template.Spec.Containers[0].Name
-	for code, want := range map[int]string{1: "FailJob", 2: "FailJob", 75: "Count"} {
+	for code, want := range map[int]string{1: "FailJob", 2: "FailJob", 75: "Count", exitStopped: "Count"} {
 		if got := schedulePodFailureAction(rules, name, code); got != want {
 			t.Errorf("exit status %d: %s, want %s", code, got, want)
 		}
@@ -967,7 +967,7 @@ func TestScheduleCronJob(t *testing.T) {
 		t.Error("no Ignore rule for DisruptionTarget: an evicted pod would count as a failure")
 	}
 	if rules[0].OnPodConditions == nil {
-		t.Error("the DisruptionTarget rule should come first: an evicted mtune exits 1 (stopped), which FailJob would take")
+		t.Error("the DisruptionTarget rule should come first: an evicted mtune exits 143 (stopped), and a rule for its exit status would take it")
 	}
 }
 
@@ -1242,7 +1242,7 @@ func TestScheduleReadme(t *testing.T) {
 			t.Errorf("README.md does not mention %s", n)
 		}
 	}
-	for _, want := range []string{"mtune registry rollback --registry R", "--to ID", "Flex Template", "| 75 |", "| 1 |"} {
+	for _, want := range []string{"mtune registry rollback --registry R", "--to ID", "Flex Template", "| 75 |", "| 1 |", "| 143 |"} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README.md lacks %q", want)
 		}
