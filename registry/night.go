@@ -85,6 +85,11 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
 	ctx = lease.Hold(ctx)
+	// The registry's record first (created by the first night): every
+	// file the night writes at R's top is then under it.
+	if err := n.Registry.WriteRecord(ctx); err != nil {
+		return Outcome{}, err
+	}
 	n.Registry.removeTemps()
 	if _, err := n.Registry.completeHistory(ctx, "night "+n.RunID, n.RunID); err != nil {
 		return Outcome{}, err

@@ -68,9 +68,9 @@ func (r Registry) Gate(id string) string { return storage.Join(r.Run(id).Root, "
 func (r Registry) Start(id string) string { return storage.Join(r.Run(id).Root, "start.json") }
 
 // Lock takes the registry's lease (a *rundir.BusyError, matching
-// rundir.ErrBusy, if another process holds it), for a registry only
-// (CheckRoot), and records the registry in its manifest.json. The caller
-// releases it.
+// rundir.ErrBusy, if another process holds it), for a registry (or an
+// empty folder) only: CheckRoot, before and under the lease. A night then
+// records the registry (WriteRecord). The caller releases it.
 func (r Registry) Lock(ctx context.Context, o rundir.LeaseOptions) (*rundir.Lease, error) {
 	if err := r.CheckRoot(ctx); err != nil {
 		return nil, err
@@ -79,9 +79,9 @@ func (r Registry) Lock(ctx context.Context, o rundir.LeaseOptions) (*rundir.Leas
 	if err != nil {
 		return nil, err
 	}
-	// Checked again under the lease, and the record written (on the first
-	// night, created) before any other write.
-	if err := errors.Join(r.CheckRoot(ctx), r.WriteRecord(ctx)); err != nil {
+	// Checked again under the lease: another process may have written
+	// the folder meanwhile.
+	if err := r.CheckRoot(ctx); err != nil {
 		l.Release(context.WithoutCancel(ctx))
 		return nil, err
 	}

@@ -241,8 +241,8 @@ func SameRun(out string, prev, cur Manifest) error {
 
 // Finish records how the run of manifest man ended (done, or failed with
 // err) in the manifest.json of the run folder d, with the record of every
-// file the run wrote, and redraws its report.html (r) first, even if ctx is
-// cancelled, and returns err (or the error of writing them). A run stopped
+// file the run wrote, and redraws its report.html (r), recorded too, even
+// if ctx is cancelled, and returns err (or the error of writing them). A run stopped
 // by ctx (an interrupt, a lost lease) says so in its error.
 func Finish(ctx context.Context, d *RunDir, r Report, man Manifest, err error) error {
 	if err != nil && ctx.Err() != nil {
@@ -255,10 +255,14 @@ func Finish(ctx context.Context, d *RunDir, r Report, man Manifest, err error) e
 		man.Status, man.Error = "failed", err.Error()
 	}
 	wctx := context.WithoutCancel(ctx)
+	if werr := d.WriteManifest(wctx, man); werr != nil && err == nil {
+		err = werr
+	}
+	// The report shows the status just written; the record then lists it.
 	if werr := r.Write(wctx); werr != nil && err == nil {
 		err = werr
 	}
-	if werr := d.WriteManifest(wctx, man); werr != nil && err == nil {
+	if werr := d.Checkpoint(wctx); werr != nil && err == nil {
 		err = werr
 	}
 	return err

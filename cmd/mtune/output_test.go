@@ -81,8 +81,10 @@ func TestTuneNbestOutput(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "--overwrite") {
 		t.Fatalf("tune-nbest into its earlier output: exit %d, stderr %q", code, errOut)
 	}
-	// An earlier mtune's tune-nbest wrote its trio at the top of --out:
-	// --overwrite replaces that too.
+	// Files at the top of --out that no tune-nbest recorded (an earlier
+	// mtune's layout, or the user's copy of the weights): --overwrite keeps
+	// them (issue 33: `tune-nbest --out w --overwrite` deleted the user's
+	// weights).
 	for _, f := range []string{"weights", "weights.sparse", "weights.json"} {
 		if err := os.WriteFile(filepath.Join(out, f), []byte(readFile(t, filepath.Join(out, "best", f))), 0o666); err != nil {
 			t.Fatal(err)
@@ -97,8 +99,10 @@ func TestTuneNbestOutput(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "weights.json")); err == nil {
-		t.Error("--overwrite kept the earlier layout's weights.json")
+	for _, f := range []string{"weights", "weights.sparse", "weights.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("--overwrite removed %s, which tune-nbest's record does not list: %v", f, err)
+		}
 	}
 }
 

@@ -325,6 +325,12 @@ func TestRegistryCommands(t *testing.T) {
 					}
 				}
 			}
+			if _, ok := tc.files[""]; !ok {
+				// A registry of this mtune's: its record lists the files.
+				if err := (registry.Registry{Root: root}).WriteRecord(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
 			code, stdout, errOut := mtune(t, "", append([]string{"registry", "--registry", root}, tc.args...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stdout %q, stderr %q", code, tc.code, stdout, errOut)
