@@ -28,15 +28,15 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		if err := positiveFlags(fs, "threads"); err != nil {
 			return err
 		}
-		sc, err := in.scorer(ctx)
-		if err != nil {
-			return err
-		}
 		start := time.Now()
 		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"),
 			Overwrite: *overwrite, Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }})
 		if err != nil {
 			return err
+		}
+		sc, err := in.scorer(ctx)
+		if err != nil {
+			return dir.Close(ctx, err)
 		}
 		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
 		var inputs []rundir.InputFile

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -106,10 +109,19 @@ func TestTuneNbestOutput(t *testing.T) {
 	}
 }
 
-// TestUserFolderRefused: an output folder (or registry) that holds files
-// but no run of mtune is refused by every command that writes one, with
-// every option, before any work, and left as it was.
+// TestUserFolderRefused (issue 33): an output folder (or registry) that
+// holds files but no manifest.json of mtune's recording its command — the
+// user's thesis, another program's manifest.json, files with a run's names
+// and no manifest, a lone report.html — is refused by every command that
+// writes one, with every option, before any work, and left as it was.
 func TestUserFolderRefused(t *testing.T) {
+	contents := map[string]map[string]string{
+		"thesis":            {"docs/thesis.tex": "t\n"},
+		"package manifest":  {"manifest.json": `{"name":"my-package"}` + "\n", "docs/thesis.tex": "t\n"},
+		"run-like names":    {"best/weights": "LM0= 1\n", "epochs/001/complete": "{}\n", "docs/thesis.tex": "t\n"},
+		"a user's report":   {"report.html": "<p>mine</p>\n", "docs/thesis.tex": "t\n"},
+		"a model's corpus/": {"corpus/dev.fr": "bonjour\n", "docs/thesis.tex": "t\n"},
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -118,26 +130,92 @@ func TestUserFolderRefused(t *testing.T) {
 		{[]string{"tune", "--epochs", "1", "--resume", "--out"}, "no run of mtune"},
 		{[]string{"build", "--demo", "--overwrite", "--out"}, "no run of mtune"},
 		{[]string{"tune-nbest", "--nbest", "x", "-r", "y", "--overwrite", "--out"}, "no run of mtune"},
+		{[]string{"extract", "--nbest", "x", "-r", "y", "--overwrite", "--out"}, "no run of mtune"},
 		{[]string{"retrain", "--epochs", "1", "--registry"}, "no registry"},
 	} {
-		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
-			home := t.TempDir()
-			thesis := filepath.Join(home, "docs", "thesis.tex")
-			os.MkdirAll(filepath.Dir(thesis), 0o777)
-			if err := os.WriteFile(thesis, []byte("t\n"), 0o666); err != nil {
-				t.Fatal(err)
-			}
-			code, _, errOut := mtune(t, "", append(tc.args, home)...)
-			if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "docs/thesis.tex") {
-				t.Errorf("exit %d, stderr %q; want 1 and %q naming docs/thesis.tex", code, errOut, tc.want)
-			}
-			if entries, _ := os.ReadDir(home); len(entries) != 1 || entries[0].Name() != "docs" {
-				t.Errorf("the refused folder now holds %v", entries)
-			}
-			if data, err := os.ReadFile(thesis); err != nil || string(data) != "t\n" {
-				t.Errorf("thesis.tex: %q, %v", data, err)
-			}
-		})
+		for what, files := range contents {
+			t.Run(strings.Join(tc.args[:2], " ")+"/"+what, func(t *testing.T) {
+				home := t.TempDir()
+				for rel, text := range files {
+					p := filepath.Join(home, rel)
+					os.MkdirAll(filepath.Dir(p), 0o777)
+					if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+						t.Fatal(err)
+					}
+				}
+				code, _, errOut := mtune(t, "", append(tc.args, home)...)
+				if code != 1 || !strings.Contains(errOut, tc.want) {
+					t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, tc.want)
+				}
+				var got []string
+				filepath.WalkDir(home, func(p string, e os.DirEntry, err error) error {
+					if err == nil && !e.IsDir() {
+						rel, _ := filepath.Rel(home, p)
+						got = append(got, filepath.ToSlash(rel))
+						if data, err := os.ReadFile(p); err != nil || string(data) != files[filepath.ToSlash(rel)] {
+							t.Errorf("%s: %q, %v", rel, data, err)
+						}
+					}
+					return nil
+				})
+				if len(got) != len(files) {
+					t.Errorf("the refused folder now holds %v", got)
+				}
+			})
+		}
+	}
+}
+
+// TestInputNeverOutput (issue 33): an input the run would write over is
+// refused before any work: tune --init OUT/best/weights.json --out OUT
+// --overwrite, and tune-nbest --pool-cache naming its own n-best list or a
+// file that is not a pool cache; the files are left as they were.
+func TestInputNeverOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "d5")
+	// A run folder of tune's, with its record (as a finished run leaves it).
+	ctx := context.Background()
+	d, err := rundir.Open(ctx, out, rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := filepath.Join(out, "best", "weights.json")
+	if err := os.MkdirAll(filepath.Dir(best), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(best, []byte(`{"LM0":0.5}`+"\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(d.WriteManifest(ctx, rundir.Manifest{Status: "done"}), d.Close(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, best)
+	code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--init", best, "--out", out, "--overwrite")
+	if code == 0 || !strings.Contains(errOut, "lies in the output folder") {
+		t.Fatalf("tune --init OUT/best/weights.json --overwrite: exit %d, stderr %q", code, errOut)
+	}
+	if readFile(t, best) != before {
+		t.Fatal("the refused run changed its input")
+	}
+	nb := filepath.Join(dir, "nbest.txt")
+	ref := filepath.Join(dir, "ref.txt")
+	notCache := filepath.Join(dir, "notes.bin")
+	for p, text := range map[string]string{nb: "0 ||| a b ||| LM0= -1 ||| -1\n", ref: "a b\n", notCache: "my notes\n"} {
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cache := range []string{nb, notCache} {
+		code, _, errOut := mtune(t, "", "tune-nbest", "--nbest", nb, "-r", ref, "--out", filepath.Join(dir, "w"), "--pool-cache", cache)
+		if code != 2 || !strings.Contains(errOut, "pool cache") {
+			t.Errorf("--pool-cache %s: exit %d, stderr %q", cache, code, errOut)
+		}
+	}
+	if readFile(t, nb) != "0 ||| a b ||| LM0= -1 ||| -1\n" || readFile(t, notCache) != "my notes\n" {
+		t.Fatal("a refused --pool-cache was written")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w")); err == nil {
+		t.Error("a refused tune-nbest made its --out")
 	}
 }
 
