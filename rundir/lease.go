@@ -28,12 +28,16 @@ const DefaultLeaseTTL = 90 * time.Second
 
 // LeaseInfo is the content of a lease file: who holds it.
 //
-// Whether a lease is live is judged by the store's time, not by what the
-// holder wrote: a lease file not rewritten (renewed) for its TTL, by its
-// modification time on the store (a local file's mtime, a GCS object's
-// "updated") against the judge's clock, is stale whatever its Expiry says,
-// so a holder whose clock runs ahead, or a hand-written expiry in 2099,
-// blocks nobody for longer than the TTL. Before that a lease is live
+// Whether a lease is live is judged by the store's time and the judge's
+// TTL (its LeaseOptions), not by anything the holder wrote: a lease file
+// not rewritten (renewed) for the judge's TTL, by its modification time on
+// the store (a local file's mtime, a GCS object's "updated") against the
+// judge's clock, is stale whatever its Expiry and TTLSeconds say, so a
+// holder whose clock runs ahead, a hand-written expiry in 2099 or a
+// ttl_seconds of a year blocks nobody for longer than the judge's TTL. A
+// modification time ahead of the judge's clock counts as now (the lease
+// is live for the TTL from the judgement: the judge cannot tell when it
+// was written). Before that a lease is live
 // unless its process is known to be gone: the judge runs on the same
 // kernel (BootID) in the same PID namespace (PIDNS), and the PID is not
 // running or runs a process started at another time (StartTime: the PID
@@ -54,8 +58,9 @@ type LeaseInfo struct {
 	StartTime uint64 `json:"start_time,omitempty"`
 	// Token identifies one holding: a new one each time it is taken.
 	Token string `json:"token"`
-	// TTLSeconds is the lease's lifetime without renewal (0 in a lease of
-	// an earlier version: the judge's own TTL applies).
+	// TTLSeconds is the holder's lease lifetime without renewal, for
+	// people: a judge applies its own. Read from a file, anything but a
+	// positive finite number is 0.
 	TTLSeconds float64 `json:"ttl_seconds,omitempty"`
 	// Since is when it was taken, Expiry when it lapses unless renewed,
 	// both by the holder's clock: for people, not for judging.
@@ -63,12 +68,34 @@ type LeaseInfo struct {
 	Expiry time.Time `json:"expiry"`
 }
 
-// ttl is the lease's recorded lifetime, or def if it has none.
-func (h LeaseInfo) ttl(def time.Duration) time.Duration {
-	if h.TTLSeconds > 0 && !math.IsInf(h.TTLSeconds, 0) {
-		return time.Duration(h.TTLSeconds * float64(time.Second))
+// parseLease decodes a lease file. Its ttl_seconds, which no judge uses,
+// may be anything: a value that is not a positive finite number (a
+// string, a negative number, one out of float64's range) is read as 0.
+func parseLease(data []byte) (LeaseInfo, error) {
+	type plain LeaseInfo // without this method set
+	var f struct {
+		*plain
+		TTLSeconds json.RawMessage `json:"ttl_seconds"`
 	}
-	return def
+	var h LeaseInfo
+	f.plain = (*plain)(&h)
+	if err := json.Unmarshal(data, &f); err != nil {
+		return LeaseInfo{}, err
+	}
+	if ttl, err := strconv.ParseFloat(string(f.TTLSeconds), 64); err == nil && ttl > 0 && !math.IsInf(ttl, 0) {
+		h.TTLSeconds = ttl
+	}
+	return h, nil
+}
+
+// staleAt returns when a lease written at mod on the store goes stale
+// unless renewed, judged at now with the judge's ttl: a mod after now
+// counts as now.
+func staleAt(mod, now time.Time, ttl time.Duration) time.Time {
+	if mod.After(now) {
+		mod = now
+	}
+	return mod.Add(ttl)
 }
 
 // BusyError is returned by AcquireLease when another process holds the
@@ -159,12 +186,12 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 			return nil, fmt.Errorf("rundir: lease: %w", err)
 		}
 		if v != 0 {
-			var cur LeaseInfo
-			if err := json.Unmarshal(data, &cur); err != nil {
+			cur, err := parseLease(data)
+			if err != nil {
 				return nil, fmt.Errorf("rundir: lease %s is not a lease file (%v): remove it if no run is using the folder", path, err)
 			}
-			stale := mod.Add(cur.ttl(o.TTL))
-			if o.Now().Before(stale) {
+			now := o.Now()
+			if stale := staleAt(mod, now, o.TTL); now.Before(stale) {
 				switch holderProcess(cur, me) {
 				case gone:
 				case unsure:

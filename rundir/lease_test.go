@@ -124,10 +124,10 @@ func TestLeaseExpiry(t *testing.T) {
 }
 
 // TestLeaseJudge: a lease file another process left is judged by the
-// store's time of its last write and by what this process can know of
-// its holder, never by the expiry the holder wrote. The judge's clock runs
-// ahead of the store's by the case's offset (the time since the lease was
-// last written).
+// store's time of its last write, with the judge's TTL (a minute), and
+// by what this process can know of its holder, never by the expiry or TTL
+// the holder wrote. The judge's clock runs ahead of the store's by the
+// case's offset (the time since the lease was last written).
 func TestLeaseJudge(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -171,16 +171,16 @@ func TestLeaseJudge(t *testing.T) {
 			return LeaseInfo{Owner: "mtune tune", Host: me.Host, PID: dead.Process.Pid, Token: "x",
 				Since: time.Now().UTC(), Expiry: time.Now().Add(time.Minute).UTC()}
 		}, 0, false},
-		{"another container, within its TTL", otherNS, 55 * time.Second, false},
-		{"another container, after its TTL", otherNS, 65 * time.Second, true},
-		{"another host claiming 2099, not renewed for its TTL", func() LeaseInfo {
+		{"another container, within the judge's TTL", otherNS, 55 * time.Second, false},
+		{"another container, after the judge's TTL", otherNS, 65 * time.Second, true},
+		{"another host claiming 2099, not renewed for the judge's TTL", func() LeaseInfo {
 			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
 				Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
 		}, 65 * time.Second, true},
-		{"another host claiming 2099, no TTL recorded: the judge's", func() LeaseInfo {
+		{"another host claiming 2099, no TTL recorded", func() LeaseInfo {
 			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x",
 				Since: time.Now().UTC(), Expiry: time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)}
-		}, DefaultLeaseTTL + 5*time.Second, true},
+		}, 65 * time.Second, true},
 		{"another host whose clock runs behind, renewed just now", func() LeaseInfo {
 			return LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
 				Since: time.Now().Add(-time.Hour).UTC(), Expiry: time.Now().Add(-time.Hour).UTC()}
@@ -195,7 +195,7 @@ func TestLeaseJudge(t *testing.T) {
 				if err := storage.WriteFile(ctx, p, b); err != nil {
 					t.Fatal(err)
 				}
-				l, err := AcquireLease(ctx, p, LeaseOptions{Now: func() time.Time { return time.Now().Add(tc.offset) }})
+				l, err := AcquireLease(ctx, p, LeaseOptions{TTL: time.Minute, Now: func() time.Time { return time.Now().Add(tc.offset) }})
 				if tc.taken {
 					if err != nil {
 						t.Fatalf("acquire: %v, want the lease taken over", err)
@@ -264,5 +264,67 @@ func TestLeaseHoldRenews(t *testing.T) {
 	l.Release(ctx)
 	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "thief") {
 		t.Fatal("release removed the other holder's lease")
+	}
+}
+
+// TestLeaseJudgesWithItsOwnTTL: whether a lease is stale is judged with
+// the judge's TTL whatever ttl_seconds the file holds (a year, out of
+// float64's or time.Duration's range, negative, not a number), and a
+// store time ahead of the judge's clock counts as now: the lease is busy
+// until the judge's now plus its TTL, not until that time plus the TTL.
+func TestLeaseJudgesWithItsOwnTTL(t *testing.T) {
+	const ttl = time.Minute
+	tests := []struct {
+		name   string
+		ttl    string        // ttl_seconds as written in the file
+		offset time.Duration // the judge's clock ahead of the store's
+		taken  bool
+	}{
+		{"a year, within the judge's TTL", "31536000", 55 * time.Second, false},
+		{"a year, after the judge's TTL", "31536000", 65 * time.Second, true},
+		{"1e10, within", "1e10", 55 * time.Second, false},
+		{"1e10, after", "1e10", 65 * time.Second, true},
+		{"1e300, within", "1e300", 55 * time.Second, false},
+		{"1e300, after", "1e300", 65 * time.Second, true},
+		{"1e400, within", "1e400", 55 * time.Second, false},
+		{"1e400, after", "1e400", 65 * time.Second, true},
+		{"negative, within", "-30", 55 * time.Second, false},
+		{"negative, after", "-30", 65 * time.Second, true},
+		{"the string NaN, within", `"NaN"`, 55 * time.Second, false},
+		{"the string NaN, after", `"NaN"`, 65 * time.Second, true},
+		{"the string Infinity, after", `"Infinity"`, 65 * time.Second, true},
+		{"null, after", "null", 65 * time.Second, true},
+		{"written a day ahead of the judge's clock", "60", -24 * time.Hour, false},
+		{"written a day ahead, ttl_seconds of a year", "31536000", -24 * time.Hour, false},
+	}
+	ctx := context.Background()
+	for name, dir := range folders(t) {
+		for i, tc := range tests {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				p := storage.Join(dir, "ttl"+strconv.Itoa(i), LeaseName)
+				b, _ := json.Marshal(LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
+					Since: time.Now().UTC(), Expiry: time.Now().Add(time.Minute).UTC()})
+				b = []byte(strings.Replace(string(b), `"ttl_seconds":60`, `"ttl_seconds":`+tc.ttl, 1))
+				if err := storage.WriteFile(ctx, p, b); err != nil {
+					t.Fatal(err)
+				}
+				now := func() time.Time { return time.Now().Add(tc.offset) }
+				l, err := AcquireLease(ctx, p, LeaseOptions{TTL: ttl, Now: now})
+				if tc.taken {
+					if err != nil {
+						t.Fatalf("acquire: %v, want the lease taken over", err)
+					}
+					l.Release(ctx)
+					return
+				}
+				var busy *BusyError
+				if !errors.As(err, &busy) {
+					t.Fatalf("acquire: %v, want busy", err)
+				}
+				if latest := now().Add(ttl); busy.Stale.After(latest) {
+					t.Errorf("busy until %v, after the judge's now plus its TTL (%v)", busy.Stale, latest)
+				}
+			})
+		}
 	}
 }

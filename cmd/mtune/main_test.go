@@ -394,10 +394,11 @@ func TestDemoIsATuningProblem(t *testing.T) {
 	}
 }
 
-// TestGCSTimeout runs mtune score against a GCS that always answers 503:
-// --gcs-timeout bounds the retries, each retry is logged and the error
-// says GCS is unreachable; a timeout that is not positive is a usage
-// error.
+// TestGCSTimeout runs mtune score, tune, retrain and registry status
+// against a GCS that always answers 503: --gcs-timeout bounds the retries
+// of every request (reads, the lease, the registry's files), each retry
+// is logged and the error says GCS is unreachable; a timeout that is not
+// positive is a usage error.
 func TestGCSTimeout(t *testing.T) {
 	storage.SetGCSClient(gcstest.Unavailable(t))
 	t.Cleanup(func() { storage.SetGCSClient(nil); storage.SetGCSTimeout(0) })
@@ -409,6 +410,12 @@ func TestGCSTimeout(t *testing.T) {
 	}{
 		{"unreachable", []string{"score", "--gcs-timeout", "2s", "-r", "gs://b/ref.en"}, 1,
 			[]string{"mtune score: ", "gs://b/ref.en: GCS unreachable after ", " attempts in 2s: ", "level=WARN", "attempt=1", "path=gs://b/ref.en"}},
+		{"tune", []string{"tune", "--gcs-timeout", "2s", "--epochs", "1", "--out", "gs://b/run1"}, 1,
+			[]string{"mtune tune: ", "gs://b/run1", ": GCS unreachable", " in 2s"}},
+		{"retrain", []string{"retrain", "--gcs-timeout", "2s", "--epochs", "1", "--registry", "gs://b/nightly"}, 1,
+			[]string{"mtune retrain: ", "gs://b/nightly", ": GCS unreachable", " in 2s", "level=WARN"}},
+		{"registry status", []string{"registry", "--gcs-timeout", "2s", "--registry", "gs://b/nightly", "status"}, 1,
+			[]string{"mtune registry: ", "gs://b/nightly", ": GCS unreachable", " in 2s", "level=WARN"}},
 		{"zero timeout", []string{"score", "--gcs-timeout", "0s", "-r", "gs://b/ref.en"}, 2, []string{"--gcs-timeout 0s: must be positive"}},
 	}
 	for _, tc := range cases {

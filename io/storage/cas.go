@@ -82,17 +82,21 @@ func (f *FS) ReadVersionTime(ctx context.Context, p string) ([]byte, int64, time
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
+	rt := f.retrier("read", p)
+	ctx, done := rt.bound(ctx)
+	defer done()
+	obj = obj.Retryer(rt.options()...)
 	r, err := obj.ReadCompressed(true).NewReader(ctx)
 	if errors.Is(err, gcs.ErrObjectNotExist) {
 		return nil, 0, time.Time{}, nil
 	}
 	if err != nil {
-		return nil, 0, time.Time{}, gcsErr("read", p, err)
+		return nil, 0, time.Time{}, rt.err(err)
 	}
 	defer r.Close()
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, 0, time.Time{}, gcsErr("read", p, err)
+		return nil, 0, time.Time{}, rt.err(err)
 	}
 	mod := r.Attrs.LastModified
 	if mod.IsZero() {
@@ -102,7 +106,7 @@ func (f *FS) ReadVersionTime(ctx context.Context, p string) ([]byte, int64, time
 			return data, r.Attrs.Generation, time.Now(), nil
 		}
 		if err != nil {
-			return nil, 0, time.Time{}, gcsErr("stat", p, err)
+			return nil, 0, time.Time{}, rt.err(err)
 		}
 		mod = a.Updated
 	} else {
@@ -157,17 +161,21 @@ func (f *FS) WriteIfVersion(ctx context.Context, p string, data []byte, v int64)
 	if v == 0 {
 		cond = gcs.Conditions{DoesNotExist: true}
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := obj.If(cond).NewWriter(wctx)
+	rt := f.retrier("write", p)
+	wctx, done := rt.bound(ctx)
+	defer done()
+	// The client's bound on retries does not apply to uploads: the
+	// context's does, and the chunk's.
+	w := obj.If(cond).Retryer(rt.options()...).NewWriter(wctx)
 	w.ContentType = "application/json"
+	w.ChunkRetryDeadline = rt.timeout
 	if _, err := w.Write(data); err != nil {
-		cancel()
+		done()
 		w.Close()
-		return 0, casErr("write", p, err)
+		return 0, casErr(rt, err)
 	}
 	if err := w.Close(); err != nil {
-		return 0, casErr("write", p, err)
+		return 0, casErr(rt, err)
 	}
 	return w.Attrs().Generation, nil
 }
@@ -202,11 +210,14 @@ func (f *FS) RemoveIfVersion(ctx context.Context, p string, v int64) error {
 	// Deleting generation v alone removes nothing once another
 	// generation is live (the emulator ignores the precondition on
 	// deletes; the service honours both).
-	err = obj.Generation(v).If(gcs.Conditions{GenerationMatch: v}).Delete(ctx)
+	rt := f.retrier("remove", p)
+	ctx, done := rt.bound(ctx)
+	defer done()
+	err = obj.Generation(v).If(gcs.Conditions{GenerationMatch: v}).Retryer(rt.options()...).Delete(ctx)
 	if errors.Is(err, gcs.ErrObjectNotExist) {
 		return nil
 	}
-	return casErr("remove", p, err)
+	return casErr(rt, err)
 }
 
 // object returns the handle of the GCS object p.
@@ -222,16 +233,17 @@ func (f *FS) object(ctx context.Context, op, p string) (*gcs.ObjectHandle, error
 	return c.Bucket(bucket).Object(object), nil
 }
 
-// casErr maps a failed GCS precondition (HTTP 412) to ErrPrecondition.
-func casErr(op, p string, err error) error {
+// casErr maps a failed GCS precondition (HTTP 412) to ErrPrecondition,
+// and other errors as rt.err does.
+func casErr(rt *retrier, err error) error {
 	if err == nil {
 		return nil
 	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed {
-		return fmt.Errorf("storage: %s %s: %w", op, p, ErrPrecondition)
+		return fmt.Errorf("storage: %s %s: %w", rt.op, rt.path, ErrPrecondition)
 	}
-	return gcsErr(op, p, err)
+	return rt.err(err)
 }
 
 // lockMarker is in the names of the lock files of local conditional

@@ -44,10 +44,14 @@ type FS struct {
 	// credentials; STORAGE_EMULATOR_HOST is honoured) and kept for later
 	// uses. Set it before the FS is first used.
 	GCS *gcs.Client
-	// Timeout bounds the retries of one GCS request (opening, stating or
-	// listing, and each upload): once it has passed, the last transient
-	// error is returned, as "storage: open gs://b/o: GCS unreachable after
-	// N attempts in 2m0s: …". Zero means DefaultTimeout.
+	// Timeout bounds every GCS request (opening, reading, stating,
+	// listing, walking, removing, each upload, and the versioned reads,
+	// writes and removes of leases and pointers): once its retries have
+	// lasted that long, the last transient error is returned, as "storage:
+	// open gs://b/o: GCS unreachable after N attempts in 2m0s: …"; a call
+	// left unanswered that long (an upload or a read: without progress
+	// that long) is cut, as "…: GCS unreachable: no answer in 2m0s: …".
+	// Zero means DefaultTimeout.
 	Timeout time.Duration
 	// Logger receives a warning for each retried GCS request; nil means
 	// slog.Default().
@@ -70,15 +74,21 @@ func SetGCSTimeout(d time.Duration) {
 }
 
 // retrier bounds, counts and logs the retries of one GCS operation on one
-// path.
+// path. The client's own bound (options) stops retrying once the timeout
+// has passed, but it waits for an attempt without limit and does not
+// apply to uploads at all; a watchdog on the operation's context
+// (watch, bound) cuts a call into the client that has waited the
+// timeout without an answer.
 type retrier struct {
 	op, path string
 	timeout  time.Duration
 	log      *slog.Logger
 
 	mu        sync.Mutex
-	attempts  int  // failed attempts judged retryable or not
-	transient bool // whether the last failure was retryable
+	attempts  int   // failed attempts judged retryable or not
+	transient bool  // whether the last failure was retryable
+	last      error // the last failure
+	expired   bool  // a watchdog cut a call that waited the timeout
 }
 
 func (f *FS) retrier(op, p string) *retrier {
@@ -106,7 +116,7 @@ func (r *retrier) options() []gcs.RetryOption {
 			r.mu.Lock()
 			r.attempts++
 			n := r.attempts
-			r.transient = retry
+			r.transient, r.last = retry, err
 			r.mu.Unlock()
 			if retry {
 				r.log.Warn("storage: GCS request failed; retrying", "op", r.op, "path", r.path, "attempt", n, "err", err)
@@ -116,20 +126,120 @@ func (r *retrier) options() []gcs.RetryOption {
 	}
 }
 
-// err wraps the error of the operation: gcsErr, or when the retries ran
-// out on transient errors, an error saying GCS is unreachable.
-func (r *retrier) err(err error) error {
+// always are the options of an operation that is safe to repeat although
+// the client does not know it: retried as transient errors come.
+func (r *retrier) always() []gcs.RetryOption {
+	return append(r.options(), gcs.WithPolicy(gcs.RetryAlways))
+}
+
+// watchdog cancels the context of a GCS operation when a call into the
+// client, between arm and disarm, has waited the retrier's timeout with no
+// progress (kick) meanwhile.
+type watchdog struct {
+	r      *retrier
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	t      *time.Timer
+	active bool // between arm and disarm
+}
+
+// watch returns a context derived from ctx for the calls of one operation
+// and its watchdog, disarmed. The caller stops it when the operation is
+// over (for a reader, when it is closed).
+func (r *retrier) watch(ctx context.Context) (context.Context, *watchdog) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watchdog{r: r, cancel: cancel}
+	w.t = time.AfterFunc(r.timeout, func() {
+		w.mu.Lock()
+		active := w.active
+		w.mu.Unlock()
+		if !active {
+			return // disarmed as it fired
+		}
+		r.mu.Lock()
+		r.expired = true
+		r.mu.Unlock()
+		cancel()
+	})
+	w.t.Stop()
+	return ctx, w
+}
+
+// bound returns a context derived from ctx that is cancelled once the
+// timeout has passed, for an operation that ends when its call returns,
+// and the function that releases it.
+func (r *retrier) bound(ctx context.Context) (context.Context, func()) {
+	ctx, w := r.watch(ctx)
+	w.arm()
+	return ctx, w.stop
+}
+
+// arm starts the wait of a call; disarm ends it.
+func (w *watchdog) arm() {
+	w.mu.Lock()
+	w.active = true
+	w.t.Reset(w.r.timeout)
+	w.mu.Unlock()
+}
+
+func (w *watchdog) disarm() {
+	w.mu.Lock()
+	w.active = false
+	w.t.Stop()
+	w.mu.Unlock()
+}
+
+// kick starts the wait of the call under way, if any, afresh: it made
+// progress.
+func (w *watchdog) kick() {
+	w.mu.Lock()
+	if w.active {
+		w.t.Reset(w.r.timeout)
+	}
+	w.mu.Unlock()
+}
+
+// stop disarms the watchdog for good and ends the operation's context.
+func (w *watchdog) stop() {
+	w.disarm()
+	w.cancel()
+}
+
+// succeeded forgets the failures before a call that succeeded: the
+// operation's later failures are judged alone.
+func (r *retrier) succeeded() {
 	r.mu.Lock()
-	n, transient := r.attempts, r.transient
+	r.attempts, r.transient, r.last = 0, false, nil
 	r.mu.Unlock()
-	if !transient || n == 0 {
-		return gcsErr(r.op, r.path, err)
+}
+
+// cut returns err, or an error saying GCS is unreachable (without the
+// operation and path) when the retries ran out on transient errors or a
+// watchdog cut the call that failed with err.
+func (r *retrier) cut(err error) error {
+	r.mu.Lock()
+	n, transient, last, expired := r.attempts, r.transient, r.last, r.expired
+	r.mu.Unlock()
+	switch {
+	case transient && n > 0:
+		return fmt.Errorf("GCS unreachable after %d attempts in %s: %w", n, r.timeout, last)
+	case expired:
+		return fmt.Errorf("GCS unreachable: no answer in %s: %w", r.timeout, err)
 	}
-	last := errors.Unwrap(err) // the client's "retry deadline … reached" wraps the last error
-	if last == nil {
-		last = err
+	return err
+}
+
+// err wraps the error of the operation: gcsErr, or when GCS is
+// unreachable (see cut), an error saying so.
+func (r *retrier) err(err error) error {
+	if err == nil {
+		return nil
 	}
-	return fmt.Errorf("storage: %s %s: GCS unreachable after %d attempts in %s: %w", r.op, r.path, n, r.timeout, last)
+	if c := r.cut(err); c != err {
+		return fmt.Errorf("storage: %s %s: %w", r.op, r.path, c)
+	}
+	return gcsErr(r.op, r.path, err)
 }
 
 var defaultFS FS
@@ -348,12 +458,17 @@ func (f *FS) open(ctx context.Context, p string, off int64) (io.ReadCloser, erro
 			// ask for its bytes as stored and decompress them here, once.
 			obj = obj.ReadCompressed(true)
 		}
-		r, err := obj.NewRangeReader(ctx, off, -1)
+		// The reader reads under wctx: the watchdog is armed while a call
+		// waits for GCS, and the context ends when the reader is closed.
+		wctx, wd := rt.watch(ctx)
+		wd.arm()
+		r, err := obj.NewRangeReader(wctx, off, -1)
 		var ae *googleapi.Error
 		if off > 0 && errors.As(err, &ae) && ae.Code == http.StatusRequestedRangeNotSatisfiable {
 			// GCS refuses a range that starts at the end of an object:
 			// that one is empty, a later one is an error.
-			attrs, aerr := obj.Attrs(ctx)
+			attrs, aerr := obj.Attrs(wctx)
+			wd.stop()
 			if aerr != nil {
 				return nil, rt.err(aerr)
 			}
@@ -362,10 +477,13 @@ func (f *FS) open(ctx context.Context, p string, off int64) (io.ReadCloser, erro
 			}
 			return newReader(p, io.NopCloser(strings.NewReader("")))
 		}
+		wd.disarm()
 		if err != nil {
+			wd.stop()
 			return nil, rt.err(err)
 		}
-		return newReader(p, r)
+		rt.succeeded()
+		return newReader(p, &watchedReader{r: r, rt: rt, wd: wd})
 	}
 	file, err := os.Open(p)
 	if err != nil {
@@ -462,6 +580,8 @@ func (f *FS) attrs(ctx context.Context, p string) (*gcs.ObjectAttrs, error) {
 		return nil, err
 	}
 	rt := f.retrier("stat", p)
+	ctx, done := rt.bound(ctx)
+	defer done()
 	a, err := obj.Retryer(rt.options()...).Attrs(ctx)
 	if err != nil {
 		return nil, rt.err(err)
@@ -545,6 +665,8 @@ func (f *FS) Exists(ctx context.Context, p string) (bool, error) {
 		return false, err
 	}
 	rt := f.retrier("stat", p)
+	ctx, done := rt.bound(ctx)
+	defer done()
 	if object == "" {
 		_, err = c.Bucket(bucket).Retryer(rt.options()...).Attrs(ctx)
 	} else {
@@ -626,10 +748,14 @@ func (f *FS) listGCS(ctx context.Context, op, p, bucket, dir, namePrefix string,
 		return nil, fmt.Errorf("storage: %s %s: %w", op, p, err)
 	}
 	rt := f.retrier(op, p)
+	ctx, wd := rt.watch(ctx)
+	defer wd.stop()
 	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
 	var out []string
 	for {
+		wd.arm() // a page is fetched as Next needs it
 		attrs, err := it.Next()
+		wd.disarm()
 		if err == iterator.Done {
 			break
 		}
@@ -737,7 +863,10 @@ func (f *FS) Create(ctx context.Context, p string) (*Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = newGCSSink(ctx, c.Bucket(bucket).Object(object).Retryer(f.retrier("create", p).options()...), contentType(p))
+		rt := f.retrier("create", p)
+		// Uploading the same bytes again is safe: retry even though the
+		// write is not conditional.
+		s = newGCSSink(ctx, c.Bucket(bucket).Object(object).Retryer(rt.always()...), contentType(p), rt)
 	} else {
 		ls, err := newLocalSink(p)
 		if err != nil {
@@ -758,6 +887,30 @@ func contentType(p string) string {
 		return "application/zstd"
 	}
 	return ""
+}
+
+// watchedReader reads a GCS object with the watchdog of its opening armed
+// during each read; Close ends the reads' context.
+type watchedReader struct {
+	r  io.ReadCloser
+	rt *retrier
+	wd *watchdog
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	w.wd.arm()
+	n, err := w.r.Read(p)
+	w.wd.disarm()
+	if err != nil && err != io.EOF {
+		err = w.rt.cut(err)
+	}
+	return n, err
+}
+
+func (w *watchedReader) Close() error {
+	err := w.r.Close()
+	w.wd.stop()
+	return err
 }
 
 // bufferedReader returns r with a large read buffer: the decompressors read

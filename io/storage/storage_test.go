@@ -16,8 +16,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	gcs "cloud.google.com/go/storage"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
@@ -1005,38 +1008,85 @@ func BenchmarkRead(b *testing.B) {
 	})
 }
 
-// TestGCSUnreachable points the client at a server that always answers
-// 503: every operation must give up once the timeout has passed, with an
-// error naming the path and saying GCS is unreachable, after logging each
-// retry.
+// TestGCSUnreachable points the client at a GCS that answers 503, that
+// refuses connections and that never answers: every operation must give
+// up once the timeout has passed, with an error naming the path and
+// saying GCS is unreachable; each retry of a failed request is logged.
 func TestGCSUnreachable(t *testing.T) {
-	c := gcstest.Unavailable(t)
 	const timeout = 2 * time.Second
-	p := "gs://" + testBucket + "/run1/x.txt"
-	cases := []struct {
+	dir := "gs://" + testBucket + "/run1"
+	p := dir + "/x.txt"
+	servers := []struct {
+		name   string
+		client func(testing.TB) *gcs.Client
+		logged bool // the requests fail (rather than wait), so retries are logged
+	}{
+		{"503", gcstest.Unavailable, true},
+		{"refused", gcstest.Refused, true},
+		{"silent", gcstest.Silent, false},
+	}
+	ops := []struct {
 		name, op string
 		call     func(f *FS) error
 	}{
 		{"open", "open", func(f *FS) error { _, err := f.Open(ctx, p); return err }},
+		{"read file", "open", func(f *FS) error { _, err := f.ReadFile(ctx, p); return err }},
 		{"exists", "stat", func(f *FS) error { _, err := f.Exists(ctx, p); return err }},
-		{"list", "list", func(f *FS) error { _, err := f.List(ctx, "gs://"+testBucket+"/run1"); return err }},
+		{"identity", "stat", func(f *FS) error { _, err := f.Identity(ctx, p); return err }},
+		{"list", "list", func(f *FS) error { _, err := f.List(ctx, dir); return err }},
+		{"glob", "glob", func(f *FS) error { _, err := f.Glob(ctx, dir+"/x.*"); return err }},
+		{"walk", "walk", func(f *FS) error { _, err := f.Walk(ctx, dir); return err }},
+		{"remove", "remove", func(f *FS) error { return f.Remove(ctx, p) }},
+		{"write file", "close", func(f *FS) error { return f.WriteFile(ctx, p, []byte("x\n")) }},
+		{"read version", "read", func(f *FS) error { _, _, err := f.ReadVersion(ctx, p); return err }},
+		{"write if version", "write", func(f *FS) error { _, err := f.WriteIfVersion(ctx, p, []byte("x\n"), 0); return err }},
+		{"remove if version", "remove", func(f *FS) error { return f.RemoveIfVersion(ctx, p, 7) }},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var logs bytes.Buffer
-			f := &FS{GCS: c, Timeout: timeout, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-			err := tc.call(f)
-			if err == nil {
-				t.Fatal("no error from an unreachable GCS")
-			}
-			if msg := err.Error(); !strings.HasPrefix(msg, "storage: "+tc.op+" gs://"+testBucket+"/run1") || !strings.Contains(msg, "GCS unreachable after ") || !strings.Contains(msg, "in 2s") {
-				t.Errorf("error %q, want \"storage: %s gs://%s/run1…: GCS unreachable after N attempts in 2s: …\"", msg, tc.op, testBucket)
-			}
-			if l := logs.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "attempt=1") || !strings.Contains(l, "op="+tc.op) || !strings.Contains(l, "path=gs://"+testBucket+"/run1") {
-				t.Errorf("retries not logged: %q", l)
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			c := srv.client(t)
+			for _, tc := range ops {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					var logs bytes.Buffer
+					var mu sync.Mutex
+					f := &FS{GCS: c, Timeout: timeout, Logger: slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, nil))}
+					errc := make(chan error, 1)
+					go func() { errc <- tc.call(f) }()
+					var err error
+					select {
+					case err = <-errc:
+					case <-time.After(time.Minute): // a guard against a hang, not a measure
+						t.Fatalf("no answer after a minute: %s is not bounded by the %s timeout", tc.name, timeout)
+					}
+					if err == nil {
+						t.Fatal("no error from an unreachable GCS")
+					}
+					if msg := err.Error(); !strings.HasPrefix(msg, "storage: "+tc.op+" "+dir) || !strings.Contains(msg, "GCS unreachable") || !strings.Contains(msg, " in 2s") {
+						t.Errorf("error %q, want \"storage: %s %s…: GCS unreachable … in 2s: …\"", msg, tc.op, dir)
+					}
+					mu.Lock()
+					l := logs.String()
+					mu.Unlock()
+					if srv.logged && (!strings.Contains(l, "level=WARN") || !strings.Contains(l, "attempt=1") || !strings.Contains(l, "path="+dir)) {
+						t.Errorf("retries not logged: %q", l)
+					}
+				})
 			}
 		})
 	}
+}
+
+// syncWriter serializes the writes to w.
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (s syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // TestOpenAt reads a file from offsets on each backend: from the start,

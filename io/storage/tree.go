@@ -66,10 +66,15 @@ func (f *FS) Walk(ctx context.Context, dir string) ([]string, error) {
 	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
 		return nil, fmt.Errorf("storage: walk %s: %w", dir, err)
 	}
-	it := c.Bucket(bucket).Objects(ctx, q)
+	rt := f.retrier("walk", dir)
+	ctx, wd := rt.watch(ctx)
+	defer wd.stop()
+	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
 	var out []string
 	for {
+		wd.arm() // a page is fetched as Next needs it
 		attrs, err := it.Next()
+		wd.disarm()
 		if err == iterator.Done {
 			break
 		}
@@ -77,7 +82,7 @@ func (f *FS) Walk(ctx context.Context, dir string) ([]string, error) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, gcsErr("walk", dir, err)
+			return nil, rt.err(err)
 		}
 		out = append(out, gcsScheme+bucket+"/"+attrs.Name)
 	}
@@ -120,8 +125,12 @@ func (f *FS) Remove(ctx context.Context, p string) error {
 	if err != nil {
 		return err
 	}
-	if err := obj.Delete(ctx); err != nil && !errors.Is(err, gcs.ErrObjectNotExist) {
-		return gcsErr("remove", p, err)
+	rt := f.retrier("remove", p)
+	ctx, done := rt.bound(ctx)
+	defer done()
+	// Removing again is safe: a missing object is no error.
+	if err := obj.Retryer(rt.always()...).Delete(ctx); err != nil && !errors.Is(err, gcs.ErrObjectNotExist) {
+		return rt.err(err)
 	}
 	return nil
 }

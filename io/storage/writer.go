@@ -259,31 +259,51 @@ func (s *localSink) abort() error {
 
 // gcsSink uploads to an object. The service makes the object visible only
 // when the upload completes, at commit; abort cancels the upload's context,
-// so the service never completes it.
+// so the service never completes it. A Write or commit that waits for the
+// upload the retrier's timeout without progress (a chunk sent) cancels it
+// too: GCS is unreachable.
 type gcsSink struct {
-	w      *gcs.Writer
-	cancel context.CancelFunc
-	done   bool
+	w    *gcs.Writer
+	rt   *retrier
+	wd   *watchdog
+	done bool
 }
 
-func newGCSSink(ctx context.Context, obj *gcs.ObjectHandle, contentType string) *gcsSink {
-	ctx, cancel := context.WithCancel(ctx)
+func newGCSSink(ctx context.Context, obj *gcs.ObjectHandle, contentType string, rt *retrier) *gcsSink {
+	ctx, wd := rt.watch(ctx)
 	w := obj.NewWriter(ctx)
 	w.ContentType = contentType
-	return &gcsSink{w: w, cancel: cancel}
+	// The client's bound on retries (retrier.options) does not apply to
+	// uploads: these are theirs.
+	w.ChunkRetryDeadline = rt.timeout
+	w.ProgressFunc = func(int64) { wd.kick() }
+	return &gcsSink{w: w, rt: rt, wd: wd}
 }
 
 func (s *gcsSink) Write(p []byte) (int, error) {
 	if s.done {
 		return 0, ErrAborted
 	}
-	return s.w.Write(p)
+	s.wd.arm()
+	n, err := s.w.Write(p)
+	s.wd.disarm()
+	if err != nil {
+		err = s.rt.cut(err)
+	}
+	return n, err
 }
+
+// cancel stops the upload.
+func (s *gcsSink) cancel() { s.wd.stop() }
 
 func (s *gcsSink) commit() error {
 	s.done = true
+	s.wd.arm()
 	err := s.w.Close()
-	s.cancel()
+	s.wd.stop()
+	if err != nil {
+		err = s.rt.cut(err)
+	}
 	return err
 }
 
@@ -292,7 +312,7 @@ func (s *gcsSink) abort() error {
 		return nil
 	}
 	s.done = true
-	s.cancel()
+	s.wd.stop()
 	s.w.Close() // waits for the upload to stop; its error is the cancellation
 	return nil
 }

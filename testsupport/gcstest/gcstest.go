@@ -1,12 +1,15 @@
 // Package gcstest is test support: GCS clients that talk to an in-process
-// emulator or to a server that is always unavailable, both on loopback,
+// emulator or to a server that is unavailable (answers 503, refuses
+// connections or never answers), all on loopback,
 // for the tests of every package that reads or writes gs:// paths.
 package gcstest
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	gcs "cloud.google.com/go/storage"
@@ -46,6 +49,51 @@ func Unavailable(tb testing.TB) *gcs.Client {
 	}))
 	tb.Cleanup(srv.Close)
 	return client(tb, srv.URL)
+}
+
+// Refused returns a GCS client pointed at a loopback port nobody listens
+// on: every connection is refused, a transient error the client retries.
+func Refused(tb testing.TB) *gcs.Client {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("gcstest: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return client(tb, "http://"+addr)
+}
+
+// Silent returns a GCS client pointed at a loopback server that accepts
+// connections and never answers on them.
+func Silent(tb testing.TB) *gcs.Client {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("gcstest: %v", err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	tb.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return client(tb, "http://"+l.Addr().String())
 }
 
 func client(tb testing.TB, url string) *gcs.Client {
