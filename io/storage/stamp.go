@@ -93,10 +93,14 @@ func (f *FS) Stamps(ctx context.Context, dir string) ([]FileStamp, error) {
 		return nil, fmt.Errorf("storage: walk %s: %w", dir, err)
 	}
 	rt := f.retrier("walk", dir)
+	ctx, wd := rt.watch(ctx)
+	defer wd.stop()
 	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
 	var out []FileStamp
 	for {
+		wd.arm() // a page is fetched as Next needs it
 		attrs, err := it.Next()
+		wd.disarm()
 		if err == iterator.Done {
 			break
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	gcs "cloud.google.com/go/storage"
-	"google.golang.org/api/iterator"
 )
 
 // Operations on a whole folder (a local directory, or every object under
@@ -51,42 +50,14 @@ func (f *FS) Walk(ctx context.Context, dir string) ([]string, error) {
 	if !IsGCS(dir) {
 		return walkLocal(dir, func(name string) bool { return !isTempName(name) && !isLockName(name) })
 	}
-	bucket, prefix, err := parseGCS(dir)
+	files, err := f.Stamps(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
+	out := make([]string, len(files))
+	for i, fi := range files {
+		out[i] = fi.Path
 	}
-	c, err := f.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	q := &gcs.Query{Prefix: prefix}
-	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
-		return nil, fmt.Errorf("storage: walk %s: %w", dir, err)
-	}
-	rt := f.retrier("walk", dir)
-	ctx, wd := rt.watch(ctx)
-	defer wd.stop()
-	it := c.Bucket(bucket).Retryer(rt.options()...).Objects(ctx, q)
-	var out []string
-	for {
-		wd.arm() // a page is fetched as Next needs it
-		attrs, err := it.Next()
-		wd.disarm()
-		if err == iterator.Done {
-			break
-		}
-		if errors.Is(err, gcs.ErrBucketNotExist) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, rt.err(err)
-		}
-		out = append(out, gcsScheme+bucket+"/"+attrs.Name)
-	}
-	sort.Strings(out)
 	return out, nil
 }
 
