@@ -37,7 +37,7 @@ const maxCause = 600
 // error a DoFn returned (or the panic it raised), without the layers the
 // runner wrapped around it. Beam's runners separate the layers with
 // "caused by:" lines and end a DoFn's with "…] failed:" before its
-// error.
+// error. A line longer than maxCause keeps its start and its end.
 func Cause(err error) string {
 	if err == nil {
 		return ""
@@ -60,7 +60,10 @@ func Cause(err error) string {
 		line = strings.Join(strings.Fields(err.Error()), " ")
 	}
 	if len(line) > maxCause {
-		line = strings.ToValidUTF8(line[:maxCause], "") + "…"
+		// Keep the start and the end, where an error names its cause (a
+		// decoder's standard error ends it; decoder/external).
+		head, tail := line[:maxCause/3], line[len(line)-(maxCause-maxCause/3):]
+		line = strings.ToValidUTF8(head, "") + " … " + strings.ToValidUTF8(tail, "")
 	}
 	return line
 }

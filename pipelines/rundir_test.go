@@ -272,6 +272,14 @@ func TestCause(t *testing.T) {
 			t.Errorf("Cause(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	// A long line keeps its start and its end: a decoder's standard
+	// error ends it, after its command line.
+	long := "external: moses " + strings.Repeat("-x ", 300) + "(sentence 3): exit status 1; its standard error ends: out of memory"
+	got := pipelines.Cause(fmt.Errorf("stage\n\tcaused by:\nDoFn[UID:1, Name: a.B] failed:\n%s\n", long))
+	if !strings.HasPrefix(got, "external: moses -x -x") || !strings.HasSuffix(got, "(sentence 3): exit status 1; its standard error ends: out of memory") ||
+		!strings.Contains(got, " … ") || len(got) > 610 {
+		t.Errorf("Cause of a %d-byte line = %q (%d bytes), want its start and end, at most 610 bytes", len(long), got, len(got))
+	}
 }
 
 // brokenDecoder names a decoder whose model does not load: the worker

@@ -160,7 +160,10 @@ func (f FeatureCommands) StartWeights(init weights.ByName) weights.ByName {
 // line that is not a finite number, is an error naming the command, where
 // and the line (its sentence and hypothesis); so is a list that holds a
 // feature of an added one's name. The commands' environment is the
-// process's with MTUNE_SET and MTUNE_SOURCE (Set, Source).
+// process's with MTUNE_SET and MTUNE_SOURCE (Set, Source). Each runs in
+// a process group of its own (external.RunGroup): it and its children are
+// killed when ctx is cancelled, when it exits, and when this process
+// dies, even by SIGKILL.
 func (f FeatureCommands) Add(ctx context.Context, lists []NBest, where string) ([]NBest, error) {
 	if len(f.Commands) == 0 || len(lists) == 0 {
 		return lists, nil
@@ -236,10 +239,8 @@ func (c FeatureCommand) run(ctx context.Context, text []byte, lines [][2]int, wh
 	var stdout bytes.Buffer
 	stderr := &external.Tail{Max: featureCommandStderr}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	external.KillGroup(cmd)
-	cmd.WaitDelay = external.WaitDelay
 	name := fmt.Sprintf("--feature-command %s (%s)", c.Name, c.Command)
-	if err := cmd.Run(); err != nil {
+	if err := external.RunGroup(cmd); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("tune: %s: %s: %w", name, where, context.Cause(ctx))
 		}

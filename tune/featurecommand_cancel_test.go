@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,6 +53,78 @@ func TestFeatureCommandCancel(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("the scorer %d outlived the cancellation", pid)
 	}
+}
+
+// featureHelperEnv makes the test binary, re-executed by
+// TestFeatureCommandParentKilled, run a feature command whose script
+// writes its pid to the file the variable names and starts two sleep 555
+// of its own, and stop there.
+const featureHelperEnv = "MTUNE_FEATURE_HELPER"
+
+// TestFeatureCommandParentKilled runs a feature command in a helper
+// process (this test binary) and kills the helper with SIGKILL: every
+// process of the command's group, the script's children too, must die.
+func TestFeatureCommandParentKilled(t *testing.T) {
+	needShell(t)
+	if pidFile := os.Getenv(featureHelperEnv); pidFile != "" {
+		script := "sleep 555 & sleep 555 & echo $$ > " + external.Quote([]string{pidFile + ".tmp"}) + "; mv " +
+			external.Quote([]string{pidFile + ".tmp", pidFile}) + "; wait"
+		f := tune.FeatureCommands{Commands: []tune.FeatureCommand{{Name: "rev", Command: "sh -c " + external.Quote([]string{script})}},
+			Dense: []string{"LM0_0", "TM0_0", "TM0_1", "rev_0"}}
+		f.Add(context.Background(), featureLists(), "epoch 1, pool part 0")
+		return
+	}
+	pidFile := filepath.Join(t.TempDir(), "script")
+	h := exec.Command(os.Args[0], "-test.run=^TestFeatureCommandParentKilled$")
+	h.Env = append(os.Environ(), featureHelperEnv+"="+pidFile)
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(pidFile)
+		if err == nil {
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			h.Process.Kill()
+			t.Fatalf("the feature command did not start: %v", err)
+		}
+	}
+	pgid, err := syscall.Getpgid(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-pgid, syscall.SIGKILL)
+	h.Process.Kill()
+	h.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for groupRuns(pgid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if groupRuns(pgid) {
+		t.Errorf("the feature command's process group %d outlived mtune's SIGKILL", pgid)
+	}
+}
+
+// groupRuns reports whether a process of group pgid runs (a zombie, dead
+// but not reaped by a PID 1 that does not reap, does not count).
+func groupRuns(pgid int) bool {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		stat, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
 
 // alive reports whether pid runs (a zombie, exited but not reaped, does

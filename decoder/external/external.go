@@ -115,8 +115,12 @@ func (d *Decoder) NBest(ctx context.Context, sentID int, src string, w feature.W
 // one line per sentence on its standard output, or writes a malformed
 // n-best file, or one without some sentence, is an error naming the
 // command and the sentence (with the end of the decoder's standard error
-// for a failed run). When ctx is cancelled the decoder (its whole
-// process group, on Unix) is killed.
+// for a failed run, on the error's line). The decoder runs in a process
+// group of its own (RunGroup, on Unix), killed when ctx is cancelled,
+// when the decoder exits, and when this process dies, even by SIGKILL.
+// Its files go to a temporary folder removed after the run; one that a
+// killed process left is removed by the next process that runs a
+// decoder on the host (mkdirTemp).
 func (d *Decoder) NBestBatch(ctx context.Context, ids []int, srcs []string, w feature.Weights, n, threads int) ([][]decoder.Hypothesis, error) {
 	if len(ids) != len(srcs) {
 		panic("external: NBestBatch with different numbers of ids and sentences")
@@ -130,7 +134,7 @@ func (d *Decoder) NBestBatch(ctx context.Context, ids []int, srcs []string, w fe
 			return nil, fmt.Errorf("external: sentence %d holds a line break", ids[k])
 		}
 	}
-	dir, err := os.MkdirTemp("", "mtune-decoder-")
+	dir, err := mkdirTemp()
 	if err != nil {
 		return nil, fmt.Errorf("external: %w", err)
 	}
@@ -229,8 +233,8 @@ func (r *run) sentences() string {
 }
 
 // WaitDelay is how long a killed child's output pipes may stay open (a
-// grandchild holding them) before Wait gives up on them: the decoder's and
-// the feature commands' (tune.FeatureCommand).
+// grandchild holding them) before RunGroup gives up on them: the
+// decoder's and the feature commands' (tune.FeatureCommand).
 const WaitDelay = 5 * time.Second
 
 // exec runs the decoder on srcs and checks its exit status and its
@@ -247,9 +251,7 @@ func (r *run) exec(ctx context.Context, srcs []string) error {
 			cmd.Env = append(cmd.Env, k+"="+r.d.cfg.Env[k])
 		}
 	}
-	KillGroup(cmd)
-	cmd.WaitDelay = WaitDelay
-	err := cmd.Run()
+	err := RunGroup(cmd)
 	if ctx.Err() != nil {
 		return fmt.Errorf("external: %s: %w", r, context.Cause(ctx))
 	}
@@ -348,12 +350,39 @@ func (t *Tail) String() string {
 	return string(t.buf)
 }
 
-// Ends returns "; its standard error ends:\n" and what was kept, for an
-// error's end, or "" when nothing but blanks was written.
+// endsMax bounds the standard error Ends shows.
+const endsMax = 300
+
+// Ends returns "; its standard error ends: " and its last lines, for an
+// error's end, or "" when nothing but blanks was written. It is one line
+// (the lines are joined by " ⏎ ") of at most endsMax bytes of them, after
+// "…" when some were left out: errors that cross a Beam runner are shown
+// by their first line (pipelines.Cause).
 func (t *Tail) Ends() string {
-	msg := strings.TrimSpace(t.String())
-	if msg == "" {
+	var lines []string
+	for _, l := range strings.Split(string(t.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
 		return ""
 	}
-	return "; its standard error ends:\n" + msg
+	cut := t.cut
+	k, n := len(lines)-1, len(lines[len(lines)-1])
+	for k > 0 && n+len(" ⏎ ")+len(lines[k-1]) <= endsMax {
+		k--
+		n += len(" ⏎ ") + len(lines[k])
+	}
+	msg := strings.Join(lines[k:], " ⏎ ")
+	if k > 0 {
+		cut = true
+	}
+	if len(msg) > endsMax {
+		msg, cut = strings.ToValidUTF8(msg[len(msg)-endsMax:], ""), true
+	}
+	if cut {
+		msg = "…" + msg
+	}
+	return "; its standard error ends: " + msg
 }

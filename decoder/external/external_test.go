@@ -56,6 +56,7 @@ stdout) good > /dev/null; echo one ;;
 nofile) cat "$FAKE_DIR/stdin" ;;
 noscore) good; sed -i 's/ ||| -[0-9]*$//' "$nb" ;;
 sleep) sleep 60 & echo $! > "$FAKE_DIR/child"; wait ;;
+spawn) sleep 555 & sleep 555 & echo $! > "$FAKE_DIR/child.tmp"; mv "$FAKE_DIR/child.tmp" "$FAKE_DIR/child"; wait ;;
 esac
 `
 
@@ -74,7 +75,12 @@ TranslationModel0= 0.2 0.2
 // and the folder it records into.
 func fake(t *testing.T, mode string) (*Decoder, string) {
 	t.Helper()
-	dir := t.TempDir()
+	return fakeIn(t, t.TempDir(), mode)
+}
+
+// fakeIn is fake recording into dir.
+func fakeIn(t *testing.T, dir, mode string) (*Decoder, string) {
+	t.Helper()
 	script := filepath.Join(dir, "fake.sh")
 	ini := filepath.Join(dir, "moses.ini")
 	if err := os.WriteFile(script, []byte(fakeScript), 0o755); err != nil {
@@ -218,7 +224,7 @@ func TestNBestBatchErrors(t *testing.T) {
 		want []string // the error holds each
 		is   error
 	}{
-		{"exit1", []string{"exit status 1", "moses: out of memory", "sentences 10, 11, 12", "fake.sh -v 0 -f "}, nil},
+		{"exit1", []string{"exit status 1; its standard error ends: loading the phrase table ⏎ moses: out of memory", "sentences 10, 11, 12", "fake.sh -v 0 -f "}, nil},
 		{"signal", []string{"signal: killed", "sentences 10, 11, 12"}, nil},
 		{"malformed", []string{"nbest: ", "/nbest:2:", "sentences 10, 11, 12"}, nbest.ErrBadNumber},
 		{"truncated", []string{"/nbest:6:"}, io.ErrUnexpectedEOF},
@@ -243,6 +249,9 @@ func TestNBestBatchErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q does not say %q", err, s)
 				}
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q is not one line", err)
 			}
 			if !strings.HasPrefix(err.Error(), "external: sh ") {
 				t.Errorf("error %q does not start with the command", err)
@@ -319,6 +328,29 @@ func TestNew(t *testing.T) {
 		_, err := New(context.Background(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v): %v, want an error saying %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+// TestTailEnds: the end of a standard error, on one line of at most
+// endsMax bytes.
+func TestTailEnds(t *testing.T) {
+	long := strings.Repeat("x", 400)
+	for _, tc := range []struct {
+		max      int
+		in, want string
+	}{
+		{2048, "", ""},
+		{2048, " \n\t\n", ""},
+		{2048, "a\n\n b \nc\n", "; its standard error ends: a ⏎ b ⏎ c"},
+		{5, "abcdef\ngh\n", "; its standard error ends: …f ⏎ gh"},
+		{2048, long + "\nlast\n", "; its standard error ends: …last"},
+		{2048, "first\n" + long, "; its standard error ends: …" + long[100:]},
+	} {
+		tl := &Tail{Max: tc.max}
+		tl.Write([]byte(tc.in))
+		if got := tl.Ends(); got != tc.want {
+			t.Errorf("Ends of %q (Max %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}
 	}
 }
