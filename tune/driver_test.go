@@ -77,8 +77,13 @@ func checkPrev(prev Weights, r, n int) error {
 // resumed run continues after the complete epochs.
 func TestDriver(t *testing.T) {
 	ctx := context.Background()
-	dir := rundir.Layout{Root: t.TempDir()}
-	if err := rundir.WriteJSON(ctx, dir.Manifest(), rundir.Manifest{Status: "running"}); err != nil {
+	rd, err := rundir.Open(context.Background(), t.TempDir(), rundir.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close(context.Background())
+	dir := rd.Layout
+	if err := rd.WriteManifest(ctx, rundir.Manifest{Status: "running"}); err != nil {
 		t.Fatal(err)
 	}
 	e := &fakeEpocher{dir: dir, dev: []float64{20, 25, 25, 22}, fail: 3}
@@ -117,7 +122,7 @@ func TestDriver(t *testing.T) {
 		t.Errorf("no report: %v", err)
 	}
 	// Finish records the end in the manifest.
-	if err := rundir.Finish(ctx, NewReport(dir, nil), rundir.Manifest{Status: "running"}, nil); err != nil {
+	if err := rundir.Finish(ctx, rd, NewReport(dir, nil), rundir.Manifest{Status: "running"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var man rundir.Manifest
