@@ -237,7 +237,14 @@ func run(ctx context.Context, args []string, a *app) int {
 		}
 		return 2
 	}
-	if err := runFn(ctx, a, positional); err != nil {
+	// Standard output is held back until the command succeeds: a failure
+	// leaves none of it, no partial file where it is redirected.
+	spool := &storage.Spool{}
+	defer spool.Discard()
+	if err = runFn(ctx, &app{stdout: spool, stderr: a.stderr, stdin: a.stdin}, positional); err == nil {
+		err = spool.Commit(a.stdout)
+	}
+	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)
