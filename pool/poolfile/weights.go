@@ -49,11 +49,25 @@ func (l *Features) Has(idx *feature.Index, id feature.ID) bool {
 }
 
 // CheckWeights checks the weights read from path against the features f
-// of the n-best lists at paths: an error when none of the weights'
+// of the n-best lists at paths: an error when a dense group of the
+// weights has fewer values than the lists' (its other values would weigh
+// 0; Moses refuses a wrong count), naming the weights file's line where
+// the set records it (weights.Set.Lines); an error when none of the weights'
 // features (the groups' components and the non-zero others) is in the
 // lists, as every hypothesis would then score 0, and a warning (slog's
 // default logger) naming those that are not when only some are.
 func CheckWeights(path string, set *weights.Set, f *Features, paths []string) error {
+	for _, g := range set.Groups {
+		k := slices.IndexFunc(f.Groups, func(h feature.Group) bool { return h.Label == g.Label })
+		if k >= 0 && f.Groups[k].Len > g.Len { // as Moses refuses a wrong count: the rest would weigh 0
+			where := path
+			if line := set.Lines[g.Label]; line > 0 {
+				where = fmt.Sprintf("%s:%d", path, line)
+			}
+			return fmt.Errorf("poolfile: %s: %s has %d weights, but the n-best lists %v have %d values of it: give it %d weights (Moses refuses a wrong count)",
+				where, g.Label, g.Len, paths, f.Groups[k].Len, f.Groups[k].Len)
+		}
+	}
 	named := map[feature.ID]bool{}
 	for _, name := range feature.GroupNames(set.Groups) {
 		named[set.Index.ID(name)] = true
