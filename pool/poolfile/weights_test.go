@@ -61,6 +61,14 @@ func TestRerankAndCheckWeights(t *testing.T) {
 			t.Errorf("weights %q: %v, want %q", tc.text, err, tc.err)
 		}
 	}
+	empty := write("empty", "")
+	fe, err := Rerank(ctx, []string{empty}, Options{}, idx, 0, read("LM0= 1\n").Weights, "w", func(int, nbest.Hypothesis) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWeights("w", read("LM0= 1\n"), fe, []string{empty}); err == nil || !strings.Contains(err.Error(), "hold no hypothesis") {
+		t.Errorf("an empty n-best file: %v, want \"hold no hypothesis\"", err)
+	}
 	huge := read("LM0= 1\n")
 	huge.Weights.Set(idx.ID("LM0_0"), math.Inf(1))
 	_, err = Rerank(ctx, []string{nb}, Options{}, idx, 0, huge.Weights, "w", func(int, nbest.Hypothesis) error { return nil })
