@@ -172,8 +172,8 @@ func TestParse(t *testing.T) {
 	for _, tc := range []struct{ spec, msg string }{
 		{"blue", `unknown "blue"`}, {"", `unknown ""`}, {"bleu:0", "positive"}, {"bleu:x", "positive"},
 		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"},
-		{"bleu:1_0", "positive decimal number"}, {"bleu:0x1p-1,chrf:1", "positive decimal number"}, {"bleu:+0.5,chrf:1", "positive decimal number"},
-		{"bleu:inf", "positive decimal number"}, {"bleu:NaN", "positive decimal number"}, {"bleu:1e400", "positive decimal number"}, {"bleu:.", "positive decimal number"}, {"external:0.5,bleu:0.5", "weighted sum"},
+		{"bleu:1_0", "positive number, in decimal"}, {"bleu:0x1p-1,chrf:1", "positive number, in decimal"}, {"bleu:+0.5,chrf:1", "positive number, in decimal"},
+		{"bleu:inf", "positive number, in decimal"}, {"bleu:NaN", "positive number, in decimal"}, {"bleu:1e400", "positive number, in decimal"}, {"bleu:.", "positive number, in decimal"}, {"external:0.5,bleu:0.5", "weighted sum"},
 	} {
 		if _, err := Parse(tc.spec, Options{}); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Parse(%q): %v, want an error with %q", tc.spec, err, tc.msg)

@@ -94,7 +94,7 @@ func Parse(spec string, o Options) (Metric, error) {
 // ("0.5", "2", "1e-1"); a sign, underscores ("1_0"), hexadecimal, "inf"
 // and "nan", which strconv.ParseFloat takes, are refused.
 func parseWeight(w string) (float64, error) {
-	errBad := errors.New("want a positive decimal number such as 0.5")
+	errBad := errors.New("want a positive number, in decimal such as 0.5")
 	if w == "" || w[0] == '+' || w[0] == '-' {
 		return 0, errBad
 	}
