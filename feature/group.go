@@ -1,5 +1,10 @@
 package feature
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Group is a dense feature function of Moses: a label and its number of
 // components. The group {Label: "TranslationModel0", Len: 4} holds the
 // features "TranslationModel0_0" … "TranslationModel0_3", written in an
@@ -29,4 +34,19 @@ func GroupNames(groups []Group) []string {
 		out = append(out, g.Names()...)
 	}
 	return out
+}
+
+// GroupsString formats groups as "d (7), lm (2)", or "none".
+func GroupsString(groups []Group) string {
+	if len(groups) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, g := range groups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", g.Label, g.Len)
+	}
+	return b.String()
 }

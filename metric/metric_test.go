@@ -162,7 +162,7 @@ func TestParse(t *testing.T) {
 		spec, name string
 	}{
 		{"bleu", "BLEU"}, {"chrf", "chrF2"}, {"chrF++", "chrF2++"}, {"external", "external"},
-		{"bleu:2", "2·BLEU"}, {"bleu:0.5,chrf:0.5", "0.5·BLEU+0.5·chrF2"}, {"TER", "TER"}, {"bleu:0.5,ter:0.5", "0.5·BLEU+0.5·−TER"},
+		{"bleu:2", "2·BLEU"}, {"bleu:1e-1,chrf:.5", "0.1·BLEU+0.5·chrF2"}, {"bleu: 2 ", "2·BLEU"}, {"bleu:0.5,chrf:0.5", "0.5·BLEU+0.5·chrF2"}, {"TER", "TER"}, {"bleu:0.5,ter:0.5", "0.5·BLEU+0.5·−TER"},
 	} {
 		m, err := Parse(tc.spec, Options{})
 		if err != nil || m.Name() != tc.name {
@@ -171,7 +171,9 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range []struct{ spec, msg string }{
 		{"blue", `unknown "blue"`}, {"", `unknown ""`}, {"bleu:0", "positive"}, {"bleu:x", "positive"},
-		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"}, {"external:0.5,bleu:0.5", "weighted sum"},
+		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"},
+		{"bleu:1_0", "positive number, in decimal"}, {"bleu:0x1p-1,chrf:1", "positive number, in decimal"}, {"bleu:+0.5,chrf:1", "positive number, in decimal"},
+		{"bleu:inf", "positive number, in decimal"}, {"bleu:NaN", "positive number, in decimal"}, {"bleu:1e400", "positive number, in decimal"}, {"bleu:.", "positive number, in decimal"}, {"external:0.5,bleu:0.5", "weighted sum"},
 	} {
 		if _, err := Parse(tc.spec, Options{}); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Parse(%q): %v, want an error with %q", tc.spec, err, tc.msg)

@@ -1,11 +1,12 @@
 package metric
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/mtune/mtune/internal/fastnum"
 )
 
 // Options are the settings --metric's metrics take from the other scoring
@@ -72,8 +73,8 @@ func Parse(spec string, o Options) (Metric, error) {
 		if hasW {
 			weighted = true
 			var err error
-			if x, err = strconv.ParseFloat(strings.TrimSpace(w), 64); err != nil || !(x > 0) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("metric %q: weight %q of %s: want a positive number", spec, w, name)
+			if x, err = parseWeight(strings.TrimSpace(w)); err != nil {
+				return nil, fmt.Errorf("metric %q: weight %q of %s: %w", spec, w, name, err)
 			}
 		}
 		m, err := make(o)
@@ -86,4 +87,20 @@ func Parse(spec string, o Options) (Metric, error) {
 		return ms[0], nil
 	}
 	return NewWeighted(ms, ws)
+}
+
+// parseWeight parses a weight of a weighted sum: a positive decimal
+// number, digits with at most one point and an optional exponent
+// ("0.5", "2", "1e-1"); a sign, underscores ("1_0"), hexadecimal, "inf"
+// and "nan", which strconv.ParseFloat takes, are refused.
+func parseWeight(w string) (float64, error) {
+	errBad := errors.New("want a positive number, in decimal such as 0.5")
+	if w == "" || w[0] == '+' || w[0] == '-' {
+		return 0, errBad
+	}
+	x, ok := fastnum.ParseFloat64([]byte(w))
+	if !ok || !(x > 0) {
+		return 0, errBad
+	}
+	return x, nil
 }

@@ -49,6 +49,8 @@ type command struct {
 	// the options of another program's command line that Go's flag
 	// package cannot take (decode's Moses -n-best-list FILE N distinct).
 	rewrite func(args []string) ([]string, error)
+	// keepOutput shows what was written before a failure (registry status: the status, then the error)
+	keepOutput bool
 }
 
 // runFunc runs a command with its positional arguments, once its flags are
@@ -170,7 +172,7 @@ var commands = []command{
 		name:    "registry",
 		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back), repair (drop history lines and rebuild a promoted.json that do not parse)",
 		usage:   "status|history|rollback|repair --registry R [--to ID]",
-		flags:   registryFlags,
+		flags:   registryFlags, keepOutput: true,
 	},
 }
 
@@ -237,7 +239,16 @@ func run(ctx context.Context, args []string, a *app) int {
 		}
 		return 2
 	}
-	if err := runFn(ctx, a, positional); err != nil {
+	// Standard output is held back until the command succeeds: a failure
+	// leaves none of it, no partial file where it is redirected.
+	spool := &storage.Spool{}
+	defer spool.Discard()
+	if err = runFn(ctx, &app{stdout: spool, stderr: a.stderr, stdin: a.stdin}, positional); err == nil || c.keepOutput {
+		if cerr := spool.Commit(a.stdout); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(a.stderr, "mtune %s: %v\n", c.name, err)

@@ -22,7 +22,9 @@
 // whose sentence 0 is the first line of the batch. Dense features are
 // named as the moses.ini's [weight] section names them (LM0_0,
 // TranslationModel0_0, …; feature.DenseName), as package decoder and
-// io/nbest name them, so that weights and lists round-trip by name.
+// io/nbest name them, so that weights and lists round-trip by name: a
+// list with a dense group the moses.ini has not, or with another number
+// of values, is an error (ErrGroups).
 // -weight-overwrite gives every dense feature of the moses.ini its weight;
 // sparse weights go to a "name value" file given with -weight-file, as
 // Moses' mert-moses.pl passes them. Numbers are written in the shortest

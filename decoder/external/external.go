@@ -273,6 +273,7 @@ func (r *run) read(path string, w feature.Weights, n int) ([][]decoder.Hypothesi
 	defer f.Close()
 	out := make([][]decoder.Hypothesis, len(r.ids))
 	rd := nbest.NewReader(f, path, r.d.index)
+	first := true // the first line's dense groups, which every line has (nbest.ErrDenseLayout), are checked
 	for {
 		h, err := rd.Read()
 		if err == io.EOF {
@@ -280,6 +281,12 @@ func (r *run) read(path string, w feature.Weights, n int) ([][]decoder.Hypothesi
 		}
 		if err != nil {
 			return nil, fmt.Errorf("external: %s: %w", r, err)
+		}
+		if first {
+			if err := r.d.checkGroups(rd.Groups()); err != nil {
+				return nil, fmt.Errorf("external: %s: %s:%d: %w", r, path, rd.Line(), err)
+			}
+			first = false
 		}
 		k := h.Sentence
 		if k >= len(out) {
@@ -300,6 +307,33 @@ func (r *run) read(path string, w feature.Weights, n int) ([][]decoder.Hypothesi
 		}
 	}
 	return out, nil
+}
+
+// ErrGroups: an external decoder's n-best list has a dense feature the
+// moses.ini has not (LMX0= where the moses.ini has LM0=), or one with
+// another number of values: its weight would be learnt under a name the
+// decoder is never given.
+var ErrGroups = errors.New("the n-best list's dense features are not the moses.ini's")
+
+// checkGroups checks the dense groups of an n-best list of the decoder
+// against the moses.ini's: each must be one of them with its number of
+// values. A group of the moses.ini the list lacks is allowed: Moses writes
+// no feature declared tuneable=false.
+func (d *Decoder) checkGroups(groups []feature.Group) error {
+	var bad []string
+	for _, g := range groups {
+		k := slices.IndexFunc(d.groups, func(x feature.Group) bool { return x.Label == g.Label })
+		switch {
+		case k < 0:
+			bad = append(bad, fmt.Sprintf("%s (%d values) is not in %s", g.Label, g.Len, d.cfg.Ini))
+		case d.groups[k].Len != g.Len:
+			bad = append(bad, fmt.Sprintf("%s has %d values, %d in %s", g.Label, g.Len, d.groups[k].Len, d.cfg.Ini))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s (the moses.ini's: %s)", ErrGroups, strings.Join(bad, "; "), feature.GroupsString(d.groups))
+	}
+	return nil
 }
 
 // lineCounter counts the lines written to it; a last line without a

@@ -55,6 +55,8 @@ toomany) good; grep '^0 ' "$nb" > "$nb.more"; cat "$nb.more" >> "$nb" ;;
 stdout) good > /dev/null; echo one ;;
 nofile) cat "$FAKE_DIR/stdin" ;;
 noscore) good; sed -i 's/ ||| -[0-9]*$//' "$nb" ;;
+renamed) good; sed -i 's/LM0= /LMX0= /' "$nb" ;;
+count) good; sed -i 's/TranslationModel0= 0.5 0 /TranslationModel0= 0.5 0 1 /' "$nb" ;;
 sleep) sleep 60 & echo $! > "$FAKE_DIR/child"; wait ;;
 spawn) sleep 555 & sleep 555 & echo $! > "$FAKE_DIR/child.tmp"; mv "$FAKE_DIR/child.tmp" "$FAKE_DIR/child"; wait ;;
 esac
@@ -233,6 +235,8 @@ func TestNBestBatchErrors(t *testing.T) {
 		{"toomany", []string{"/nbest:7: more than 2 hypotheses for sentence 10 (line 1 of the batch)"}, nil},
 		{"stdout", []string{"1 lines on standard output for 3 sentences"}, nil},
 		{"nofile", []string{"the n-best list: open ", "no such file"}, os.ErrNotExist},
+		{"renamed", []string{"sentences 10, 11, 12", "/nbest:1: ", "LMX0 (1 values) is not in ", "moses.ini (the moses.ini's: LM0 (1), WordPenalty0 (1), TranslationModel0 (2))"}, ErrGroups},
+		{"count", []string{"/nbest:1: ", "TranslationModel0 has 3 values, 2 in "}, ErrGroups},
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode, func(t *testing.T) {

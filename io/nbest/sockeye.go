@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,9 @@ const SockeyeFeature = "sockeye"
 // Marian lists, sentence = sentence_id − the first line's sentence_id.
 // Without "sentence_id" (Sockeye 1's n-best lines have none) the k-th line
 // is sentence k−1. Other keys (pass-through fields, alignments, factors)
-// are ignored. A key given twice, a key of the wrong type, "scores" of
+// are ignored. A key given twice, a key of the wrong type (null is of no
+// type mtune reads: "translation": null is an error, not an empty
+// hypothesis; "sentence_id" is a number, "7" an error), "scores" of
 // another length than "translations", a line without a translation, and
 // scores that are not finite numbers (Python's json writes -Infinity for
 // an input Sockeye could not translate) are errors. Every hypothesis must
@@ -271,13 +274,18 @@ func (s *SockeyeReader) parse(line []byte) (sockeyeLine, error) {
 			l.id = &id
 		case key == "translation":
 			var t string
-			if json.Unmarshal(raw, &t) != nil {
+			if isNull(raw) || json.Unmarshal(raw, &t) != nil {
 				return l, bad("a string")
 			}
 			l.translation = &t
 		case key == "translations":
-			if json.Unmarshal(raw, &l.translations) != nil || l.translations == nil {
+			var elems []*string // a null element is nil
+			if json.Unmarshal(raw, &elems) != nil || elems == nil || slices.Contains(elems, nil) {
 				return l, bad("an array of strings")
+			}
+			l.translations = make([]string, len(elems))
+			for k, e := range elems {
+				l.translations[k] = *e
 			}
 		case key == "score":
 			x, ok := jsonNumber(raw)
@@ -364,23 +372,25 @@ func (s *SockeyeReader) jsonError(line []byte, err error) error {
 	return s.errAt(start+1, textpos.Detail(ErrBadJSON, msg))
 }
 
-// sockeyeID reads a sentence_id: a non-negative integer, or a string of
-// one (Sockeye's SentenceId may be a string).
+// sockeyeID reads a sentence_id: a non-negative integer (sockeye-translate
+// writes the input's line number; a string, even "7", or null is of the
+// wrong type).
 func sockeyeID(raw json.RawMessage) (int, bool) {
 	var n json.Number
-	if len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil {
-		return parseUint([]byte(n.String()))
+	if len(raw) == 0 || raw[0] == '"' || isNull(raw) || json.Unmarshal(raw, &n) != nil {
+		return 0, false
 	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return parseUint([]byte(str))
-	}
-	return 0, false
+	return parseUint([]byte(n.String()))
 }
+
+// isNull reports whether raw is JSON's null, which json.Unmarshal takes
+// for any type (leaving the zero value) but is no value of a key mtune
+// reads.
+func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 
 // jsonNumber reads a finite number.
 func jsonNumber(raw json.RawMessage) (float64, bool) {
-	if len(raw) == 0 || raw[0] == '"' {
+	if len(raw) == 0 || raw[0] == '"' || isNull(raw) {
 		return 0, false
 	}
 	var n json.Number
@@ -396,7 +406,7 @@ func jsonNumbers(raw json.RawMessage) ([]float64, bool) {
 		return []float64{x}, true
 	}
 	var ns []json.RawMessage
-	if json.Unmarshal(raw, &ns) != nil {
+	if isNull(raw) || json.Unmarshal(raw, &ns) != nil {
 		return nil, false
 	}
 	out := make([]float64, len(ns))

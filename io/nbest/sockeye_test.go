@@ -73,7 +73,6 @@ func TestSockeyeIDs(t *testing.T) {
 	}{
 		{"from 1", `{"sentence_id": 1, "translation": "a", "score": 1}` + "\n" + `{"sentence_id": 2, "translation": "b", "score": 1}` + "\n", []int{0, 1}},
 		{"a gap", `{"sentence_id": 1, "translation": "a", "score": 1}` + "\n" + `{"sentence_id": 3, "translation": "b", "score": 1}` + "\n", []int{0, 2}},
-		{"a string id", `{"sentence_id": "7", "translation": "a", "score": 1}` + "\n", []int{0}},
 		{"no ids", `{"translations": ["a", "b"], "scores": [1, 2]}` + "\n\n" + `{"translations": ["c", "d"], "scores": [1, 2]}` + "\n", []int{0, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +114,14 @@ func TestSockeyeErrors(t *testing.T) {
 		{"scores count", `{"translations": ["a", "b"], "scores": [1]}` + "\n", ErrBadField, 1, 2, "2 translations and 1 scores"},
 		{"no score", `{"translation": "a"}` + "\n", ErrBadField, 1, 2, "without \"score\""},
 		{"no scores", `{"translations": ["a"]}` + "\n", ErrBadField, 1, 2, "1 translations and 0 scores"},
+		{"translation null", `{"translation": null, "score": 1}` + "\n", ErrBadField, 1, 2, `"translation": want a string`},
+		{"translations null", `{"translations": null, "scores": [1]}` + "\n", ErrBadField, 1, 2, `"translations": want an array of strings`},
+		{"translations holds null", `{"translations": [null], "scores": [1]}` + "\n", ErrBadField, 1, 2, `"translations": want an array of strings`},
+		{"score null", `{"translation": "a", "score": null}` + "\n", ErrBadField, 1, 22, `"score": want a number`},
+		{"scores holds null", `{"translations": ["a"], "scores": [null]}` + "\n", ErrBadField, 1, 25, "an array of numbers"},
+		{"scores holds [null]", `{"translations": ["a"], "scores": [[null]]}` + "\n", ErrBadField, 1, 25, "an array of numbers"},
+		{"string id", `{"sentence_id": "7", "translation": "a", "score": 1}` + "\n", ErrBadField, 1, 2, `"sentence_id": want a non-negative integer`},
+		{"null id", `{"sentence_id": null, "translation": "a", "score": 1}` + "\n", ErrBadField, 1, 2, `"sentence_id": want a non-negative integer`},
 		{"bad id", `{"sentence_id": -1, "translation": "a", "score": 1}` + "\n", ErrBadField, 1, 2, "non-negative integer"},
 		{"id below the first", ok + `{"sentence_id": 0, "translation": "a", "score": 1}` + "\n", ErrBadID, 2, 2, "below the first line's 1"},
 		{"id again", ok + ok, ErrNotGrouped, 2, 2, "sentence_id 1 again"},

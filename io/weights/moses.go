@@ -54,6 +54,12 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 	mode := modeWeight
 	oldLabel := ""
 	var toks []token
+	s.Lines = map[string]int{}
+	at := func(label string, ln int) {
+		if _, ok := s.Lines[label]; !ok {
+			s.Lines[label] = ln
+		}
+	}
 	for ln, raw := range sc.lines() {
 		line := raw
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
@@ -98,6 +104,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 				if err != nil {
 					return nil, err
 				}
+				at(oldLabel, ln)
 				b.add(oldLabel, x)
 			}
 		case modeWeight:
@@ -116,6 +123,7 @@ func ReadMoses(r io.Reader, idx *feature.Index) (*Set, error) {
 						return nil, errAt(ln, tk.col, ErrSyntax, "%v: %s", err, textpos.Quote(tk.text))
 					}
 					label, labelTok, nvals = l, tk, 0
+					at(l, ln)
 					continue
 				}
 				if label == "" {

@@ -3,6 +3,7 @@ package weights
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -26,6 +27,10 @@ type Set struct {
 	// (Moses' sparse weights file), as written there; empty otherwise.
 	// Nothing in this package reads it.
 	WeightFile string
+	// Lines holds the line of the file read on which each group's label
+	// first appears (Moses weights and moses.ini files: ReadMoses); nil
+	// when the reader does not record them (JSON, lists).
+	Lines map[string]int
 }
 
 // Entry is a named weight.
@@ -112,6 +117,7 @@ func (s *Set) Clone() *Set {
 		Weights:    s.Weights.Clone(),
 		Groups:     slices.Clone(s.Groups),
 		WeightFile: s.WeightFile,
+		Lines:      maps.Clone(s.Lines),
 	}
 }
 

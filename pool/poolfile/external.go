@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/fastnum"
+	"github.com/mtune/mtune/internal/textpos"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
@@ -155,8 +157,8 @@ func errScoreLine(name string, line int, format string, args ...any) error {
 // parseScore parses one score: a finite number.
 func parseScore(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+	x, ok := fastnum.ParseFloat64([]byte(s)) // decimal only, as the n-best lists' numbers: no "1_0", hex or "inf"
+	if !ok {
 		return 0, fmt.Errorf("score %q: want a finite number", s)
 	}
 	return x, nil
@@ -177,6 +179,9 @@ func parseScores(r io.Reader, name, nbestName string, hyps []nbestLine) ([]float
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, string(textpos.BOM)) // as the n-best readers
+		}
 		if strings.TrimSpace(text) == "" {
 			continue
 		}

@@ -29,6 +29,11 @@ func TestReadExternalScores(t *testing.T) {
 	for _, tc := range []struct{ name, text, err string }{
 		{"plain", "0.5\n-1.25\n3\n0\n1e-3\n", ""},
 		{"plain-blank-lines", "\n0.5\n-1.25\n\n3\n0\n1e-3\n\n", ""},
+		{"plain-bom", "\xef\xbb\xbf0.5\n-1.25\n3\n0\n1e-3\n", ""},
+		{"indexed-bom", "\xef\xbb\xbf0 ||| 0 ||| 0.5\n0 ||| 1 ||| -1.25\n2 ||| 0 ||| 3\n2 ||| 1 ||| 0\n2 ||| 2 ||| 1e-3\n", ""},
+		{"bom-later", "0.5\n\xef\xbb\xbf-1.25\n3\n0\n1e-3\n", `sc:2: score "\ufeff-1.25": want a finite number`},
+		{"underscore", "0.5\n1_0\n3\n0\n1\n", `sc:2: score "1_0": want a finite number`},
+		{"hex", "0.5\n0x1p-2\n3\n0\n1\n", `sc:2: score "0x1p-2": want a finite number`},
 		{"indexed", "0 ||| 0 ||| 0.5\n0 ||| 1 ||| -1.25\n2 ||| 0 ||| 3\n2 ||| 1 ||| 0\n2 ||| 2 ||| 1e-3\n", ""},
 		{"indexed-any-order", "2 ||| 2 ||| 1e-3\n0|||1|||-1.25\n2 ||| 0 ||| 3\n0 ||| 0 ||| 0.5\n\n 2 ||| 1 ||| 0 \n", ""},
 		{"too-few", "0.5\n-1.25\n3\n0\n", "sc:4: 4 scores for the 5 hypotheses of " + nb + " (" + nb + ":6 has none)"},

@@ -155,7 +155,7 @@ func (a *addedFeatures) checkGroups(path string, groups []feature.Group) error {
 		for _, g := range groups {
 			if g.Label == f.Name {
 				return fmt.Errorf("poolfile: %s has a feature %s already (its dense features: %s): give the added feature another name",
-					path, f.Name, groupsString(groups))
+					path, f.Name, feature.GroupsString(groups))
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
@@ -107,7 +106,7 @@ func (m *merger) advance(i int) error {
 			m.layout, m.layoutFile = g, i
 		} else if !sameGroups(g, m.layout) {
 			return fmt.Errorf("poolfile: %s has the dense features %s, %s has %s: the lists must come from one model",
-				m.paths[i], groupsString(g), m.paths[m.layoutFile], groupsString(m.layout))
+				m.paths[i], feature.GroupsString(g), m.paths[m.layoutFile], feature.GroupsString(m.layout))
 		}
 		if m.added != nil {
 			if err := m.added.checkGroups(m.paths[i], g); err != nil {
@@ -169,21 +168,6 @@ func (m *merger) next() (sent int, hyps []nbest.Hypothesis, ok bool, err error) 
 		}
 	}
 	return sent, hyps, true, nil
-}
-
-// groupsString formats groups as "d (7), lm (2)", or "none".
-func groupsString(groups []feature.Group) string {
-	if len(groups) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for i, g := range groups {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%d)", g.Label, g.Len)
-	}
-	return b.String()
 }
 
 // groups returns the dense feature groups the files have shown so far, in

@@ -16,13 +16,15 @@ import (
 // groups (which may be zero throughout, as Moses' first distortion
 // score). The zero value holds none.
 type Features struct {
-	ids []bool // by feature id
+	ids  []bool // by feature id
+	hyps int    // hypotheses added
 	// Groups are the lists' dense feature groups.
 	Groups []feature.Group
 }
 
 // Add records the features of v.
 func (l *Features) Add(v feature.Vector) {
+	l.hyps++
 	for _, id := range v.IDs {
 		if int(id) >= len(l.ids) {
 			l.ids = append(l.ids, make([]bool, int(id)+1-len(l.ids))...)
@@ -49,11 +51,29 @@ func (l *Features) Has(idx *feature.Index, id feature.ID) bool {
 }
 
 // CheckWeights checks the weights read from path against the features f
-// of the n-best lists at paths: an error when none of the weights'
+// of the n-best lists at paths: an error when the lists hold no
+// hypothesis; an error when a dense group of the
+// weights has fewer values than the lists' (its other values would weigh
+// 0; Moses refuses a wrong count), naming the weights file's line where
+// the set records it (weights.Set.Lines); an error when none of the weights'
 // features (the groups' components and the non-zero others) is in the
 // lists, as every hypothesis would then score 0, and a warning (slog's
 // default logger) naming those that are not when only some are.
 func CheckWeights(path string, set *weights.Set, f *Features, paths []string) error {
+	if f.hyps == 0 { // an empty file: say so, not that the weights match no feature
+		return fmt.Errorf("poolfile: the n-best lists %v hold no hypothesis", paths)
+	}
+	for _, g := range set.Groups {
+		k := slices.IndexFunc(f.Groups, func(h feature.Group) bool { return h.Label == g.Label })
+		if k >= 0 && f.Groups[k].Len > g.Len { // as Moses refuses a wrong count: the rest would weigh 0
+			where := path
+			if line := set.Lines[g.Label]; line > 0 {
+				where = fmt.Sprintf("%s:%d", path, line)
+			}
+			return fmt.Errorf("poolfile: %s: %s has %d weights, but the n-best lists %v have %d values of it: give it %d weights (Moses refuses a wrong count)",
+				where, g.Label, g.Len, paths, f.Groups[k].Len, f.Groups[k].Len)
+		}
+	}
 	named := map[feature.ID]bool{}
 	for _, name := range feature.GroupNames(set.Groups) {
 		named[set.Index.ID(name)] = true
