@@ -98,3 +98,32 @@ func (f *Output) Close(ctx context.Context, err error) error {
 	}
 	return errors.Join(err, f.Dir.Close(ctx))
 }
+
+// Produce writes the output folder out of o.Command in one go: opens it
+// (OpenOutput, refused before any work as it says), starts it with the
+// inputs (Start), runs write, and closes it with write's error (Close).
+func Produce(ctx context.Context, out string, o OutputOptions, inputs []InputFile, write func(ctx context.Context) error) error {
+	f, err := OpenOutput(ctx, out, o)
+	if err != nil {
+		return err
+	}
+	if err := f.Start(ctx, 0, inputs...); err != nil {
+		return f.Close(ctx, err)
+	}
+	return f.Close(ctx, write(ctx))
+}
+
+// Inputs returns the paths of lists, every one as an input of the role,
+// unchecksummed ("" left out): what a manifest records of inputs it
+// does not compare.
+func Inputs(role string, lists ...[]string) []InputFile {
+	var out []InputFile
+	for _, l := range lists {
+		for _, p := range l {
+			if p != "" {
+				out = append(out, InputFile{Role: role, Path: p})
+			}
+		}
+	}
+	return out
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
@@ -29,25 +28,18 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		start := time.Now()
-		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"),
-			Overwrite: *overwrite, Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }})
-		if err != nil {
-			return err
-		}
-		sc, err := in.scorer(ctx)
-		if err != nil {
-			return dir.Close(ctx, err)
-		}
 		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
-		var inputs []rundir.InputFile
-		for _, p := range slices.Concat(in.nbests, in.refs, in.scores) {
-			inputs = append(inputs, rundir.InputFile{Role: "input", Path: p})
-		}
-		if err := dir.Start(ctx, 0, inputs...); err != nil {
-			return dir.Close(ctx, err)
-		}
-		res, err := poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
-		if err := dir.Close(ctx, err); err != nil {
+		var res poolfile.ExtractResult
+		err := rundir.Produce(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"), Overwrite: *overwrite,
+			Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }}, rundir.Inputs("input", in.nbests, in.refs, in.scores),
+			func(ctx context.Context) error {
+				sc, err := in.scorer(ctx)
+				if err == nil {
+					res, err = poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
+				}
+				return err
+			})
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "extract: %d sentences, %d hypotheses read, %d kept after removing duplicates, %d features, %.2f s\n",

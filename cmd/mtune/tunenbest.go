@@ -73,20 +73,11 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 		if info.Online {
 			dir.Manifest.Options.Epochs = *epochs
 		}
-		var inputs []rundir.InputFile
-		for i, paths := range [][]string{in.nbests, in.refs, in.scores} {
-			for _, p := range paths {
-				inputs = append(inputs, rundir.InputFile{Role: []string{"nbest", "ref", "scores"}[i], Path: p})
-			}
-		}
+		inputs := slices.Concat(rundir.Inputs("nbest", in.nbests), rundir.Inputs("ref", in.refs), rundir.Inputs("scores", in.scores))
 		for _, f := range in.feats {
-			for _, p := range f.Paths {
-				inputs = append(inputs, rundir.InputFile{Role: "feature " + f.Name, Path: p})
-			}
+			inputs = append(inputs, rundir.Inputs("feature "+f.Name, f.Paths)...)
 		}
-		if *initPath != "" {
-			inputs = append(inputs, rundir.InputFile{Role: "init", Path: *initPath})
-		}
+		inputs = append(inputs, rundir.Inputs("init", []string{*initPath})...)
 		err = runTuneNbest(ctx, a, tuneNbestOptions{
 			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
 			init: *initPath, out: *out, epochs: *epochs, cache: *cache,
