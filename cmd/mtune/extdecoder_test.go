@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gobuild"
+	"github.com/mtune/mtune/testsupport/long"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -25,6 +26,7 @@ func TestTuneExternalDecoder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds mtune and tunes the demo twice")
 	}
+	long.Test(t, "builds mtune and tunes the demo twice, 127 s on a loaded machine")
 	tmp := t.TempDir()
 	// A folder with a blank: the command line quotes it.
 	bin := gobuild.Binary(t, ".", ".", filepath.Join(tmp, "my bin", "mtune"))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mtune/mtune/testsupport/long"
 	"github.com/mtune/mtune/testsupport/shared"
 )
 
@@ -113,6 +114,7 @@ func TestREADME(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes the Europarl test split and tunes the demo")
 	}
+	long.Test(t, "runs every tested block of README.md and docs/, 144 s on a loaded machine")
 	data := shared.Path(t, ".")
 	var blocks []readmeBlock
 	for _, page := range docPages(t) {
