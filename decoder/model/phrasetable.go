@@ -127,7 +127,10 @@ func ReadPhraseTable(ctx context.Context, r io.Reader, name string, opts PhraseT
 		return nil, err
 	}
 	if b.nopt == 0 {
-		if !opts.AllowEmpty {
+		// AllowEmpty accepts a table filtered to nothing, never a file
+		// with no line at all (read with Keep, the file is not a table
+		// filtered already).
+		if !opts.AllowEmpty || opts.Keep != nil && b.lines == 0 {
 			return nil, errAt(name, 0, 0, ErrEmpty, "no phrase pairs")
 		}
 		b.t.numScores = opts.NumScores
@@ -395,6 +398,7 @@ type ptChunk struct {
 	counts    []float32
 	numScores int // of the block's first line; -1 before it
 	numCounts int
+	lines     int // non-blank lines read, kept or not
 	skipped   int
 	// Set by merge and finish.
 	optBase, tgtBase, alignBase int
@@ -466,6 +470,7 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int, keep *
 		if len(trimBlank(line)) == 0 {
 			return nil
 		}
+		c.lines++
 		if keep != nil {
 			fields = splitFields(fields, line)
 			if err := checkPhraseFields(fields); err != nil {
@@ -533,6 +538,7 @@ type ptBuilder struct {
 	numCounts  int
 	chunks     []*ptChunk
 	nopt       int
+	lines      int     // non-blank lines read, kept or not
 	lastOpt    []int32 // last option of each entry
 	contiguous bool
 }
@@ -554,6 +560,7 @@ func newPTBuilder(numScores, workers int) *ptBuilder {
 func (b *ptBuilder) merge(c *ptChunk, name string) error {
 	t := b.t
 	t.skipped += c.skipped
+	b.lines += c.lines
 	if len(c.optSrc) == 0 {
 		return nil
 	}
