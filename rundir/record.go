@@ -44,7 +44,7 @@ type FileRecord struct {
 // folder Root: held in memory while the command runs (by the holder of the
 // folder's lease) and written into manifest.json with the manifest
 // (Write). Every file Owns accepts that appears in the folder while the
-// command holds it is the command's (Sweep), unless it was found there
+// command holds it is the command's (Update), unless it was found there
 // before and kept (Kept) and is unchanged.
 type Record struct {
 	// Root is the folder (its one spelling: storage.Clean).
@@ -165,11 +165,11 @@ func (r *Record) Reconcile(ctx context.Context) error {
 	return nil
 }
 
-// Sweep records every file of the folder the command owns that appeared
-// or changed since the last sweep (the command holds the folder: it wrote
+// Update records every file of the folder the command owns that appeared
+// or changed since the last Update (the command holds the folder: it wrote
 // them, here or on a worker), but for the files kept that are unchanged,
 // and forgets the recorded files that are gone.
-func (r *Record) Sweep(ctx context.Context) error {
+func (r *Record) Update(ctx context.Context) error {
 	r.init()
 	files, err := storage.Stamps(ctx, r.Root)
 	if err != nil {
@@ -342,10 +342,10 @@ func sorted(m map[string]FileRecord) []FileRecord {
 	return out
 }
 
-// Write sweeps the folder (Sweep) and writes m as its manifest.json, with
+// Write updates the record (Update) and writes m as its manifest.json, with
 // the schema, the command and the record.
 func (r *Record) Write(ctx context.Context, m Manifest) error {
-	if err := r.Sweep(ctx); err != nil {
+	if err := r.Update(ctx); err != nil {
 		return err
 	}
 	m.Schema, m.SchemaVersion, m.Command = ManifestSchema, ManifestSchemaVersion, r.Command

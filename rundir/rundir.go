@@ -173,7 +173,7 @@ func (d *RunDir) Clear(ctx context.Context, keep ...string) error {
 // writes there (Record.CheckInputs).
 func (d *RunDir) CheckInputs(inputs ...InputFile) error { return d.rec.CheckInputs(inputs...) }
 
-// WriteManifest records the files the run wrote so far (Record.Sweep)
+// WriteManifest records the files the run wrote so far (Record.Update)
 // and writes m, with that record, as the folder's manifest.json.
 func (d *RunDir) WriteManifest(ctx context.Context, m Manifest) error {
 	if err := d.rec.Write(ctx, m); err != nil {
