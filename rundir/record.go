@@ -131,6 +131,9 @@ func digest(ctx context.Context, f storage.FileStamp) (string, error) {
 	if f.Digest != "" {
 		return f.Digest, nil
 	}
+	if strings.HasPrefix(f.Stamp, "mode ") {
+		return f.Stamp, nil // a link or a device: never read (storage.Stamps)
+	}
 	return storage.Digest(ctx, f.Path)
 }
 

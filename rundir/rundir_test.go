@@ -433,3 +433,36 @@ func TestClearTemps(t *testing.T) {
 		t.Fatalf("after Clear: %v, want %v", left, want)
 	}
 }
+
+// TestOverwriteKeepsLinks: a link of the user's in a run folder (to a
+// folder, or dangling) is kept by --overwrite, never read or followed.
+func TestOverwriteKeepsLinks(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "run")
+	d, err := Open(ctx, dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun(t, d, "best/weights")
+	d.Close(ctx)
+	for name, target := range map[string]string{"data": t.TempDir(), "gone": filepath.Join(dir, "nowhere")} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err = Open(ctx, dir, OpenOptions{Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(ctx)
+	if err := d.Clear(ctx); err != nil {
+		t.Fatalf("clear a folder with links: %v", err)
+	}
+	for _, name := range []string{"data", "gone"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the link %s went: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "best", "weights")); !os.IsNotExist(err) {
+		t.Errorf("the run's best/weights is still there (%v)", err)
+	}
+}
