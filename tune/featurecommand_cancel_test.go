@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/decoder/external"
+	"github.com/mtune/mtune/testsupport/proctest"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -102,29 +103,12 @@ func TestFeatureCommandParentKilled(t *testing.T) {
 	h.Process.Kill()
 	h.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for groupRuns(pgid) && time.Now().Before(deadline) {
+	for proctest.GroupRuns(pgid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if groupRuns(pgid) {
+	if proctest.GroupRuns(pgid) {
 		t.Errorf("the feature command's process group %d outlived mtune's SIGKILL", pgid)
 	}
-}
-
-// groupRuns reports whether a process of group pgid runs (a zombie, dead
-// but not reaped by a PID 1 that does not reap, does not count).
-func groupRuns(pgid int) bool {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range stats {
-		stat, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
 }
 
 // alive reports whether pid runs (a zombie, exited but not reaped, does

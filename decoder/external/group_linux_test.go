@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mtune/mtune/testsupport/proctest"
 )
 
 // helperEnv makes the test binary, re-executed by TestKilledParent, run
@@ -51,10 +53,10 @@ func TestKilledParent(t *testing.T) {
 	h.Wait()
 
 	deadline := time.Now().Add(10 * time.Second)
-	for groupRuns(pgid) && time.Now().Before(deadline) {
+	for proctest.GroupRuns(pgid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if groupRuns(pgid) {
+	if proctest.GroupRuns(pgid) {
 		t.Errorf("the decoder's process group %d outlived mtune's SIGKILL", pgid)
 	}
 
@@ -112,21 +114,4 @@ func processGroup(t *testing.T, pid int) int {
 		t.Fatal(err)
 	}
 	return pgid
-}
-
-// groupRuns reports whether a process of group pgid runs (a zombie, dead
-// but not reaped by a PID 1 that does not reap, does not count).
-func groupRuns(pgid int) bool {
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range dirs {
-		stat, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
 }
