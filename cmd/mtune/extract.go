@@ -29,14 +29,15 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		}
 		start := time.Now()
 		feat, scores := storage.Join(*out, "features.dat"), storage.Join(*out, "scores.dat")
+		sc, err := in.scorer(ctx) // refuses bad options before the folder is made
+		if err != nil {
+			return err
+		}
 		var res poolfile.ExtractResult
-		err := rundir.Produce(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"), Overwrite: *overwrite,
+		err = rundir.Produce(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"), Overwrite: *overwrite,
 			Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }}, rundir.Inputs("input", in.nbests, in.refs, in.scores),
-			func(ctx context.Context) error {
-				sc, err := in.scorer(ctx)
-				if err == nil {
-					res, err = poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
-				}
+			func(ctx context.Context) (err error) {
+				res, err = poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
 				return err
 			})
 		if err != nil {

@@ -122,6 +122,13 @@ func TestUserFolderRefused(t *testing.T) {
 		"a user's report":   {"report.html": "<p>mine</p>\n", "docs/thesis.tex": "t\n"},
 		"a model's corpus/": {"corpus/dev.fr": "bonjour\n", "docs/thesis.tex": "t\n"},
 	}
+	lists := t.TempDir()
+	nb, ref := filepath.Join(lists, "nbest.txt"), filepath.Join(lists, "ref.txt")
+	for p, text := range map[string]string{nb: "0 ||| a b ||| LM0= -1 ||| -1\n", ref: "a b\n"} {
+		if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -130,7 +137,7 @@ func TestUserFolderRefused(t *testing.T) {
 		{[]string{"tune", "--epochs", "1", "--resume", "--out"}, "no run of mtune"},
 		{[]string{"build", "--demo", "--overwrite", "--out"}, "no run of mtune"},
 		{[]string{"tune-nbest", "--nbest", "x", "-r", "y", "--overwrite", "--out"}, "no run of mtune"},
-		{[]string{"extract", "--nbest", "x", "-r", "y", "--overwrite", "--out"}, "no run of mtune"},
+		{[]string{"extract", "--nbest", nb, "-r", ref, "--overwrite", "--out"}, "no run of mtune"},
 		{[]string{"retrain", "--epochs", "1", "--registry"}, "no registry"},
 	} {
 		for what, files := range contents {
