@@ -102,11 +102,7 @@ func TestFeatureCommandParentKilled(t *testing.T) {
 	defer syscall.Kill(-pgid, syscall.SIGKILL)
 	h.Process.Kill()
 	h.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for proctest.GroupRuns(pgid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if proctest.GroupRuns(pgid) {
+	if !proctest.GroupGone(pgid, 10*time.Second) {
 		t.Errorf("the feature command's process group %d outlived mtune's SIGKILL", pgid)
 	}
 }

@@ -52,11 +52,7 @@ func TestKilledParent(t *testing.T) {
 	h.Process.Kill()
 	h.Wait()
 
-	deadline := time.Now().Add(10 * time.Second)
-	for proctest.GroupRuns(pgid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if proctest.GroupRuns(pgid) {
+	if !proctest.GroupGone(pgid, 10*time.Second) {
 		t.Errorf("the decoder's process group %d outlived mtune's SIGKILL", pgid)
 	}
 

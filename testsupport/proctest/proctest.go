@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // GroupRuns reports whether a process of group pgid runs (a zombie, dead
@@ -28,4 +29,17 @@ func GroupRuns(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// GroupGone waits up to within for every process of group pgid to end
+// and reports whether they did.
+func GroupGone(pgid int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for GroupRuns(pgid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
