@@ -394,7 +394,8 @@ func TestEpochProgress(t *testing.T) {
 			var progress bytes.Buffer
 			o.Progress, o.ProgressEvery = &progress, 5*time.Millisecond
 			mustRun(t, context.Background(), o)
-			line := regexp.MustCompile(`(?m)^epoch 1/1: (\d+)/(\d+) sentences decoded, \d+ s in, about \d+ s left$`)
+			// The lines while the launch runs, then its closing line.
+			line := regexp.MustCompile(`(?m)^epoch 1/1: (\d+)/(\d+) sentences decoded(?:, \d+ s in, about \d+ s left| in \d+ s)$`)
 			prev, most := 0, 0
 			for _, m := range line.FindAllStringSubmatch(progress.String(), -1) {
 				n, _ := strconv.Atoi(m[1])

@@ -202,7 +202,9 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 		countDecoded(ctx, o, 1)
 		return nil
 	}
-	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
+	err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode)
+	flushDecoded(ctx, o)
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -228,6 +230,7 @@ func decodeBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w []fl
 		}
 	}
 	countDecoded(ctx, o, len(out))
+	flushDecoded(ctx, o)
 	return out, nil
 }
 

@@ -34,9 +34,10 @@ const progressWriteEvery = 2 * time.Second
 // progressSink is one process's count of the sentences it decoded for
 // one progress folder, and when it last wrote it there.
 type progressSink struct {
-	n    atomic.Int64
-	mu   sync.Mutex // held while writing
-	last time.Time
+	n       atomic.Int64
+	mu      sync.Mutex // held while writing
+	last    time.Time
+	written int64 // the count last written
 }
 
 var (
@@ -67,13 +68,7 @@ func countDecoded(ctx context.Context, o DecodeOptions, n int) {
 	if o.Progress == "" {
 		return
 	}
-	sinksMu.Lock()
-	s := sinks[o.Progress]
-	if s == nil {
-		s = &progressSink{}
-		sinks[o.Progress] = s
-	}
-	sinksMu.Unlock()
+	s := progressSinkOf(o.Progress)
 	s.n.Add(int64(n))
 	if !s.mu.TryLock() {
 		return // another goroutine is writing it
@@ -82,8 +77,45 @@ func countDecoded(ctx context.Context, o DecodeOptions, n int) {
 	if time.Since(s.last) < progressWriteEvery {
 		return
 	}
+	s.write(ctx, o.Progress)
+}
+
+// flushDecoded writes this process's count of o's progress folder if it
+// changed since it was last written: at the end of a decoding call
+// (decodeAll), so that once a launch's job has ended the files count
+// every sentence its workers decoded, whatever progressWriteEvery held
+// back.
+func flushDecoded(ctx context.Context, o DecodeOptions) {
+	if o.Progress == "" {
+		return
+	}
+	s := progressSinkOf(o.Progress)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n.Load() != s.written {
+		s.write(ctx, o.Progress)
+	}
+}
+
+// progressSinkOf returns this process's count of the progress folder dir.
+func progressSinkOf(dir string) *progressSink {
+	sinksMu.Lock()
+	defer sinksMu.Unlock()
+	s := sinks[dir]
+	if s == nil {
+		s = &progressSink{}
+		sinks[dir] = s
+	}
+	return s
+}
+
+// write writes s's count to this process's file of dir; s.mu is held.
+func (s *progressSink) write(ctx context.Context, dir string) {
 	s.last = time.Now()
-	_ = storage.WriteFile(ctx, storage.Join(o.Progress, "decoded-"+processTag), []byte(strconv.FormatInt(s.n.Load(), 10)+"\n"))
+	n := s.n.Load()
+	if storage.WriteFile(ctx, storage.Join(dir, "decoded-"+processTag), []byte(strconv.FormatInt(n, 10)+"\n")) == nil {
+		s.written = n
+	}
 }
 
 // readProgress returns the sum of the counts the processes wrote to the
@@ -119,8 +151,9 @@ const DecodeProgressEvery = 10 * time.Second
 // workers' files in the launch's progress folder dir ("" for none) count
 // them, whichever is more — and the time left at that rate. While none has
 // been decoded it says how long the launch has run. The returned function
-// stops the printing and returns once no line is being printed. A nil w
-// prints nothing.
+// stops the printing and, when a line was printed, prints the closing
+// line (DecodeDoneLine) with the count at the launch's end; it returns
+// once no line is being printed. A nil w prints nothing.
 func WatchDecoding(ctx context.Context, w io.Writer, label string, total int, every time.Duration, dir string) (stop func()) {
 	if w == nil || total <= 0 {
 		return func() {}
@@ -129,7 +162,15 @@ func WatchDecoding(ctx context.Context, w io.Writer, label string, total int, ev
 		every = DecodeProgressEvery
 	}
 	base, start := decoded.Load(), time.Now()
+	count := func() int64 {
+		n := decoded.Load() - base
+		if dir != "" {
+			n = max(n, readProgress(ctx, dir))
+		}
+		return n
+	}
 	done := make(chan struct{})
+	printed := false // written by the goroutine, read after wg.Wait
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -141,18 +182,20 @@ func WatchDecoding(ctx context.Context, w io.Writer, label string, total int, ev
 			case <-done:
 				return
 			case <-t.C:
-				n := decoded.Load() - base
-				if dir != "" {
-					n = max(n, readProgress(ctx, dir))
-				}
-				fmt.Fprintln(w, DecodeProgressLine(label, n, int64(total), time.Since(start)))
+				fmt.Fprintln(w, DecodeProgressLine(label, count(), int64(total), time.Since(start)))
+				printed = true
 			}
 		}
 	}()
 	var once sync.Once
 	return func() {
-		once.Do(func() { close(done) })
-		wg.Wait()
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+			if n := count(); printed && n > 0 {
+				fmt.Fprintln(w, DecodeDoneLine(label, n, int64(total), time.Since(start)))
+			}
+		})
 	}
 }
 
@@ -165,4 +208,10 @@ func DecodeProgressLine(label string, n, total int64, elapsed time.Duration) str
 	n = min(n, total)
 	left := time.Duration(float64(elapsed) * float64(total-n) / float64(n))
 	return fmt.Sprintf("%s: %d/%d sentences decoded, %.0f s in, about %.0f s left", label, n, total, elapsed.Seconds(), left.Seconds())
+}
+
+// DecodeDoneLine is the line WatchDecoding closes with when the launch
+// decoded n of its total sentences in elapsed.
+func DecodeDoneLine(label string, n, total int64, elapsed time.Duration) string {
+	return fmt.Sprintf("%s: %d/%d sentences decoded in %.0f s", label, min(n, total), total, elapsed.Seconds())
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -52,8 +53,43 @@ func TestProgressFiles(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	stop()
-	first, _, _ := strings.Cut(out.String(), "\n")
-	if !strings.HasPrefix(first, "epoch 2/3: 8/20 sentences decoded, ") {
-		t.Fatalf("progress line %q, want 8/20 from the two files", first)
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "epoch 2/3: 8/20 sentences decoded, ") {
+		t.Fatalf("progress line %q, want 8/20 from the two files", lines[0])
+	}
+	if last := lines[len(lines)-1]; !regexp.MustCompile(`^epoch 2/3: 8/20 sentences decoded in \d+ s$`).MatchString(last) {
+		t.Errorf("closing line %q, want the launch's count of 8/20", last)
+	}
+	n := len(lines)
+	stop() // a second call prints nothing more
+	if got := strings.Count(out.String(), "\n"); got != n {
+		t.Errorf("a second stop printed %d more lines", got-n)
+	}
+}
+
+// TestProgressFlush: the writes progressWriteEvery holds back are made
+// when a decoding call ends (flushDecoded), so that once a launch's job
+// has ended its workers' files hold every sentence they decoded: the
+// closing line counts them all.
+func TestProgressFlush(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "progress")
+	o := DecodeOptions{Progress: dir}
+	for range 5 {
+		countDecoded(ctx, o, 1) // the first is written, the rest held back
+	}
+	file := filepath.Join(dir, "decoded-"+processTag)
+	if data, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(data)) != "1" {
+		t.Fatalf("before the flush: %q, %v; want 1 (the later writes held back)", data, err)
+	}
+	flushDecoded(ctx, o)
+	if data, err := os.ReadFile(file); err != nil || strings.TrimSpace(string(data)) != "5" {
+		t.Fatalf("after the flush: %q, %v; want 5", data, err)
+	}
+	// A short launch prints no closing line: nothing was printed before it.
+	var out syncBuffer
+	WatchDecoding(ctx, &out, "epoch 1/1", 5, time.Hour, dir)()
+	if out.String() != "" {
+		t.Errorf("a launch shorter than one tick printed %q", out.String())
 	}
 }
