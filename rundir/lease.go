@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,9 +37,11 @@ const DefaultLeaseTTL = 90 * time.Second
 // judge's clock, is stale whatever its Expiry and TTLSeconds say, so a
 // holder whose clock runs ahead, a hand-written expiry in 2099 or a
 // ttl_seconds of a year blocks nobody for longer than the judge's TTL. A
-// modification time ahead of the judge's clock counts as now (the lease
-// is live for the TTL from the judgement: the judge cannot tell when it
-// was written). Before that a lease is live
+// modification time ahead of the judge's clock counts as the time the
+// judge's user first saw that version of the file (firstSeen: the judge
+// cannot tell when it was written), so such a lease, unless renewed, is
+// stale a TTL after it was first seen, not a TTL after the time it
+// claims. Before that a lease is live
 // unless its process is known to be gone: the judge runs on the same
 // kernel (BootID) in the same PID namespace (PIDNS), and the PID is not
 // running or runs a process started at another time (StartTime: the PID
@@ -88,14 +92,45 @@ func parseLease(data []byte) (LeaseInfo, error) {
 	return h, nil
 }
 
-// staleAt returns when a lease written at mod on the store goes stale
-// unless renewed, judged at now with the judge's ttl: a mod after now
-// counts as now.
-func staleAt(mod, now time.Time, ttl time.Duration) time.Time {
+// staleAt returns when the lease file path, at version v written at mod
+// on the store, goes stale unless renewed, judged at now with the judge's
+// ttl: a mod after now counts as the time the judge first saw version v
+// (firstSeen).
+func staleAt(path string, v int64, mod, now time.Time, ttl time.Duration) time.Time {
 	if mod.After(now) {
-		mod = now
+		mod = firstSeen(path, v, now)
 	}
 	return mod.Add(ttl)
+}
+
+// firstSeen returns when this user first saw version v of the lease file
+// path, now if never: a record of (path, version, time) in the user's
+// cache folder (os.UserCacheDir()/mtune/lease-seen/, one small file per
+// path named by its hash), so that a lease whose store time is in the
+// future (a clock set back since it was written, a touched file) goes
+// stale a TTL after its first judgement instead of blocking until the
+// time it claims. The record is advisory: without a cache folder every
+// judgement counts as the first (the lease then blocks until its store
+// time, as a lease judged by that time alone would).
+func firstSeen(path string, v int64, now time.Time) time.Time {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return now
+	}
+	sum := sha256.Sum256([]byte(path))
+	file := filepath.Join(base, "mtune", "lease-seen", hex.EncodeToString(sum[:12]))
+	want := strconv.FormatInt(v, 10) + " "
+	if data, err := os.ReadFile(file); err == nil && strings.HasPrefix(string(data), want) {
+		if ns, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(string(data), want)), 10, 64); err == nil {
+			if seen := time.Unix(0, ns); !seen.After(now) {
+				return seen
+			}
+		}
+	}
+	if os.MkdirAll(filepath.Dir(file), 0o755) == nil {
+		_ = storage.WriteFile(context.Background(), file, []byte(want+strconv.FormatInt(now.UnixNano(), 10)+"\n"))
+	}
+	return now
 }
 
 // BusyError is returned by AcquireLease when another process holds the
@@ -191,7 +226,7 @@ func AcquireLease(ctx context.Context, path string, o LeaseOptions) (*Lease, err
 				return nil, fmt.Errorf("rundir: lease %s is not a lease file (%v): remove it if no run is using the folder", path, err)
 			}
 			now := o.Now()
-			if stale := staleAt(mod, now, o.TTL); now.Before(stale) {
+			if stale := staleAt(path, v, mod, now, o.TTL); now.Before(stale) {
 				switch holderProcess(cur, me) {
 				case gone:
 				case unsure:

@@ -267,12 +267,61 @@ func TestLeaseHoldRenews(t *testing.T) {
 	}
 }
 
+// TestLeaseFromTheFuture: a lease whose store time is a day ahead of the
+// judge's clock (a clock set back since, a touched file) is busy when
+// first judged and stale a TTL after that first judgement, not a day
+// later; a renewal since (another version of the file) is judged anew.
+func TestLeaseFromTheFuture(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // firstSeen's records
+	const ttl = time.Minute
+	ctx := context.Background()
+	for name, dir := range folders(t) {
+		t.Run(name, func(t *testing.T) {
+			p := storage.Join(dir, "future", LeaseName)
+			write := func(since time.Time) {
+				b, _ := json.Marshal(LeaseInfo{Owner: "mtune retrain", Host: "elsewhere", PID: 1, Token: "x", TTLSeconds: 60,
+					Since: since, Expiry: since.Add(time.Minute)})
+				if err := storage.WriteFile(ctx, p, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(time.Now().UTC())
+			first := time.Now().Add(-24 * time.Hour) // the judge's clock, a day behind the store's
+			judge := func(at time.Time) error {
+				l, err := AcquireLease(ctx, p, LeaseOptions{TTL: ttl, Now: func() time.Time { return at }})
+				if err == nil {
+					l.Release(ctx)
+				}
+				return err
+			}
+			var busy *BusyError
+			if err := judge(first); !errors.As(err, &busy) {
+				t.Fatalf("first judgement: %v, want busy", err)
+			}
+			if err := judge(first.Add(ttl / 2)); !errors.As(err, &busy) {
+				t.Fatalf("within the TTL of the first judgement: %v, want busy", err)
+			}
+			// Renewed: a new version, first seen now.
+			write(time.Now().UTC())
+			renewed := first.Add(ttl)
+			if err := judge(renewed); !errors.As(err, &busy) {
+				t.Fatalf("just after a renewal: %v, want busy", err)
+			}
+			if err := judge(renewed.Add(ttl + 5*time.Second)); err != nil {
+				t.Fatalf("a TTL after the renewal was first seen (the store's time still a day ahead): %v, want the lease taken over", err)
+			}
+		})
+	}
+}
+
 // TestLeaseJudgesWithItsOwnTTL: whether a lease is stale is judged with
 // the judge's TTL whatever ttl_seconds the file holds (a year, out of
 // float64's or time.Duration's range, negative, not a number), and a
-// store time ahead of the judge's clock counts as now: the lease is busy
-// until the judge's now plus its TTL, not until that time plus the TTL.
+// store time ahead of the judge's clock counts as the judge's first sight
+// of it: the lease is busy until the judge's now plus its TTL, not until
+// that time plus the TTL (and TestLeaseFromTheFuture: no longer).
 func TestLeaseJudgesWithItsOwnTTL(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // firstSeen's records
 	const ttl = time.Minute
 	tests := []struct {
 		name   string
