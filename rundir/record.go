@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/mtune/mtune/io/storage"
 )
@@ -353,8 +355,22 @@ func (r *Record) Write(ctx context.Context, m Manifest) error {
 	}
 	m.Schema, m.SchemaVersion, m.Command = ManifestSchema, ManifestSchemaVersion, r.Command
 	m.Files, m.Kept = r.Files(), r.Kept()
-	return WriteJSON(ctx, storage.Join(r.Root, manifestName), m)
+	path := storage.Join(r.Root, manifestName)
+	err := writeJSON(ctx, path, m)
+	if errors.Is(err, syscall.ENOSPC) && !storage.IsGCS(path) {
+		// A full disk: the manifest, a few KiB, is rewritten in the
+		// blocks it holds rather than left saying "running" after the
+		// run failed (storage.OverwriteInPlace's last resort).
+		data, merr := json.Marshal(m)
+		if merr == nil && storage.OverwriteInPlace(path, append(data, '\n')) == nil {
+			return nil
+		}
+	}
+	return err
 }
+
+// writeJSON is WriteJSON; a test makes it fail as on a full disk.
+var writeJSON = WriteJSON
 
 // CheckInputs refuses an input (a cleaned path, storage.Clean) that lies
 // in the folder at a name the command writes there: the command would

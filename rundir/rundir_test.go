@@ -3,11 +3,13 @@ package rundir
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mtune/mtune/io/storage"
@@ -464,5 +466,36 @@ func TestOverwriteKeepsLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "best", "weights")); !os.IsNotExist(err) {
 		t.Errorf("the run's best/weights is still there (%v)", err)
+	}
+}
+
+// TestFinishOnFullDisk (issue 33): when the disk is full, so that the
+// manifest cannot be written anew (a new file, then a rename), Finish
+// still records the failure, in the blocks the manifest already holds,
+// instead of leaving it saying "running".
+func TestFinishOnFullDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "run")
+	d, err := Open(ctx, dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(ctx)
+	if err := d.WriteManifest(ctx, Manifest{Status: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	full := fmt.Errorf("write %s.tmp: %w", d.Manifest(), syscall.ENOSPC)
+	writeJSON = func(context.Context, string, any) error { return full }
+	defer func() { writeJSON = WriteJSON }()
+	err = Finish(ctx, d, Report{Dir: d.Layout}, Manifest{Status: "running"}, full)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Finish: %v, want the run's error", err)
+	}
+	var m Manifest
+	if err := ReadJSON(ctx, d.Manifest(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != "failed" || !strings.Contains(m.Error, "no space left on device") || m.Schema != ManifestSchema {
+		t.Errorf("manifest after Finish on a full disk: status %q, error %q, schema %q; want failed, the error, mtune's schema", m.Status, m.Error, m.Schema)
 	}
 }
