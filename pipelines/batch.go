@@ -31,8 +31,8 @@ func (e *batchEpoch) Epoch(ctx context.Context, n int, prev tune.Weights) (rundi
 		return rundir.Metrics{}, tune.Weights{}, err
 	}
 	m.NonZero = tune.NonZero(ww)
-	if e.dev != nil && m.DevBLEU == nil {
-		if m.DevBLEU, err = scoreDev(ctx, e.o, n, e.dev); err != nil {
+	if e.dev != nil && m.DevScore == nil {
+		if m.DevScore, err = scoreDev(ctx, e.o, n, e.dev); err != nil {
 			return rundir.Metrics{}, tune.Weights{}, err
 		}
 	}
@@ -148,15 +148,15 @@ func runBatchEpoch(ctx context.Context, o *Options, n int, ranges, dev *corpus.I
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 		if pro {
-			if res.TuneBLEU, err = rundir.ReadScore(ctx, dir.TuneStats(), o.metric); err != nil {
+			if res.TuneScore, err = rundir.ReadScore(ctx, dir.TuneStats(), o.metric); err != nil {
 				return rundir.Metrics{}, weights.ByName{}, err
 			}
 		}
 	}
-	m := rundir.Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneBLEU: res.TuneBLEU, ProgressiveBLEU: decoded}
+	m := rundir.Metrics{Epoch: n, Sentences: res.Sentences, Pool: res.Pool, MERTRounds: res.Rounds, TuneScore: res.TuneScore, ProgressiveScore: decoded}
 	m.SetMetric(o.metric)
 	if dev != nil && learn.Step != nil {
-		if m.DevBLEU, err = readDevBLEU(ctx, o, dir); err != nil {
+		if m.DevScore, err = readDevBLEU(ctx, o, dir); err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
 	}

@@ -88,7 +88,7 @@ func BenchmarkEpochEuroparl8k(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.ReportMetric(time.Since(start).Seconds(), "s/epoch")
-					b.ReportMetric(res.Epochs[0].TuneBLEU, "BLEU")
+					b.ReportMetric(res.Epochs[0].TuneScore, "BLEU")
 				}
 			})
 		}

@@ -14,7 +14,7 @@
 // LineSearchMixer chooses the mix (1−α)·prev + α·average by an exact line
 // search over the epoch's n-best lists (transforms.LineSearchMix).
 // The same launch decodes the dev set, 1-best, with the mixed weights: its
-// BLEU is the epoch's dev_bleu. The epoch's tune_bleu is the progressive
+// BLEU is the epoch's dev_score. The epoch's tune_score is the progressive
 // BLEU of the shards' own decoding (tune_decoded), so that an epoch decodes
 // each tuning sentence once, unless EvalTune decodes the tuning set once
 // more as the dev set is; the weights are the same either way.
@@ -25,7 +25,7 @@
 // optimizer (mert, pro, kbmira, mr, svm) then runs on the pool without the
 // driver holding any of it: MERT's passes as rounds of launches over the
 // parts (tune.MERTRun), PRO on pairs sampled by part, the others on one
-// worker that reads the parts. Its tune_bleu is the BLEU of the pool
+// worker that reads the parts. Its tune_score is the BLEU of the pool
 // re-ranked by the new weights (no second decoding); with a dev set, a second, short launch decodes it with the
 // epoch's new weights (they exist only after the optimizer step), and the
 // best epoch is the one with the best dev BLEU (Moses' --return-best-dev).
@@ -88,11 +88,11 @@
 //	OUT/report.html                 learning curves and the best weights (rundir.Report)
 //
 // A line of metrics.jsonl (the demo's first epoch, with --eval-tune; without
-// it "tune_bleu" is 61.74, "tune_decoded" true and there are no tune_*
+// it "tune_score" is 61.74, "tune_decoded" true and there are no tune_*
 // counters), with the Beam metrics the pipeline reported
 // (transforms.MetricsNamespace):
 //
-//	{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"alpha":5.22,"nonzero":15,"updates":16,"sentences":300,"seconds":3.08,
+//	{"epoch":1,"tune_score":88.26,"dev_score":89.6,"metric":"BLEU","progressive_score":61.74,"alpha":5.22,"nonzero":15,"updates":16,"sentences":300,"seconds":3.08,
 //	 "counters":{"dev_decode_ms":2544,"dev_hypotheses":300,"dev_sentences":300,"learn_decode_ms":880,"learn_hypotheses":29973,
 //	   "learn_sentences":300,"learn_update_ms":29,"learn_updates":16,"tune_decode_ms":2459,"tune_hypotheses":300,"tune_sentences":300},
 //	 "distributions":{"dev_batch_ms":{"count":5,"sum":1364,"min":232,"max":291},"learn_shard_ms":{"count":2,"sum":1010,"min":493,"max":517},

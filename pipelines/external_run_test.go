@@ -273,10 +273,10 @@ func sameRun(t *testing.T, a, b string, epochs int) {
 	}
 	for e := range epochs {
 		x, y := ma[e], mb[e]
-		if x.TuneBLEU != y.TuneBLEU || x.ProgressiveBLEU != y.ProgressiveBLEU || x.Pool != y.Pool ||
-			x.DevBLEU == nil || y.DevBLEU == nil || *x.DevBLEU != *y.DevBLEU {
+		if x.TuneScore != y.TuneScore || x.ProgressiveScore != y.ProgressiveScore || x.Pool != y.Pool ||
+			x.DevScore == nil || y.DevScore == nil || *x.DevScore != *y.DevScore {
 			t.Errorf("epoch %d: %s tune %v decoded %v pool %d dev %v; %s %v %v %d %v", e+1,
-				a, x.TuneBLEU, x.ProgressiveBLEU, x.Pool, x.DevBLEU, b, y.TuneBLEU, y.ProgressiveBLEU, y.Pool, y.DevBLEU)
+				a, x.TuneScore, x.ProgressiveScore, x.Pool, x.DevScore, b, y.TuneScore, y.ProgressiveScore, y.Pool, y.DevScore)
 		}
 		wa := readFile(t, rundir.Layout{Root: a}.Epoch(e+1).JSON())
 		wb := readFile(t, rundir.Layout{Root: b}.Epoch(e+1).JSON())
@@ -318,7 +318,7 @@ func TestExternalDecoderMoses(t *testing.T) {
 		t.Fatalf("%d epochs in process, %d with Moses", len(in.Epochs), len(ext.Epochs))
 	}
 	for i := range in.Epochs {
-		a, b := in.Epochs[i].DevBLEU, ext.Epochs[i].DevBLEU
+		a, b := in.Epochs[i].DevScore, ext.Epochs[i].DevScore
 		if a == nil || b == nil {
 			t.Fatalf("epoch %d: no dev BLEU", i+1)
 		}

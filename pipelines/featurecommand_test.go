@@ -170,7 +170,7 @@ func TestFeatureCommandBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("epoch %d: tune BLEU %.2f (decoded %.2f), ref %.4f", m.Epoch, m.TuneBLEU, m.ProgressiveBLEU, w.Map()["ref_0"])
+		t.Logf("epoch %d: tune BLEU %.2f (decoded %.2f), ref %.4f", m.Epoch, m.TuneScore, m.ProgressiveScore, w.Map()["ref_0"])
 		if w.Map()["ref_0"] <= 0 {
 			t.Errorf("epoch %d: weight of ref %v, want it positive", m.Epoch, w.Map()["ref_0"])
 		}
@@ -266,8 +266,8 @@ func TestFeatureCommandDev(t *testing.T) {
 	if math.Abs(got0-s0) > 1e-9 {
 		t.Errorf("epoch 0: dev BLEU %v, re-ranked here %v", got0, s0)
 	}
-	if m := res.Epochs[0]; m.DevBLEU == nil || math.Abs(*m.DevBLEU-s1) > 1e-9 {
-		t.Errorf("epoch 1: dev BLEU %v, re-ranked here %v", m.DevBLEU, s1)
+	if m := res.Epochs[0]; m.DevScore == nil || math.Abs(*m.DevScore-s1) > 1e-9 {
+		t.Errorf("epoch 1: dev BLEU %v, re-ranked here %v", m.DevScore, s1)
 	}
 }
 

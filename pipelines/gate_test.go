@@ -20,7 +20,7 @@ func TestDevScorer(t *testing.T) {
 	o := pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, DevSrc: d.devSrc, DevRefs: []string{d.devRef},
 		Epochs: 1, Seed: 1, Out: filepath.Join(t.TempDir(), "run"), Execute: execute}
 	res := mustRun(t, ctx, o)
-	want := *res.Epochs[0].DevBLEU
+	want := *res.Epochs[0].DevScore
 	for _, mode := range []tune.Mode{tune.IPM, tune.Batch} {
 		o.Mode = mode
 		score, err := pipelines.DevScorer(ctx, o)

@@ -164,8 +164,8 @@ func TestResume(t *testing.T) {
 		}
 	}
 	for i := range full.Epochs {
-		if full.Epochs[i].TuneBLEU != resumed.Epochs[i].TuneBLEU {
-			t.Errorf("epoch %d: tune BLEU %v, resumed %v", i+1, full.Epochs[i].TuneBLEU, resumed.Epochs[i].TuneBLEU)
+		if full.Epochs[i].TuneScore != resumed.Epochs[i].TuneScore {
+			t.Errorf("epoch %d: tune BLEU %v, resumed %v", i+1, full.Epochs[i].TuneScore, resumed.Epochs[i].TuneScore)
 		}
 	}
 	// The best weights read back with io/weights.
@@ -231,7 +231,7 @@ func TestEvalTune(t *testing.T) {
 		if err != nil || len(ms) != 1 {
 			t.Fatalf("metrics.jsonl: %v, %v", ms, err)
 		}
-		if m := ms[0]; m.TuneBLEU != res.Epochs[0].TuneBLEU || m.Counters["learn_sentences"] != res.Epochs[0].Counters["learn_sentences"] {
+		if m := ms[0]; m.TuneScore != res.Epochs[0].TuneScore || m.Counters["learn_sentences"] != res.Epochs[0].Counters["learn_sentences"] {
 			t.Errorf("metrics.jsonl %+v, Run returned %+v", m, res.Epochs[0])
 		}
 		_, statErr := os.Stat(rundir.Layout{Root: o.Out}.Epoch(1).TuneStats())
@@ -242,14 +242,14 @@ func TestEvalTune(t *testing.T) {
 	}
 	once, onceW := run("once", false)
 	eval, evalW := run("eval", true)
-	if !bytes.Equal(onceW, evalW) || *once.DevBLEU != *eval.DevBLEU || once.ProgressiveBLEU != eval.ProgressiveBLEU {
-		t.Errorf("the extra pass changed the learning: dev BLEU %v vs %v, weights\n%s\n%s", *once.DevBLEU, *eval.DevBLEU, onceW, evalW)
+	if !bytes.Equal(onceW, evalW) || *once.DevScore != *eval.DevScore || once.ProgressiveScore != eval.ProgressiveScore {
+		t.Errorf("the extra pass changed the learning: dev BLEU %v vs %v, weights\n%s\n%s", *once.DevScore, *eval.DevScore, onceW, evalW)
 	}
-	if !once.TuneDecoded || once.TuneBLEU != once.ProgressiveBLEU {
-		t.Errorf("without EvalTune: tune BLEU %v (as decoded: %v), progressive %v", once.TuneBLEU, once.TuneDecoded, once.ProgressiveBLEU)
+	if !once.TuneDecoded || once.TuneScore != once.ProgressiveScore {
+		t.Errorf("without EvalTune: tune BLEU %v (as decoded: %v), progressive %v", once.TuneScore, once.TuneDecoded, once.ProgressiveScore)
 	}
-	if eval.TuneDecoded || eval.TuneBLEU == eval.ProgressiveBLEU {
-		t.Errorf("with EvalTune: tune BLEU %v (as decoded: %v), progressive %v", eval.TuneBLEU, eval.TuneDecoded, eval.ProgressiveBLEU)
+	if eval.TuneDecoded || eval.TuneScore == eval.ProgressiveScore {
+		t.Errorf("with EvalTune: tune BLEU %v (as decoded: %v), progressive %v", eval.TuneScore, eval.TuneDecoded, eval.ProgressiveScore)
 	}
 	// The demo has 40 tuning and 30 dev sentences, 2 shards.
 	for _, tc := range []struct {
@@ -292,12 +292,12 @@ func TestFilterModel(t *testing.T) {
 	}
 	for e := range runs[0].Epochs {
 		full, filtered := runs[0].Epochs[e], runs[1].Epochs[e]
-		if full.DevBLEU == nil || filtered.DevBLEU == nil {
+		if full.DevScore == nil || filtered.DevScore == nil {
 			t.Fatalf("epoch %d: no dev BLEU", e+1)
 		}
-		if full.TuneBLEU != filtered.TuneBLEU || *full.DevBLEU != *filtered.DevBLEU {
+		if full.TuneScore != filtered.TuneScore || *full.DevScore != *filtered.DevScore {
 			t.Errorf("epoch %d: tune/dev BLEU %.4f/%.4f with the whole model, %.4f/%.4f filtered",
-				e+1, full.TuneBLEU, *full.DevBLEU, filtered.TuneBLEU, *filtered.DevBLEU)
+				e+1, full.TuneScore, *full.DevScore, filtered.TuneScore, *filtered.DevScore)
 		}
 		a, err := os.ReadFile(filepath.Join(outs[0], "epochs", fmt.Sprintf("%03d", e+1), "weights.json"))
 		if err != nil {

@@ -86,19 +86,19 @@ func checkMetricRun(t *testing.T, r metricRun) {
 	l := rundir.Layout{Root: o.Out}
 	best := 0
 	for _, e := range res.Epochs {
-		if e.Metric != m.Name() || e.LowerIsBetter == m.HigherIsBetter() || e.DevBLEU == nil {
-			t.Fatalf("epoch %d: metric %q (lower is better %v), dev %v; want %s", e.Epoch, e.Metric, e.LowerIsBetter, e.DevBLEU, m.Name())
+		if e.Metric != m.Name() || e.LowerIsBetter == m.HigherIsBetter() || e.DevScore == nil {
+			t.Fatalf("epoch %d: metric %q (lower is better %v), dev %v; want %s", e.Epoch, e.Metric, e.LowerIsBetter, e.DevScore, m.Name())
 		}
 		stats, err := score(ctx, l.Epoch(e.Epoch).JSON())
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := m.Score(metric.Sum(stats))
-		t.Logf("epoch %d: tune %s %.2f, dev %.2f (recomputed %.2f), decoded %.2f", e.Epoch, e.Metric, e.TuneBLEU, *e.DevBLEU, want, e.ProgressiveBLEU)
-		if math.Abs(*e.DevBLEU-want) > 1e-9 {
-			t.Errorf("epoch %d: dev %s %v, the dev set decoded with its weights %v", e.Epoch, e.Metric, *e.DevBLEU, want)
+		t.Logf("epoch %d: tune %s %.2f, dev %.2f (recomputed %.2f), decoded %.2f", e.Epoch, e.Metric, e.TuneScore, *e.DevScore, want, e.ProgressiveScore)
+		if math.Abs(*e.DevScore-want) > 1e-9 {
+			t.Errorf("epoch %d: dev %s %v, the dev set decoded with its weights %v", e.Epoch, e.Metric, *e.DevScore, want)
 		}
-		if best == 0 || better(m, *e.DevBLEU, *res.Epochs[best-1].DevBLEU) {
+		if best == 0 || better(m, *e.DevScore, *res.Epochs[best-1].DevScore) {
 			best = e.Epoch
 		}
 	}

@@ -99,12 +99,12 @@ func TestLineSearchDev(t *testing.T) {
 	res := mustRun(t, ctx, o)
 	bestDev, best := -1.0, 0
 	for _, m := range res.Epochs {
-		if m.Alpha == nil || m.DevBLEU == nil {
+		if m.Alpha == nil || m.DevScore == nil {
 			t.Fatalf("epoch %d: no α or dev BLEU: %+v", m.Epoch, m)
 		}
-		t.Logf("epoch %d: α %.3f tune BLEU %.2f dev BLEU %.2f", m.Epoch, *m.Alpha, m.TuneBLEU, *m.DevBLEU)
-		if *m.DevBLEU > bestDev {
-			bestDev, best = *m.DevBLEU, m.Epoch
+		t.Logf("epoch %d: α %.3f tune BLEU %.2f dev BLEU %.2f", m.Epoch, *m.Alpha, m.TuneScore, *m.DevScore)
+		if *m.DevScore > bestDev {
+			bestDev, best = *m.DevScore, m.Epoch
 		}
 	}
 	if res.Best != best {
@@ -174,7 +174,7 @@ func TestBatchMERT(t *testing.T) {
 	o, res, launches := runBatch(t, "mert", filepath.Join(dir, "full"))
 	want := 1 // the model check
 	for _, m := range res.Epochs {
-		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f in %d rounds", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU, m.MERTRounds)
+		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, MERT's tune BLEU on the pool %.2f in %d rounds", m.Epoch, m.ProgressiveScore, m.Pool, m.TuneScore, m.MERTRounds)
 		if m.MERTRounds < 2 {
 			t.Errorf("epoch %d: %d MERT rounds", m.Epoch, m.MERTRounds)
 		}
@@ -184,7 +184,7 @@ func TestBatchMERT(t *testing.T) {
 		t.Errorf("%d launches, want %d: a model check, and a decoding launch and one a MERT round each epoch", *launches, want)
 	}
 	e1, e2 := res.Epochs[0], res.Epochs[1]
-	if e2.Pool <= e1.Pool || e1.TuneBLEU <= e1.ProgressiveBLEU || e2.ProgressiveBLEU <= e1.ProgressiveBLEU {
+	if e2.Pool <= e1.Pool || e1.TuneScore <= e1.ProgressiveScore || e2.ProgressiveScore <= e1.ProgressiveScore {
 		t.Errorf("epoch 1 %+v, epoch 2 %+v", e1, e2)
 	}
 
@@ -221,9 +221,9 @@ func TestBatchPRO(t *testing.T) {
 			}
 			sum.Add(st)
 		}
-		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, PRO's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveBLEU, m.Pool, m.TuneBLEU)
-		if want := 100 * sum.BLEU(); math.Abs(m.TuneBLEU-want) > 1e-9 {
-			t.Errorf("epoch %d: tune BLEU %v, the pool re-ranked with its weights %v", m.Epoch, m.TuneBLEU, want)
+		t.Logf("epoch %d: decoded BLEU %.2f, pool %d, PRO's tune BLEU on the pool %.2f", m.Epoch, m.ProgressiveScore, m.Pool, m.TuneScore)
+		if want := 100 * sum.BLEU(); math.Abs(m.TuneScore-want) > 1e-9 {
+			t.Errorf("epoch %d: tune BLEU %v, the pool re-ranked with its weights %v", m.Epoch, m.TuneScore, want)
 		}
 	}
 	if res.Epochs[1].Pool <= res.Epochs[0].Pool {
@@ -244,8 +244,8 @@ func TestBatchPRO(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, m := range withDev.Epochs {
-		if m.TuneBLEU != res.Epochs[i].TuneBLEU || m.DevBLEU == nil {
-			t.Fatalf("epoch %d with a dev set: tune BLEU %v, dev BLEU %v; without, tune BLEU %v", m.Epoch, m.TuneBLEU, m.DevBLEU, res.Epochs[i].TuneBLEU)
+		if m.TuneScore != res.Epochs[i].TuneScore || m.DevScore == nil {
+			t.Fatalf("epoch %d with a dev set: tune BLEU %v, dev BLEU %v; without, tune BLEU %v", m.Epoch, m.TuneScore, m.DevScore, res.Epochs[i].TuneScore)
 		}
 		stats, err := score(ctx, rundir.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
 		if err != nil {
@@ -255,8 +255,8 @@ func TestBatchPRO(t *testing.T) {
 		for _, st := range stats {
 			sum.Add(st)
 		}
-		if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
-			t.Errorf("epoch %d: dev BLEU %v, the dev set decoded with its weights %v", m.Epoch, *m.DevBLEU, want)
+		if want := 100 * sum.BLEU(); math.Abs(*m.DevScore-want) > 1e-9 {
+			t.Errorf("epoch %d: dev BLEU %v, the dev set decoded with its weights %v", m.Epoch, *m.DevScore, want)
 		}
 	}
 }
@@ -385,7 +385,7 @@ func TestBatchDev(t *testing.T) {
 		}
 		best := 0
 		for _, m := range res.Epochs {
-			if m.DevBLEU == nil {
+			if m.DevScore == nil {
 				t.Fatalf("%s: epoch %d has no dev BLEU", algo, m.Epoch)
 			}
 			ww, err := weights.ReadByName(ctx, rundir.Layout{Root: o.Out}.Epoch(m.Epoch).JSON())
@@ -400,11 +400,11 @@ func TestBatchDev(t *testing.T) {
 			for _, st := range stats {
 				sum.Add(st)
 			}
-			t.Logf("%s: epoch %d: dev BLEU %.4f, tune BLEU (pool) %.2f", algo, m.Epoch, *m.DevBLEU, m.TuneBLEU)
-			if want := 100 * sum.BLEU(); math.Abs(*m.DevBLEU-want) > 1e-9 {
-				t.Errorf("%s: epoch %d: dev BLEU %v, its weights decode the dev set to %v", algo, m.Epoch, *m.DevBLEU, want)
+			t.Logf("%s: epoch %d: dev BLEU %.4f, tune BLEU (pool) %.2f", algo, m.Epoch, *m.DevScore, m.TuneScore)
+			if want := 100 * sum.BLEU(); math.Abs(*m.DevScore-want) > 1e-9 {
+				t.Errorf("%s: epoch %d: dev BLEU %v, its weights decode the dev set to %v", algo, m.Epoch, *m.DevScore, want)
 			}
-			if best == 0 || *m.DevBLEU > *res.Epochs[best-1].DevBLEU {
+			if best == 0 || *m.DevScore > *res.Epochs[best-1].DevScore {
 				best = m.Epoch
 			}
 		}

@@ -55,7 +55,7 @@ func TestReplicas(t *testing.T) {
 		got := rundir.OfReplica(ms, r)
 		for n := 1; n <= epochs; n++ {
 			g, w := got[n-1], want.Epochs[n-1]
-			if g.Epoch != n || g.TuneBLEU != w.TuneBLEU || *g.DevBLEU != *w.DevBLEU || *g.Alpha != *w.Alpha || g.Updates != w.Updates || g.NonZero != w.NonZero {
+			if g.Epoch != n || g.TuneScore != w.TuneScore || *g.DevScore != *w.DevScore || *g.Alpha != *w.Alpha || g.Updates != w.Updates || g.NonZero != w.NonZero {
 				t.Errorf("replica %d epoch %d: %+v, the run of seed %d: %+v", r, n, g, single.Seed, w)
 			}
 			for _, name := range []string{"weights.json", "weights", "weights.sparse"} {
@@ -84,8 +84,8 @@ func TestReplicas(t *testing.T) {
 	// earlier epoch, then the lower replica, on ties).
 	bestR, bestN, bestDev := 0, 0, -1.0
 	for _, m := range ms {
-		if *m.DevBLEU > bestDev {
-			bestR, bestN, bestDev = m.Replica, m.Epoch, *m.DevBLEU
+		if *m.DevScore > bestDev {
+			bestR, bestN, bestDev = m.Replica, m.Epoch, *m.DevScore
 		}
 	}
 	if res.BestReplica != bestR || res.Best != bestN {

@@ -92,7 +92,7 @@ func TestSparseReproducible(t *testing.T) {
 			Out: filepath.Join(dir, fmt.Sprintf("run%d-threads%d", i, threads)), Sparse: []string{"all"},
 			Epochs: 1, Seed: 1, DecodeThreads: threads, Execute: execute}
 		res := mustRun(t, ctx, o)
-		t.Logf("--decode-threads %d: %d non-zero weights, progressive BLEU %.4f", threads, res.Epochs[0].NonZero, res.Epochs[0].TuneBLEU)
+		t.Logf("--decode-threads %d: %d non-zero weights, progressive BLEU %.4f", threads, res.Epochs[0].NonZero, res.Epochs[0].TuneScore)
 		runs = append(runs, o.Out)
 	}
 	sameFiles(t, runs, epochWeights(1))

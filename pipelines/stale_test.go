@@ -76,7 +76,7 @@ func TestStaleMode(t *testing.T) {
 					t.Errorf("epoch %d: Beam metrics %v %v, want %d updates, max staleness %d, %d recomputes",
 						m.Epoch, m.Counters, m.Distributions, n, maxK, m.Staleness.Recomputes)
 				}
-				t.Logf("epoch %d: tune BLEU %.2f, staleness %s", m.Epoch, m.TuneBLEU, sc.Bytes()[bytes.Index(sc.Bytes(), []byte(`"staleness"`)):])
+				t.Logf("epoch %d: tune BLEU %.2f, staleness %s", m.Epoch, m.TuneScore, sc.Bytes()[bytes.Index(sc.Bytes(), []byte(`"staleness"`)):])
 			}
 			if lines != 2 || len(res.Epochs) != 2 {
 				t.Errorf("%d metrics lines, %d epochs", lines, len(res.Epochs))

@@ -31,7 +31,7 @@ func (r Result) Summary(o Options, elapsed time.Duration) (ran string, files []s
 		}
 	}
 	score := "tune " + best.MetricName()
-	if best.DevBLEU != nil {
+	if best.DevScore != nil {
 		score = "dev " + best.MetricName()
 	} else if best.TuneDecoded {
 		score += " (decoded)"

@@ -13,7 +13,7 @@ import (
 // uses the best weights unless an external decoder ran.
 func TestSummary(t *testing.T) {
 	dev := 21.5
-	run := Result{Epochs: []rundir.Metrics{{Epoch: 1, TuneBLEU: 10}, {Epoch: 2, TuneBLEU: 12, DevBLEU: &dev}, {Epoch: 3, TuneBLEU: 11, TuneDecoded: true}},
+	run := Result{Epochs: []rundir.Metrics{{Epoch: 1, TuneScore: 10}, {Epoch: 2, TuneScore: 12, DevScore: &dev}, {Epoch: 3, TuneScore: 11, TuneDecoded: true}},
 		Best: 2, BestWeights: "/r/best/weights.json", Resumed: 2}
 	o := Options{Out: "/r", Config: "/m/moses.ini", Sparse: []string{"pt", "lo"}, SearchAlgorithm: "cube"}
 	ran, files := run.Summary(o, 1500*time.Millisecond)
@@ -30,7 +30,7 @@ func TestSummary(t *testing.T) {
 	if ran, _ := run.Summary(o, time.Second); ran != "2 epochs in 1.0 s (epoch 1 resumed); best: epoch 3 of 3, tune BLEU (decoded) 11.00" {
 		t.Errorf("ran %q", ran)
 	}
-	run.Epochs = append(run.Epochs, rundir.Metrics{Epoch: 3, Replica: 1, TuneBLEU: 14})
+	run.Epochs = append(run.Epochs, rundir.Metrics{Epoch: 3, Replica: 1, TuneScore: 14})
 	run.Best, run.BestReplica, run.Resumed = 3, 1, 0
 	o.Replicas, o.DecoderCommand = 2, "moses"
 	ran, files = run.Summary(o, time.Second)

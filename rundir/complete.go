@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,6 +19,22 @@ import (
 type completeMarker struct {
 	Metrics
 	Files map[string]string `json:"files,omitempty"`
+}
+
+// UnmarshalJSON reads the metrics (Metrics.UnmarshalJSON, which the
+// embedding would otherwise make the whole marker's) and the files.
+func (mk *completeMarker) UnmarshalJSON(data []byte) error {
+	var files struct {
+		Files map[string]string `json:"files"`
+	}
+	if err := json.Unmarshal(data, &files); err != nil {
+		return err
+	}
+	if err := mk.Metrics.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	mk.Files = files.Files
+	return nil
 }
 
 // WriteComplete writes the complete marker of epoch e (EpochLayout.

@@ -19,29 +19,33 @@ type Metrics struct {
 	// tune's ReplicaSeed): absent for replica 0, and so on every line of a
 	// run of one.
 	Replica int `json:"replica,omitempty"`
-	// TuneBLEU is the BLEU (0–100) of the tuning set. In ipm and stale
-	// mode it is ProgressiveBLEU, the 1-bests as the epoch's learning
+	// TuneScore is the score of the tuning set under the run's metric
+	// (Metric: BLEU, chrF, TER 0–100, or a weighted sum). In ipm and stale
+	// mode it is ProgressiveScore, the 1-bests as the epoch's learning
 	// decoded them (TuneDecoded is then true), unless --eval-tune decoded
 	// the tuning set once more with the epoch's merged weights (1-best)
-	// for it; in batch mode it is the BLEU of the pool's 1-bests under the
-	// new weights. DevBLEU is the BLEU of the dev set decoded with the
-	// epoch's weights (absent without one).
-	TuneBLEU float64  `json:"tune_bleu"`
-	DevBLEU  *float64 `json:"dev_bleu,omitempty"`
-	// Metric names the metric TuneBLEU, DevBLEU and ProgressiveBLEU hold
-	// when it is not BLEU (--metric: "chrF2", "TER"); absent for BLEU,
-	// so that the field names stay those of earlier runs.
-	Metric string `json:"metric,omitempty"`
+	// for it; in batch mode it is the score of the pool's 1-bests under
+	// the new weights. DevScore is the score of the dev set decoded with
+	// the epoch's weights (absent without one).
+	TuneScore float64  `json:"tune_score"`
+	DevScore  *float64 `json:"dev_score,omitempty"`
+	// Metric names the metric TuneScore, DevScore and ProgressiveScore
+	// are of, as sacreBLEU names it ("BLEU", "chrF2", "TER"). Lines an
+	// mtune before 0.x wrote name the figures tune_bleu, dev_bleu and
+	// progressive_bleu, and have no metric for BLEU: UnmarshalJSON reads
+	// them as these fields, and MetricName takes a missing metric for
+	// BLEU.
+	Metric string `json:"metric"`
 	// LowerIsBetter marks a metric where lower is better (TER): Score
 	// ranks epochs by its negation.
 	LowerIsBetter bool `json:"lower_is_better,omitempty"`
-	// TuneDecoded reports that TuneBLEU is ProgressiveBLEU, not a
+	// TuneDecoded reports that TuneScore is ProgressiveScore, not a
 	// decoding of its own (ipm and stale mode without --eval-tune).
 	TuneDecoded bool `json:"tune_decoded,omitempty"`
-	// ProgressiveBLEU is the BLEU of the 1-best hypotheses as decoded
+	// ProgressiveScore is the score of the 1-best hypotheses as decoded
 	// during the epoch, with the weights current then (batch mode: the
 	// previous epoch's weights).
-	ProgressiveBLEU float64 `json:"progressive_bleu"`
+	ProgressiveScore float64 `json:"progressive_score"`
 	// Alpha is the line search's α (mix linesearch only).
 	Alpha *float64 `json:"alpha,omitempty"`
 	// NonZero counts the non-zero merged weights.
@@ -113,10 +117,10 @@ func (m Metrics) Score() float64 {
 // Value is the figure Score ranks by as the metric gives it (TER not
 // negated): the dev score, or the tune score without a dev set.
 func (m Metrics) Value() float64 {
-	if m.DevBLEU != nil {
-		return *m.DevBLEU
+	if m.DevScore != nil {
+		return *m.DevScore
 	}
-	return m.TuneBLEU
+	return m.TuneScore
 }
 
 // MetricName is the name of the metric the epoch's figures are of:
@@ -267,9 +271,70 @@ func ReadScore(ctx context.Context, path string, m metric.Metric) (float64, erro
 }
 
 // SetMetric records in m that its figures are of mt (nil: BLEU): its name
-// and direction, for a metric other than BLEU.
+// and direction.
 func (m *Metrics) SetMetric(mt metric.Metric) {
-	if !metric.IsBLEU(mt) {
-		m.Metric, m.LowerIsBetter = mt.Name(), !mt.HigherIsBetter()
+	if mt == nil {
+		mt = metric.BLEU{}
 	}
+	m.Metric, m.LowerIsBetter = mt.Name(), !mt.HigherIsBetter()
+}
+
+// UnmarshalJSON reads a line of metrics.jsonl (or an epoch.json): this
+// version's, and those of earlier versions, whose figures are called
+// tune_bleu, dev_bleu and progressive_bleu whatever their metric. A line
+// with both spellings of a figure is refused rather than one guessed.
+func (m *Metrics) UnmarshalJSON(data []byte) error {
+	type plain Metrics // Metrics' fields without this method
+	var old struct {
+		TuneBLEU        *float64        `json:"tune_bleu"`
+		DevBLEU         json.RawMessage `json:"dev_bleu"`
+		ProgressiveBLEU *float64        `json:"progressive_bleu"`
+	}
+	var now struct {
+		TuneScore        json.RawMessage `json:"tune_score"`
+		DevScore         json.RawMessage `json:"dev_score"`
+		ProgressiveScore json.RawMessage `json:"progressive_score"`
+	}
+	if err := json.Unmarshal(data, &old); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &now); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name   string
+		old    bool
+		now    json.RawMessage
+		oldRaw string
+	}{
+		{"tune", old.TuneBLEU != nil, now.TuneScore, "tune_bleu"},
+		{"dev", old.DevBLEU != nil, now.DevScore, "dev_bleu"},
+		{"progressive", old.ProgressiveBLEU != nil, now.ProgressiveScore, "progressive_bleu"},
+	} {
+		if f.old && f.now != nil {
+			return fmt.Errorf("both %s and %s_score", f.oldRaw, f.name)
+		}
+	}
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	if old.TuneBLEU != nil {
+		p.TuneScore = *old.TuneBLEU
+	}
+	if old.ProgressiveBLEU != nil {
+		p.ProgressiveScore = *old.ProgressiveBLEU
+	}
+	if old.DevBLEU != nil && string(old.DevBLEU) != "null" {
+		var d float64
+		if err := json.Unmarshal(old.DevBLEU, &d); err != nil {
+			return fmt.Errorf("dev_bleu: %w", err)
+		}
+		p.DevScore = &d
+	}
+	if p.Metric == "" {
+		p.Metric = "BLEU" // an earlier version's line of a BLEU run
+	}
+	*m = Metrics(p)
+	return nil
 }

@@ -2,8 +2,10 @@ package rundir
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -20,12 +22,12 @@ func TestBestEpoch(t *testing.T) {
 		want int
 	}{
 		{"none", nil, 0},
-		{"tune BLEU", []Metrics{{Epoch: 1, TuneBLEU: 20}, {Epoch: 2, TuneBLEU: 25}, {Epoch: 3, TuneBLEU: 24}}, 2},
-		{"dev BLEU over tune BLEU", []Metrics{{Epoch: 1, TuneBLEU: 30, DevBLEU: dev(20)}, {Epoch: 2, TuneBLEU: 25, DevBLEU: dev(21)}}, 2},
-		{"tie: the earlier", []Metrics{{Epoch: 1, TuneBLEU: 20}, {Epoch: 2, TuneBLEU: 22}, {Epoch: 3, TuneBLEU: 22}}, 2},
-		{"NaN never wins", []Metrics{{Epoch: 1, TuneBLEU: math.NaN()}, {Epoch: 2, TuneBLEU: 0}}, 2},
-		{"resumed from epoch 4", []Metrics{{Epoch: 4, TuneBLEU: 1}, {Epoch: 5, TuneBLEU: 0.5}}, 4},
-		{"TER: lower is better", []Metrics{{Epoch: 1, TuneBLEU: 64.5, Metric: "TER", LowerIsBetter: true}, {Epoch: 2, TuneBLEU: 63.9, Metric: "TER", LowerIsBetter: true}, {Epoch: 3, TuneBLEU: 64.1, Metric: "TER", LowerIsBetter: true}}, 2},
+		{"tune BLEU", []Metrics{{Epoch: 1, TuneScore: 20}, {Epoch: 2, TuneScore: 25}, {Epoch: 3, TuneScore: 24}}, 2},
+		{"dev BLEU over tune BLEU", []Metrics{{Epoch: 1, TuneScore: 30, DevScore: dev(20)}, {Epoch: 2, TuneScore: 25, DevScore: dev(21)}}, 2},
+		{"tie: the earlier", []Metrics{{Epoch: 1, TuneScore: 20}, {Epoch: 2, TuneScore: 22}, {Epoch: 3, TuneScore: 22}}, 2},
+		{"NaN never wins", []Metrics{{Epoch: 1, TuneScore: math.NaN()}, {Epoch: 2, TuneScore: 0}}, 2},
+		{"resumed from epoch 4", []Metrics{{Epoch: 4, TuneScore: 1}, {Epoch: 5, TuneScore: 0.5}}, 4},
+		{"TER: lower is better", []Metrics{{Epoch: 1, TuneScore: 64.5, Metric: "TER", LowerIsBetter: true}, {Epoch: 2, TuneScore: 63.9, Metric: "TER", LowerIsBetter: true}, {Epoch: 3, TuneScore: 64.1, Metric: "TER", LowerIsBetter: true}}, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,5 +101,61 @@ func TestReadScore(t *testing.T) {
 		if (err != nil) != tc.err || err != nil && !strings.Contains(err.Error(), p) || got != tc.want {
 			t.Errorf("%s: %v, %v; want %v (error %v, naming the file)", tc.name, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// TestMetricsNames (issue 34): a line names its figures as scores of the
+// metric it names, BLEU included; a line an earlier version wrote
+// (tune_bleu, dev_bleu, progressive_bleu, no metric for BLEU) reads as the
+// same figures, and a line with both spellings of a figure is refused.
+func TestMetricsNames(t *testing.T) {
+	dev := 89.6
+	m := Metrics{Epoch: 1, TuneScore: 88.26, DevScore: &dev, ProgressiveScore: 61.74, NonZero: 15}
+	m.SetMetric(nil)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tune_score":88.26`, `"dev_score":89.6`, `"progressive_score":61.74`, `"metric":"BLEU"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s: no %s", b, want)
+		}
+	}
+	if strings.Contains(string(b), "_bleu") {
+		t.Errorf("%s names a figure BLEU's", b)
+	}
+	tests := []struct {
+		name, line string
+		want       Metrics
+		err        string
+	}{
+		{"this version's", string(b), m, ""},
+		{"an earlier BLEU run's", `{"epoch":1,"tune_bleu":88.26,"dev_bleu":89.6,"progressive_bleu":61.74,"nonzero":15,"updates":0,"sentences":0,"seconds":0}`, m, ""},
+		{"an earlier chrF run's", `{"epoch":2,"tune_bleu":50,"progressive_bleu":40,"metric":"chrF2","nonzero":1}`,
+			Metrics{Epoch: 2, TuneScore: 50, ProgressiveScore: 40, Metric: "chrF2", NonZero: 1}, ""},
+		{"an earlier TER run's, dev null", `{"epoch":3,"tune_bleu":50,"dev_bleu":null,"metric":"TER","lower_is_better":true}`,
+			Metrics{Epoch: 3, TuneScore: 50, Metric: "TER", LowerIsBetter: true}, ""},
+		{"both tune spellings", `{"epoch":1,"tune_bleu":1,"tune_score":2}`, Metrics{}, "both tune_bleu and tune_score"},
+		{"both dev spellings", `{"epoch":1,"dev_bleu":1,"dev_score":2}`, Metrics{}, "both dev_bleu and dev_score"},
+		{"a dev_bleu not a number", `{"epoch":1,"dev_bleu":"x"}`, Metrics{}, "dev_bleu"},
+		{"a tune_score not a number", `{"epoch":1,"tune_score":"x"}`, Metrics{}, "tune_score"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got Metrics
+			err := json.Unmarshal([]byte(tc.line), &got)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("%s: %v, want an error naming %q", tc.line, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s read as %+v, want %+v", tc.line, got, tc.want)
+			}
+		})
 	}
 }

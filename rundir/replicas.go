@@ -104,10 +104,10 @@ func CompleteReplicas(ctx context.Context, dir Layout, replicas int) ([]Metrics,
 // standard deviation over the replicas of their dev BLEU (tune BLEU
 // without a dev set: Metrics.Score) and tune BLEU.
 type ReplicaEpoch struct {
-	Epoch, Replicas   int
-	Score, ScoreSD    float64
-	TuneBLEU, TuneSD  float64
-	Scores, TuneBLEUs []float64 // by replica
+	Epoch, Replicas    int
+	Score, ScoreSD     float64
+	TuneScore, TuneSD  float64
+	Scores, TuneScores []float64 // by replica
 }
 
 // SummarizeReplicas returns the ReplicaEpoch of each epoch of ms (a run's
@@ -120,12 +120,12 @@ func SummarizeReplicas(ms []Metrics) []ReplicaEpoch {
 		}
 		e := &out[len(out)-1]
 		e.Replicas++
-		e.Scores, e.TuneBLEUs = append(e.Scores, m.Value()), append(e.TuneBLEUs, m.TuneBLEU)
+		e.Scores, e.TuneScores = append(e.Scores, m.Value()), append(e.TuneScores, m.TuneScore)
 	}
 	for i := range out {
 		e := &out[i]
 		e.Score, e.ScoreSD = MeanSD(e.Scores)
-		e.TuneBLEU, e.TuneSD = MeanSD(e.TuneBLEUs)
+		e.TuneScore, e.TuneSD = MeanSD(e.TuneScores)
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func replicaMetrics(dev [][]float64) []Metrics {
 	for n := range dev[0] {
 		for r := range dev {
 			d := dev[r][n]
-			ms = append(ms, Metrics{Epoch: n + 1, Replica: r, TuneBLEU: 10 * float64(n+1), DevBLEU: &d})
+			ms = append(ms, Metrics{Epoch: n + 1, Replica: r, TuneScore: 10 * float64(n+1), DevScore: &d})
 		}
 	}
 	return ms
@@ -143,7 +143,7 @@ func TestReportReplicas(t *testing.T) {
 			ms := replicaMetrics([][]float64{{20, 21}, {22, 26}, {19, 20}})
 			if !dev {
 				for i := range ms {
-					ms[i].DevBLEU, ms[i].TuneBLEU = nil, *ms[i].DevBLEU
+					ms[i].DevScore, ms[i].TuneScore = nil, *ms[i].DevScore
 				}
 			}
 			page := reportPage(t, man, ms)

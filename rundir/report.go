@@ -76,17 +76,17 @@ func (r Report) Init(ctx context.Context, epochs int, done []Metrics) error { re
 func (r Report) Record(ctx context.Context, ms, got []Metrics) error { return r.Write(ctx) }
 
 type reportData struct {
-	Out       string
-	Manifest  Manifest
-	Epochs    []Metrics
-	HasDev    bool
-	HasAlpha  bool
-	HasPool   bool
-	Best      int
-	BLEUChart chart.Chart
-	NZChart   chart.Chart
-	Weights   *weightSummary
-	WeightErr string
+	Out        string
+	Manifest   Manifest
+	Epochs     []Metrics
+	HasDev     bool
+	HasAlpha   bool
+	HasPool    bool
+	Best       int
+	ScoreChart chart.Chart
+	NZChart    chart.Chart
+	Weights    *weightSummary
+	WeightErr  string
 	// Metric names the metric of the epochs' figures ("BLEU", "chrF2":
 	// Metrics.MetricName).
 	Metric string
@@ -148,7 +148,7 @@ func (r Report) build(ctx context.Context) (*reportData, error) {
 		return nil, err
 	}
 	for _, m := range d.Epochs {
-		d.HasDev = d.HasDev || m.DevBLEU != nil
+		d.HasDev = d.HasDev || m.DevScore != nil
 		d.HasAlpha = d.HasAlpha || m.Alpha != nil
 		d.HasPool = d.HasPool || m.Pool != 0
 	}
@@ -240,28 +240,28 @@ func btoi(b bool) int {
 }
 
 // charts draws the learning curves of a run of one replica: tune and dev
-// BLEU, and the non-zero weights, per epoch; the dev curve starts at epoch
-// 0, the starting weights, when the run has their dev BLEU.
+// scores, and the non-zero weights, per epoch; the dev curve starts at epoch
+// 0, the starting weights, when the run has their dev score.
 func (d *reportData) charts() {
-	tuneBLEU := chart.Series{Name: d.TuneLabel, Class: "s0"}
-	dev := chart.Series{Name: "dev BLEU", Class: "s1"}
+	tuneScore := chart.Series{Name: d.TuneLabel, Class: "s0"}
+	dev := chart.Series{Name: "dev " + d.Metric, Class: "s1"}
 	nz := chart.Series{Name: "non-zero weights", Class: "s0"}
 	if d.StartDev != nil && len(d.Epochs) > 0 {
 		dev.X, dev.Y = []float64{0}, []float64{*d.StartDev}
 	}
 	for _, m := range d.Epochs {
 		x := float64(m.Epoch)
-		tuneBLEU.X, tuneBLEU.Y = append(tuneBLEU.X, x), append(tuneBLEU.Y, m.TuneBLEU)
-		if m.DevBLEU != nil {
-			dev.X, dev.Y = append(dev.X, x), append(dev.Y, *m.DevBLEU)
+		tuneScore.X, tuneScore.Y = append(tuneScore.X, x), append(tuneScore.Y, m.TuneScore)
+		if m.DevScore != nil {
+			dev.X, dev.Y = append(dev.X, x), append(dev.Y, *m.DevScore)
 		}
 		nz.X, nz.Y = append(nz.X, x), append(nz.Y, float64(m.NonZero))
 	}
-	bleu := []chart.Series{tuneBLEU}
+	scores := []chart.Series{tuneScore}
 	if len(dev.X) > 0 {
-		bleu = append(bleu, dev)
+		scores = append(scores, dev)
 	}
-	d.BLEUChart = chart.New(d.Metric+" per epoch", "epoch", d.Metric, 640, 320, bleu)
+	d.ScoreChart = chart.New(d.Metric+" per epoch", "epoch", d.Metric, 640, 320, scores)
 	d.NZChart = chart.New("Non-zero weights per epoch", "epoch", "non-zero weights", 640, 240, []chart.Series{nz})
 }
 
@@ -302,7 +302,7 @@ func (d *reportData) replicaCharts() {
 	for _, e := range d.ReplicaRows {
 		mean.X, mean.Y = append(mean.X, float64(e.Epoch)), append(mean.Y, e.Score)
 	}
-	d.BLEUChart = chart.New(d.ScoreName+" per epoch, each replica", "epoch", d.Metric, 640, 320, append(score, mean))
+	d.ScoreChart = chart.New(d.ScoreName+" per epoch, each replica", "epoch", d.Metric, 640, 320, append(score, mean))
 	d.NZChart = chart.New("Non-zero weights per epoch, each replica", "epoch", "non-zero weights", 640, 240, nz)
 	var bests []float64
 	for r := range d.Replicas {
@@ -425,16 +425,16 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 <p id="replica-best">Each replica's best epoch by {{.ScoreName}}: {{range $i, $m := .ReplicaBests}}{{if $i}}, {{end}}replica {{$m.Replica}} epoch {{$m.Epoch}} ({{fixed $m.Score}}){{end}}; mean ± sd <b>{{pm .BestMean .BestSD}}</b>.</p>{{end}}
 
 <h2>Learning curves</h2>
-{{template "chart" .BLEUChart}}
-{{if not .HasDev}}<p>No dev set: dev BLEU is not recorded.</p>{{end}}
+{{template "chart" .ScoreChart}}
+{{if not .HasDev}}<p>No dev set: no dev {{.Metric}} is recorded.</p>{{end}}
 {{template "chart" .NZChart}}
 {{- else}}
 <p>Output folder <code>{{.Out}}</code>, status <b class="status-{{.Manifest.Status}}">{{.Manifest.Status}}</b>,
 {{len .Epochs}} epoch(s), best epoch {{.Best}}.</p>
 
 <h2>Learning curves</h2>
-{{template "chart" .BLEUChart}}
-{{if not .HasDev}}<p>No dev set: dev BLEU is not recorded.</p>{{end}}
+{{template "chart" .ScoreChart}}
+{{if not .HasDev}}<p>No dev set: no dev {{.Metric}} is recorded.</p>{{end}}
 {{template "chart" .NZChart}}
 {{- end}}
 
@@ -443,7 +443,7 @@ svg polyline.r2, svg polyline.r3, svg polyline.r4, svg polyline.r5, svg polyline
 <tr>{{if gt .Replicas 1}}<th>replica</th>{{end}}<th>epoch</th><th>{{.TuneLabel}}</th>{{if .HasDev}}<th>dev {{.Metric}}</th>{{end}}<th>progressive {{.Metric}}</th>{{if .HasAlpha}}<th>α</th>{{end}}<th>non-zero</th><th>updates</th>{{if .HasPool}}<th>pool</th>{{end}}<th>sentences</th><th>seconds</th></tr>
 {{- $d := .}}
 {{with .StartDev}}<tr id="epoch0">{{if gt $d.Replicas 1}}<td>all</td>{{end}}<td>0</td><td>–</td>{{if $d.HasDev}}<td>{{fixed .}}</td>{{end}}<td class="l" colspan="{{$d.StartSpan}}">the starting weights (init/weights.json), before any learning</td></tr>
-{{end}}{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneBLEU}}</td>{{if $d.HasDev}}<td>{{optnum .DevBLEU}}</td>{{end}}<td>{{fixed .ProgressiveBLEU}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
+{{end}}{{range .Epochs}}<tr{{if bestcell $d .}} class="best"{{end}}>{{if gt $d.Replicas 1}}<td>{{.Replica}}</td>{{end}}<td>{{.Epoch}}</td><td>{{fixed .TuneScore}}</td>{{if $d.HasDev}}<td>{{optnum .DevScore}}</td>{{end}}<td>{{fixed .ProgressiveScore}}</td>{{if $d.HasAlpha}}<td>{{optnum .Alpha}}</td>{{end}}<td>{{.NonZero}}</td><td>{{.Updates}}</td>{{if $d.HasPool}}<td>{{.Pool}}</td>{{end}}<td>{{.Sentences}}</td><td>{{fixed .Seconds}}</td></tr>
 {{end}}</table>
 
 <h2>Best weights</h2>

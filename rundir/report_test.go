@@ -49,13 +49,13 @@ type reportFixture struct {
 
 func fixtureMetrics(dev bool) []Metrics {
 	ms := []Metrics{
-		{Epoch: 1, TuneBLEU: 20.5, ProgressiveBLEU: 15.25, NonZero: 14, Updates: 100, Sentences: 300, Seconds: 1.5},
-		{Epoch: 2, TuneBLEU: 24.75, ProgressiveBLEU: 19.5, NonZero: 40, Updates: 200, Sentences: 300, Seconds: 2.25},
-		{Epoch: 3, TuneBLEU: 23.1, ProgressiveBLEU: 21, NonZero: 33, Updates: 300, Sentences: 300, Seconds: 3.5},
+		{Epoch: 1, TuneScore: 20.5, ProgressiveScore: 15.25, NonZero: 14, Updates: 100, Sentences: 300, Seconds: 1.5},
+		{Epoch: 2, TuneScore: 24.75, ProgressiveScore: 19.5, NonZero: 40, Updates: 200, Sentences: 300, Seconds: 2.25},
+		{Epoch: 3, TuneScore: 23.1, ProgressiveScore: 21, NonZero: 33, Updates: 300, Sentences: 300, Seconds: 3.5},
 	}
 	if dev {
-		ms[0].DevBLEU = f64(18.5)
-		ms[2].DevBLEU = f64(26.0)
+		ms[0].DevScore = f64(18.5)
+		ms[2].DevScore = f64(26.0)
 		ms[0].Alpha = f64(0.75)
 	}
 	return ms
@@ -223,7 +223,7 @@ func TestWriteReport(t *testing.T) {
 			fx: reportFixture{metrics: func() []Metrics {
 				ms := fixtureMetrics(true)
 				for i := range ms {
-					ms[i].TuneBLEU, ms[i].TuneDecoded = ms[i].ProgressiveBLEU, true
+					ms[i].TuneScore, ms[i].TuneDecoded = ms[i].ProgressiveScore, true
 				}
 				return ms
 			}()},
@@ -491,7 +491,7 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 		var s chart.Series
 		for _, m := range ms {
-			s.X, s.Y = append(s.X, float64(m.Epoch)), append(s.Y, m.TuneBLEU)
+			s.X, s.Y = append(s.X, float64(m.Epoch)), append(s.Y, m.TuneScore)
 		}
 		c := chart.New("t", "x", "y", 640, 320, []chart.Series{s})
 		if len(c.Lines) != 1 || len(c.Lines[0].Dots) != len(ms) {
@@ -511,7 +511,7 @@ func TestWriteReportMetricAndEpochZero(t *testing.T) {
 		ms[i].Metric, ms[i].LowerIsBetter = "TER", true
 	}
 	writeFixture(t, dir, reportFixture{metrics: ms})
-	if err := WriteJSON(ctx, Layout{Root: dir}.Best().Epoch(), Metrics{Epoch: 0, TuneBLEU: 19, Metric: "TER", LowerIsBetter: true}); err != nil {
+	if err := WriteJSON(ctx, Layout{Root: dir}.Best().Epoch(), Metrics{Epoch: 0, TuneScore: 19, Metric: "TER", LowerIsBetter: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeReport(ctx, dir); err != nil {

@@ -52,7 +52,7 @@ echo "bench-batch-dev: $algo, best epoch by tune BLEU…" >&2
 plain=$(run plain)
 echo "bench-batch-dev: $algo, best epoch by dev BLEU…" >&2
 dev=$(run dev --dev-src "$work/dev.fr" --dev-ref "$work/dev.en")
-devs=$(sed -n 's/.*"epoch":\([0-9]*\).*"dev_bleu":\([0-9.]*\).*/\1:\2/p' "$work/dev/metrics.jsonl" | awk -F: '{ printf "%s%d: %.2f", (NR > 1 ? ", " : ""), $1, $2 }')
+devs=$(sed -n 's/.*"epoch":\([0-9]*\).*"dev_score":\([0-9.]*\).*/\1:\2/p' "$work/dev/metrics.jsonl" | awk -F: '{ printf "%s%d: %.2f", (NR > 1 ? ", " : ""), $1, $2 }')
 
 echo "| batch $algo, $epochs epochs | best epoch | wall s | test BLEU (9201-10000) |"
 echo "|---|---|---|---|"

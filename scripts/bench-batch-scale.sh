@@ -89,8 +89,8 @@ for range in $sizes; do
 		awk -v range="$range" -v algo="$algo" -v wall="$(cat "$work/$name.time")" -v rss="$(tail -n 1 "$work/$name.rss")" -v mem="$mem" '{
 			if (match($0, /"pool":[0-9]+/)) pool = substr($0, RSTART + 7, RLENGTH - 7)
 			r = 0; if (match($0, /"mert_rounds":[0-9]+/)) r = substr($0, RSTART + 14, RLENGTH - 14); rounds += r
-			if (match($0, /"tune_bleu":[0-9.eE+-]+/)) b = substr($0, RSTART + 12, RLENGTH - 12)
-			if (match($0, /"dev_bleu":[0-9.eE+-]+/)) d = substr($0, RSTART + 11, RLENGTH - 11)
+			if (match($0, /"tune_score":[0-9.eE+-]+/)) b = substr($0, RSTART + 13, RLENGTH - 13)
+			if (match($0, /"dev_score":[0-9.eE+-]+/)) d = substr($0, RSTART + 12, RLENGTH - 12)
 		} END { split(mem, m, " "); printf "| %s | %s | %.0f | %d | %d | %.2f | %.2f | %.0f | %d | %d |\n", range, algo, wall, pool, rounds, b, d, rss / 1024, m[1], m[2] }' "$work/$name/metrics.jsonl"
 	done
 done

@@ -74,7 +74,7 @@ for m in "${tuned[@]}"; do
 		secs=$(($(date +%s) - start))
 		[ -f "$out/test.out" ] || decode "$out/best/weights.json" "$out/test.out"
 		ep=$(sed -n 's/.*"epoch":\([0-9]*\).*/\1/p' "$out/best/epoch.json")
-		dev=$(sed -n 's/.*"dev_bleu":\([0-9.]*\).*/\1/p' "$out/best/epoch.json")
+		dev=$(sed -n 's/.*"dev_score":\([0-9.]*\).*/\1/p' "$out/best/epoch.json")
 		b=$(score "$out/test.out" bleu) c=$(score "$out/test.out" chrf) t=$(score "$out/test.out" ter)
 		sum_bleu[$m]=$(echo "${sum_bleu[$m]} + $b" | bc -l)
 		sum_chrf[$m]=$(echo "${sum_chrf[$m]} + $c" | bc -l)

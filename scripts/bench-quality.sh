@@ -131,7 +131,7 @@ run_config() {
     --seed 1 --nbest 100 --out "$out" $flags 2> "$dir/tune.log" > /dev/null < /dev/null
   end=$(date +%s.%N)
   secs=$(echo "$end - $start" | bc)
-  best=$(sed -n 's/.*"tune_bleu":\([0-9.]*\).*/\1/p' "$out/best/epoch.json")
+  best=$(sed -n 's/.*"tune_score":\([0-9.]*\).*/\1/p' "$out/best/epoch.json")
   nz=$(sed -n 's/.*"nonzero":\([0-9]*\).*/\1/p' "$out/best/epoch.json")
   ep=$(sed -n 's/.*"epoch":\([0-9]*\).*/\1/p' "$out/best/epoch.json")
   epochs=$(wc -l < "$out/metrics.jsonl")

@@ -63,7 +63,7 @@ for ((r = 0; r < replicas; r++)); do
 		>"$work/test-$r.out" 2>>"$work/run.log"
 	bleu=$("$bin" score -r "$work/test.en" "$work/test-$r.out" | sed -n 's/^BLEU = \([0-9.]*\),.*/\1/p')
 	seed=$(sed -n 's/.*"replica_seeds":\[\([0-9,]*\)\].*/\1/p' "$work/run/manifest.json" | cut -d, -f$((r + 1)))
-	rows+=("$r|$seed|$(field epoch "$dir/best/epoch.json")|$(field tune_bleu "$dir/best/epoch.json")|$(field nonzero "$dir/best/epoch.json")|$bleu")
+	rows+=("$r|$seed|$(field epoch "$dir/best/epoch.json")|$(field tune_score "$dir/best/epoch.json")|$(field nonzero "$dir/best/epoch.json")|$bleu")
 done
 best=$(field replica "$work/run/best/epoch.json")
 

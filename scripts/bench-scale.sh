@@ -93,8 +93,8 @@ epoch() {
 	fi
 	awk -v wall="$(cat "$work/$name.time")" -v rss="$(tail -n 1 "$work/$name.rss")" '{
 		if (match($0, /"seconds":[0-9.eE+-]+/)) s = substr($0, RSTART + 10, RLENGTH - 10)
-		if (match($0, /"tune_bleu":[0-9.eE+-]+/)) b = substr($0, RSTART + 12, RLENGTH - 12)
-		if (match($0, /"dev_bleu":[0-9.eE+-]+/)) d = substr($0, RSTART + 11, RLENGTH - 11)
+		if (match($0, /"tune_score":[0-9.eE+-]+/)) b = substr($0, RSTART + 13, RLENGTH - 13)
+		if (match($0, /"dev_score":[0-9.eE+-]+/)) d = substr($0, RSTART + 12, RLENGTH - 12)
 		if (match($0, /"nonzero":[0-9]+/)) z = substr($0, RSTART + 10, RLENGTH - 10)
 	} END { printf "%.1f %.1f %.0f %.2f %.2f %d\n", wall, s, rss / 1024, b, d, z }' "$work/$name/metrics.jsonl"
 }

@@ -69,7 +69,7 @@ run() {
 metric() {
 	awk '{
 		if (match($0, /"seconds":[0-9.eE+-]+/)) s += substr($0, RSTART + 10, RLENGTH - 10)
-		if (match($0, /"tune_bleu":[0-9.eE+-]+/)) b = substr($0, RSTART + 12, RLENGTH - 12)
+		if (match($0, /"tune_score":[0-9.eE+-]+/)) b = substr($0, RSTART + 13, RLENGTH - 13)
 	} END { printf "%.1f %.2f\n", s, b }' "$1/metrics.jsonl"
 }
 

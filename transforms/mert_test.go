@@ -102,8 +102,8 @@ func TestMERTRoundsEqualLearn(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := weights.NewByName(readIdx, m.Weights())
-	t.Logf("%d rounds; tune BLEU %.4f, Learn %.4f in %d passes", rounds, res.TuneBLEU, 100*m.Info().BLEU, m.Info().Passes)
-	if res.Rounds != rounds || math.Abs(res.TuneBLEU-100*m.Info().BLEU) > 1e-9 || res.Pool != pool.Size(lists) {
+	t.Logf("%d rounds; tune BLEU %.4f, Learn %.4f in %d passes", rounds, res.TuneScore, 100*m.Info().BLEU, m.Info().Passes)
+	if res.Rounds != rounds || math.Abs(res.TuneScore-100*m.Info().BLEU) > 1e-9 || res.Pool != pool.Size(lists) {
 		t.Errorf("result %+v after %d rounds; Learn's BLEU %v", res, rounds, 100*m.Info().BLEU)
 	}
 	gm, wm := got.Map(), want.Map()

@@ -92,7 +92,7 @@ func (b BatchStep) RunParts(ctx context.Context, n int, parts []rundir.PoolPart,
 	if err := saveState(ctx, statePath, l); err != nil {
 		return weights.ByName{}, rundir.Metrics{}, err
 	}
-	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneBLEU: metric.CorpusScore(cfg.Metric(), pool.OneBest(pooled, nw))}
+	m := rundir.Metrics{Epoch: n, Sentences: len(pooled), Pool: pool.Size(pooled), TuneScore: metric.CorpusScore(cfg.Metric(), pool.OneBest(pooled, nw))}
 	return weights.NewByName(idx, nw), m, nil
 }
 
@@ -197,7 +197,7 @@ func (b BatchLearn) Run(ctx context.Context, results iter.Seq[PartResult], logf 
 		}
 		var m rundir.Metrics
 		ww, m, err = b.Step.RunParts(ctx, b.Epoch, parts, prev, b.Dir.LearnerState())
-		res = BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneBLEU: m.TuneBLEU}
+		res = BatchResult{Sentences: m.Sentences, Pool: m.Pool, TuneScore: m.TuneScore}
 	}
 	if err != nil {
 		return weights.ByName{}, err
@@ -233,7 +233,7 @@ func (s *PoolSummary) Add(p PoolPartInfo) {
 // sentences and tune BLEU.
 type BatchResult struct {
 	Sentences, Pool int
-	TuneBLEU        float64
+	TuneScore       float64
 	// Rounds counts the pipeline launches of MERT's passes (MERTRun); 0
 	// for the optimizers that run on one worker.
 	Rounds int `json:",omitempty"`

@@ -204,6 +204,6 @@ func (m *MERTRun) Finish(ctx context.Context, statePath string) (weights.ByName,
 	if err := saveState(ctx, statePath, mert.New(w, m.opts)); err != nil {
 		return weights.ByName{}, BatchResult{}, err
 	}
-	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneBLEU: metric.CorpusScore(m.opts.Metric, info.Stats), Rounds: m.c.Rounds()}
+	res := BatchResult{Sentences: m.sum.Sentences, Pool: m.sum.Hyps, TuneScore: metric.CorpusScore(m.opts.Metric, info.Stats), Rounds: m.c.Rounds()}
 	return weights.NewByName(m.idx, w), res, nil
 }

@@ -33,7 +33,7 @@ func (f *fakeEpocher) Epoch(ctx context.Context, n int, prev Weights) (rundir.Me
 	}
 	next, err := fakeTrio(ctx, f.dir.Epoch(n), 0, n)
 	d := f.dev[n-1]
-	return rundir.Metrics{Epoch: n, TuneBLEU: 10 * float64(n), DevBLEU: &d, Updates: 3}, next, err
+	return rundir.Metrics{Epoch: n, TuneScore: 10 * float64(n), DevScore: &d, Updates: 3}, next, err
 }
 
 // fakeTrio writes the trio of epoch folder ep, its weights naming replica
@@ -155,11 +155,11 @@ func TestProgressLine(t *testing.T) {
 		m    rundir.Metrics
 		want string
 	}{
-		{"--eval-tune", rundir.Metrics{TuneBLEU: 88.26, DevBLEU: &dev, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15},
+		{"--eval-tune", rundir.Metrics{TuneScore: 88.26, DevScore: &dev, ProgressiveScore: 61.74, Updates: 16, NonZero: 15},
 			"epoch 1/1: tune BLEU  88.26 dev BLEU  89.60 (decoded  61.74), 16 updates, 15 non-zeros,"},
-		{"as decoded", rundir.Metrics{TuneBLEU: 61.74, TuneDecoded: true, DevBLEU: &dev, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15},
+		{"as decoded", rundir.Metrics{TuneScore: 61.74, TuneDecoded: true, DevScore: &dev, ProgressiveScore: 61.74, Updates: 16, NonZero: 15},
 			"epoch 1/1: tune BLEU (decoded)  61.74 dev BLEU  89.60, 16 updates, 15 non-zeros,"},
-		{"as decoded, no dev set", rundir.Metrics{TuneBLEU: 61.74, TuneDecoded: true, ProgressiveBLEU: 61.74, Updates: 16, NonZero: 15,
+		{"as decoded, no dev set", rundir.Metrics{TuneScore: 61.74, TuneDecoded: true, ProgressiveScore: 61.74, Updates: 16, NonZero: 15,
 			Counters:      map[string]int64{"learn_sentences": 300},
 			Distributions: map[string]rundir.Distribution{"learn_shard_ms": {Count: 2, Sum: 30, Min: 10, Max: 20}}},
 			"epoch 1/1: tune BLEU (decoded)  61.74, 16 updates, 15 non-zeros,"},

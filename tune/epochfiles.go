@@ -165,14 +165,14 @@ func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundi
 		if err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
-		m.TuneBLEU = b
+		m.TuneScore = b
 	}
 	if o.Dev {
 		b, err := rundir.ReadScore(ctx, e.DevStats(), o.Metric)
 		if err != nil {
 			return rundir.Metrics{}, weights.ByName{}, err
 		}
-		m.DevBLEU = &b
+		m.DevScore = &b
 	}
 	var mr MixReport
 	if err := rundir.ReadJSON(ctx, e.MixReport(), &mr); err != nil {
@@ -200,9 +200,9 @@ func ReadEpoch(ctx context.Context, e rundir.EpochLayout, o EpochOutputs) (rundi
 		m.Updates += r.Updates
 		m.Sentences += r.Sentences
 	}
-	m.ProgressiveBLEU = metric.CorpusScore(o.Metric, prog)
+	m.ProgressiveScore = metric.CorpusScore(o.Metric, prog)
 	if !o.EvalTune {
-		m.TuneBLEU, m.TuneDecoded = m.ProgressiveBLEU, true
+		m.TuneScore, m.TuneDecoded = m.ProgressiveScore, true
 	}
 	if o.Stale {
 		var st StaleStats

@@ -17,9 +17,9 @@ import (
 // once, before the run (no decoder in the loop), and a learner that each
 // epoch runs over them: an online learner one pass, a batch optimizer its
 // whole optimisation (a run of one epoch). Its metrics are those of batch
-// mode on the pool: TuneBLEU the score (BLEU, or the metric the lists'
+// mode on the pool: TuneScore the score (BLEU, or the metric the lists'
 // statistics are of) of the lists' 1-bests under the epoch's weights,
-// ProgressiveBLEU under the weights it started from, Pool the hypotheses.
+// ProgressiveScore under the weights it started from, Pool the hypotheses.
 //
 // The learner keeps its state (AdaGrad's accumulators, an average) in
 // memory from one epoch to the next, so its weights are the prev the
@@ -112,7 +112,7 @@ func (e *PoolEpocher) write(ctx context.Context, t rundir.Trio, w feature.Weight
 }
 
 func (e *PoolEpocher) metrics(n int, bleu, before float64, w feature.Weights, secs float64) rundir.Metrics {
-	m := rundir.Metrics{Epoch: n, TuneBLEU: bleu, ProgressiveBLEU: before, NonZero: w.NonZero(),
+	m := rundir.Metrics{Epoch: n, TuneScore: bleu, ProgressiveScore: before, NonZero: w.NonZero(),
 		Pool: pool.Size(e.lists), Sentences: len(e.lists), Seconds: secs}
 	m.SetMetric(e.metric)
 	return m

@@ -55,7 +55,7 @@ func TestPoolEpocher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if base == nil || base.Epoch != 0 || base.TuneBLEU != startBLEU || start.File != dir.Init() {
+		if base == nil || base.Epoch != 0 || base.TuneScore != startBLEU || start.File != dir.Init() {
 			t.Fatalf("baseline %+v, start %s; want epoch 0, BLEU %v, %s", base, start.File, startBLEU, dir.Init())
 		}
 		ms, err := Driver{Dir: dir, Epochs: 3, Start: start, Baseline: base}.Run(ctx, e, nil)
@@ -68,15 +68,15 @@ func TestPoolEpocher(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := 100 * pool.OneBest(lists, w.Weights).BLEU(); got != m.TuneBLEU || m.ProgressiveBLEU != prev || m.Pool != pool.Size(lists) || m.Sentences != len(lists) {
+			if got := 100 * pool.OneBest(lists, w.Weights).BLEU(); got != m.TuneScore || m.ProgressiveScore != prev || m.Pool != pool.Size(lists) || m.Sentences != len(lists) {
 				t.Errorf("epoch %d: %+v; the trio's BLEU %v, previous %v", m.Epoch, m, got, prev)
 			}
-			prev = m.TuneBLEU
+			prev = m.TuneScore
 		}
 		var b rundir.Best
 		b.Add(0, startBLEU)
 		for _, m := range ms {
-			b.Add(m.Epoch, m.TuneBLEU)
+			b.Add(m.Epoch, m.TuneScore)
 		}
 		if b.Epoch == 0 {
 			t.Fatalf("no epoch of AdaGrad beats the start (%v): %+v", startBLEU, ms)
@@ -103,7 +103,7 @@ func TestPoolEpocher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ms[0].TuneBLEU >= startBLEU || ms[1].TuneBLEU != startBLEU {
+		if ms[0].TuneScore >= startBLEU || ms[1].TuneScore != startBLEU {
 			t.Fatalf("epochs %+v, start %v", ms, startBLEU)
 		}
 		for _, f := range []string{weights.TrioMoses, weights.TrioJSON} {

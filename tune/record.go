@@ -98,7 +98,7 @@ func (p *Printer) Record(ctx context.Context, ms, got []rundir.Metrics) error {
 	}
 	sum := rundir.SummarizeReplicas(got)[0]
 	name := "dev " + m.MetricName()
-	if m.DevBLEU == nil {
+	if m.DevScore == nil {
 		name = "tune " + m.MetricName() + " (no dev set)"
 	}
 	fmt.Fprintf(p.W, "epoch %d/%d: %s %.2f ± %.2f over %d replicas, %.1f s, ETA %.0f s\n",
@@ -110,8 +110,8 @@ func (p *Printer) Record(ctx context.Context, ms, got []rundir.Metrics) error {
 func progressLine(m rundir.Metrics) string {
 	name := m.MetricName()
 	dev := ""
-	if m.DevBLEU != nil {
-		dev = fmt.Sprintf(" dev %s %6.2f", name, *m.DevBLEU)
+	if m.DevScore != nil {
+		dev = fmt.Sprintf(" dev %s %6.2f", name, *m.DevScore)
 	}
 	work := fmt.Sprintf("%d updates", m.Updates)
 	if m.Pool > 0 {
@@ -122,9 +122,9 @@ func progressLine(m rundir.Metrics) string {
 	}
 	// "decoded" always marks the progressive BLEU: as the tune BLEU when
 	// it is that, else after the tune and dev figures.
-	bleu := fmt.Sprintf("tune %s %6.2f%s (decoded %6.2f)", name, m.TuneBLEU, dev, m.ProgressiveBLEU)
+	bleu := fmt.Sprintf("tune %s %6.2f%s (decoded %6.2f)", name, m.TuneScore, dev, m.ProgressiveScore)
 	if m.TuneDecoded {
-		bleu = fmt.Sprintf("tune %s (decoded) %6.2f%s", name, m.TuneBLEU, dev)
+		bleu = fmt.Sprintf("tune %s (decoded) %6.2f%s", name, m.TuneScore, dev)
 	}
 	return fmt.Sprintf("%s, %s, %d non-zeros", bleu, work, m.NonZero)
 }

@@ -63,7 +63,7 @@ func (f *fakeReplicas) EpochReplicas(ctx context.Context, n int, prev []Weights)
 		}
 		next = append(next, w)
 		d := f.dev[r][n-1]
-		out = append(out, rundir.Metrics{Epoch: n, Replica: r, TuneBLEU: float64(10*n + r), DevBLEU: &d, Updates: 3, Seconds: 2})
+		out = append(out, rundir.Metrics{Epoch: n, Replica: r, TuneScore: float64(10*n + r), DevScore: &d, Updates: 3, Seconds: 2})
 	}
 	if n == f.fail {
 		// A run killed while the driver wrote the markers: replica 0's

@@ -62,11 +62,11 @@ func TestTuneExternalDecoder(t *testing.T) {
 	}
 	for e := range epochs {
 		a, b := in[e], ext[e]
-		if a.TuneBLEU != b.TuneBLEU || a.DevBLEU == nil || b.DevBLEU == nil || *a.DevBLEU != *b.DevBLEU || a.Updates != b.Updates {
+		if a.TuneScore != b.TuneScore || a.DevScore == nil || b.DevScore == nil || *a.DevScore != *b.DevScore || a.Updates != b.Updates {
 			t.Errorf("epoch %d: in process tune BLEU %v dev BLEU %v, %d updates; external %v, %v, %d",
-				e+1, a.TuneBLEU, deref(a.DevBLEU), a.Updates, b.TuneBLEU, deref(b.DevBLEU), b.Updates)
+				e+1, a.TuneScore, deref(a.DevScore), a.Updates, b.TuneScore, deref(b.DevScore), b.Updates)
 		}
-		t.Logf("epoch %d: tune BLEU (decoded) %.2f dev BLEU %.2f, both", e+1, a.TuneBLEU, deref(a.DevBLEU))
+		t.Logf("epoch %d: tune BLEU (decoded) %.2f dev BLEU %.2f, both", e+1, a.TuneScore, deref(a.DevScore))
 		layout := func(name string) string {
 			return filepath.Join(rundir.Layout{Root: filepath.Join(tmp, name)}.Epoch(e+1).Dir, "weights.json")
 		}

@@ -110,7 +110,7 @@ func TestTuneDemo(t *testing.T) {
 		t.Fatalf("%d metrics lines, want 3", len(ms))
 	}
 	for i, m := range ms {
-		if m.Epoch != i+1 || m.DevBLEU == nil || m.Sentences != 300 || m.Updates == 0 || m.NonZero == 0 {
+		if m.Epoch != i+1 || m.DevScore == nil || m.Sentences != 300 || m.Updates == 0 || m.NonZero == 0 {
 			t.Errorf("metrics line %d: %+v", i+1, m)
 		}
 	}
@@ -153,7 +153,7 @@ func TestTuneDemo(t *testing.T) {
 		t.Errorf("no %q in\n%s", want, firstErr)
 	}
 	t.Logf("demo test BLEU: untuned %.2f, tuned %.2f; dev BLEU per epoch %.2f %.2f %.2f",
-		untuned, tuned, *ms[0].DevBLEU, *ms[1].DevBLEU, *ms[2].DevBLEU)
+		untuned, tuned, *ms[0].DevScore, *ms[1].DevScore, *ms[2].DevScore)
 	if tuned < untuned+5 {
 		t.Errorf("tuned BLEU %.2f, untuned %.2f", tuned, untuned)
 	}
@@ -161,7 +161,7 @@ func TestTuneDemo(t *testing.T) {
 	// that epoch's weights: it must agree with decode + score.
 	bestDev := 0.0
 	for _, m := range ms {
-		bestDev = max(bestDev, *m.DevBLEU)
+		bestDev = max(bestDev, *m.DevScore)
 	}
 	if d := tuned - bestDev; d > 0.01 || d < -0.01 {
 		t.Errorf("best dev BLEU in metrics.jsonl %.4f, decode + score of best/weights %.4f", bestDev, tuned)
