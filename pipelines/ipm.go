@@ -678,7 +678,7 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 			NonZeroWeights: !o.Mix.UsesLists()}
 		results, lists = transforms.Learn(s, learn, sents, w, states)
 	}
-	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric})
+	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric, Work: work})
 	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
 	// The 1-best decodings of the mixed weights: the dev set's, and the

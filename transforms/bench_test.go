@@ -66,7 +66,7 @@ func BenchmarkEpochPipeline(b *testing.B) {
 		fn := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Shards: 2}
 		res, lists := transforms.Learn(s, fn, beam.CreateList(s, e.sents), w, beam.CreateList(s, []tune.ShardState{}))
 		avg := transforms.Average(s, res, true)
-		transforms.LineSearchMix(s, lists, w, avg, "")
+		transforms.LineSearchMix(s, lists, w, avg, "", b.TempDir())
 		if err := ptest.Run(p); err != nil {
 			b.Fatal(err)
 		}

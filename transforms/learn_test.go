@@ -357,7 +357,7 @@ func TestEpochPipeline(t *testing.T) {
 		fn := &transforms.LearnFn{Decoder: "nbest-pool", DecoderConfig: e.nbest, Shards: shards, Options: o}
 		res, nb := transforms.Learn(s, fn, beam.CreateList(s, e.sents), w, states)
 		avgCol := transforms.Average(s, res, true)
-		mixedCol, ls := transforms.LineSearchMix(s, nb, w, avgCol, "")
+		mixedCol, ls := transforms.LineSearchMix(s, nb, w, avgCol, "", t.TempDir())
 		outDir := filepath.Join(dir, fmt.Sprint(epoch))
 		weightsPath = filepath.Join(outDir, "weights.json")
 		transforms.WriteTrio(s, mixedCol, outDir, nil)

@@ -1,8 +1,11 @@
 package transforms
 
 import (
+	"context"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/tune"
@@ -23,7 +26,7 @@ func (LineSearchMixer) UsesLists() bool { return true }
 // Mix returns the line search's mix and its outcome.
 func (m LineSearchMixer) Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection) {
 	avg := Average(s, in.Results, in.Weights == tune.ByUpdates)
-	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg, in.Metric)
+	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg, in.Metric, storage.Join(in.Work, "lists"))
 	return mixed, beam.ParDo(s, lineSearchReport, result)
 }
 
@@ -43,33 +46,88 @@ type LineSearchResult = tune.LineSearchResult
 // shard started the epoch from) and avg (their average, see Average) are
 // singleton PCollection<weights.ByName>. It returns the mixed weights, a
 // singleton PCollection<weights.ByName>, and the search's outcome, a singleton
-// PCollection<LineSearchResult>. Each list's share (mix.Lines) is computed
-// on the workers by ListLinesFn and merged by LineSearchFn.
-func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection, metric string) (mixed, result beam.PCollection) {
+// PCollection<LineSearchResult>. The lists wait for avg in list files in
+// the folder dir (SpillListsFn, in the shards' own stage), not in the
+// runner's memory; each list's share (mix.Lines) is computed on the
+// workers by ListLinesFn, which reads them back, and merged by
+// LineSearchFn.
+func LineSearchMix(s beam.Scope, lists, prev, avg beam.PCollection, metric, dir string) (mixed, result beam.PCollection) {
 	s = s.Scope("transforms.LineSearchMix")
-	shares := beam.ParDo(s, &ListLinesFn{}, lists, beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
+	files := beam.ParDo(s, &SpillListsFn{Dir: dir}, lists)
+	shares := beam.ParDo(s, &ListLinesFn{}, files, beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
 	result = beam.Combine(s, &LineSearchFn{Metric: metric}, shares)
 	mixed = beam.ParDo(s, mixFn, beam.Impulse(s), beam.SideInput{Input: result},
 		beam.SideInput{Input: prev}, beam.SideInput{Input: avg})
 	return mixed, result
 }
 
+// SpillListsFn writes the n-best lists of a bundle to a list file of the
+// folder Dir (tune.ListFile) and, once the file is complete, emits its
+// path: PCollection<tune.NBest> to PCollection<string>. It has no side
+// input, so it runs in the stage that decodes the lists, and the lists are
+// written as they come.
+type SpillListsFn struct {
+	Dir  string
+	file *tune.ListFile
+}
+
+// ProcessElement writes one list.
+func (f *SpillListsFn) ProcessElement(ctx context.Context, n tune.NBest, _ func(string)) error {
+	if f.file == nil {
+		file, err := tune.CreateListFile(ctx, f.Dir)
+		if err != nil {
+			return err
+		}
+		f.file = file
+	}
+	if err := f.file.Add(n); err != nil {
+		f.file.Abort()
+		f.file = nil
+		return err
+	}
+	return nil
+}
+
+// FinishBundle completes the bundle's file and emits its path.
+func (f *SpillListsFn) FinishBundle(_ context.Context, emit func(string)) error {
+	file := f.file
+	f.file = nil
+	if file == nil {
+		return nil
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	emit(file.Path())
+	return nil
+}
+
 // ListLinesFn computes each list's share of line-search mixing
 // (tune.LineSearchList) along the line from prev to avg (the side inputs,
-// singleton weights.ByName): PCollection<tune.NBest> to PCollection<mix.Lines>.
+// singleton weights.ByName) for the lists of a list file:
+// PCollection<string> (SpillListsFn's paths) to PCollection<mix.Lines>.
 type ListLinesFn struct {
-	line tune.MixLine // the bundle's side inputs
+	line  tune.MixLine // the side inputs (the launch's singletons), mapped once
+	ready bool
 }
 
-// StartBundle maps the bundle's side inputs to the line.
-func (f *ListLinesFn) StartBundle(prev, avg weights.ByName) (err error) {
-	f.line, err = tune.NewMixLine(prev, avg)
-	return err
-}
-
-// ProcessElement computes one list's share.
-func (f *ListLinesFn) ProcessElement(n tune.NBest, _, _ weights.ByName) (mix.Lines, error) {
-	return f.line.Share(n)
+// ProcessElement computes the share of each list of the file path.
+func (f *ListLinesFn) ProcessElement(ctx context.Context, path string, prev, avg weights.ByName, emit func(mix.Lines)) error {
+	if !f.ready {
+		line, err := tune.NewMixLine(prev, avg)
+		if err != nil {
+			return err
+		}
+		f.line, f.ready = line, true
+	}
+	return tune.ReadListFile(ctx, path, func(n tune.NBest) error {
+		share, err := f.line.Share(n)
+		if err != nil {
+			return err
+		}
+		emit(share)
+		return nil
+	})
 }
 
 // LineSearchFn is the CombineFn of line-search mixing: it merges the

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -316,9 +317,12 @@ func TestLineSearchErrors(t *testing.T) {
 }
 
 // TestLineSearchMixPipeline runs LineSearchMix on prism: it must pick the
-// α mix.LineSearch picks on the same lists, and mix the weights with it.
+// α mix.LineSearch picks on the same lists, and mix the weights with it,
+// the lists waiting for the average in list files of the folder given
+// (issue 35: not in the runner's memory).
 func TestLineSearchMixPipeline(t *testing.T) {
 	p, s := beam.NewPipelineWithRoot()
+	var dirs []string
 	for _, pr := range lineProblems(t)[27:] { // 3 random, 3 europarl100
 		w, alpha, stats, err := mix.LineSearch(pr.prev, pr.avg, pr.lists)
 		if err != nil {
@@ -334,10 +338,17 @@ func TestLineSearchMixPipeline(t *testing.T) {
 		}
 		prev := weights.NewByName(pr.idx, pr.prev)
 		avg := weights.NewByName(pr.idx, pr.avg)
-		mixed, res := transforms.LineSearchMix(s, beam.CreateList(s, nbests), beam.Create(s, prev), beam.Create(s, avg), "")
+		dir := t.TempDir()
+		dirs = append(dirs, dir)
+		mixed, res := transforms.LineSearchMix(s, beam.CreateList(s, nbests), beam.Create(s, prev), beam.Create(s, avg), "", dir)
 		passert.Equals(s, beam.ParDo(s, formatLineSearch, res),
 			formatLineSearch(transforms.LineSearchResult{Alpha: alpha, Stats: stats, Lists: nonEmpty}))
 		passert.Equals(s, beam.ParDo(s, formatWeights, mixed), formatWeights(weights.NewByName(pr.idx, w)))
 	}
 	ptest.RunAndValidate(t, p)
+	for _, dir := range dirs {
+		if files, _ := filepath.Glob(filepath.Join(dir, "lists-*.gob.gz")); len(files) == 0 {
+			t.Errorf("no list file in %s", dir)
+		}
+	}
 }

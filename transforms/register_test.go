@@ -117,7 +117,7 @@ func everyTransform(s beam.Scope) {
 		Options: tune.LearnOptions{Algo: "mira", Seed: 5, Epoch: 1}}
 	res, lists := transforms.Learn(s, fn, sents, w, states)
 	avg := transforms.Average(s, res, true)
-	mixed, _ := transforms.LineSearchMix(s, lists, w, avg, "")
+	mixed, _ := transforms.LineSearchMix(s, lists, w, avg, "", "/nonexistent/work/lists")
 	transforms.WriteTrio(s, mixed, "/nonexistent/out", []string{"LM0_0"})
 	transforms.WriteShardStates(s, res, "/nonexistent/shards")
 	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}, Sentences: 1}, sents, w)
