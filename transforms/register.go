@@ -24,7 +24,7 @@ func init() {
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{}, tune.MixReport{},
 		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
-		linesearch.Packed{}, linesearch.Result{}, tune.RoundItem{}, tune.MERTRound{},
+		linesearch.Packed{}, linesearch.Result{}, tune.RoundItem{}, tune.MERTRound{}, tune.StaleStats{}, tune.StaleReport{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}

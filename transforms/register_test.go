@@ -121,6 +121,9 @@ func everyTransform(s beam.Scope) {
 	transforms.WriteTrio(s, mixed, "/nonexistent/out", []string{"LM0_0"})
 	transforms.WriteMixReport(s, beam.CreateList(s, []tune.MixReport{{Mixer: "average"}}), "/nonexistent/mix.json")
 	transforms.WriteShardStates(s, res, "/nonexistent/shards")
+	stale := *fn
+	stale.Stale, stale.ReportDir = &tune.StaleOptions{Threads: 3, MaxStaleness: 2}, "/nonexistent/work"
+	transforms.Learn(s, &stale, sents, w, states)
 	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}, Sentences: 1}, sents, w)
 	transforms.OneBest(s, dec, w)
 	transforms.WriteStats(s, transforms.SumStats(s, beam.CreateList(s, []metric.Stats{okStats()})), "/nonexistent/stats.json")
