@@ -280,7 +280,7 @@ func (c *cubeState) build(x *searcher, k int, ei, i, j int32, queue *[]heapEntry
 	total := sc + x.covs.future[ed.ncov]
 	cd.h.score, cd.h.total, cd.h.prev, cd.h.opt, cd.h.cov = sc, total, id, oi, ed.ncov
 	cd.h.s, cd.h.e, cd.h.arcHead, cd.h.arcTail, cd.h.arcNext = ed.s, ed.e, -1, -1, -1
-	*queue = append(*queue, heapEntry{total, int32(len(c.cands) - 1)})
+	*queue = append(*queue, heapEntry{score: total, id: int32(len(c.cands) - 1)})
 	heapUp(*queue, len(*queue)-1)
 }
 
@@ -375,48 +375,5 @@ func (s *cellSet) grow() {
 		}
 		s.slots[q] = key
 		s.used = append(s.used, int32(q))
-	}
-}
-
-// heapEntry is an entry of cube pruning's queues, max-heaps: better score
-// first, then older first (id counts the entries in the order they were
-// made).
-type heapEntry struct {
-	score float64
-	id    int32
-}
-
-func (a heapEntry) better(b heapEntry) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.id < b.id
-}
-
-func heapUp(h []heapEntry, i int) {
-	for i > 0 {
-		up := (i - 1) / 2
-		if !h[i].better(h[up]) {
-			return
-		}
-		h[i], h[up] = h[up], h[i]
-		i = up
-	}
-}
-
-func heapDown(h []heapEntry, i int) {
-	for {
-		l, r, best := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].better(h[best]) {
-			best = l
-		}
-		if r < len(h) && h[r].better(h[best]) {
-			best = r
-		}
-		if best == i {
-			return
-		}
-		h[i], h[best] = h[best], h[i]
-		i = best
 	}
 }

@@ -42,12 +42,15 @@ type tpath struct {
 // kbestState.arcs[start : start+n] with scores c + total, or, when own,
 // kbestState.devs[start : start+n] with their scores, sorted best first.
 // A deviation's number is base plus its arc's place in the node's arc
-// list.
+// list. A group has at most one deviation in kbest's heap, its k-th: the
+// best one not yet popped, a heapEntry with the deviation's score, its
+// number as id and the group as ref.
 type kgroup struct {
 	c            float64
 	parent, edge int32
 	base         int32
 	start, n     int32
+	k            int32
 	own          bool
 }
 
@@ -57,21 +60,6 @@ type deviation struct {
 	score float64
 	arc   int32
 	place int32 // of arc in its node's arc list (of the final hypothesis in the final stack)
-}
-
-// contender is the best deviation of group g not yet popped, its k-th,
-// numbered id.
-type contender struct {
-	score float64
-	id    int32
-	g, k  int32
-}
-
-func (a contender) better(b contender) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.id < b.id
 }
 
 func byScore(a, b deviation) int {
@@ -97,7 +85,7 @@ type kpath struct {
 type kbestState struct {
 	paths  []tpath // the popped paths
 	groups []kgroup
-	heap   []contender
+	heap   []heapEntry // the groups' best deviations not yet popped
 	// arcs holds the sorted arcs of each node a group needed so far, at
 	// arcsOf[node] (end 0: not yet).
 	arcs   []deviation
@@ -135,13 +123,14 @@ func (x *searcher) kbest(final []int32, count int, distinct bool) []kpath {
 	limit := count * nBestFactor
 	for iter := 0; len(kb.out) < count && len(kb.heap) > 0 && iter < limit; iter++ {
 		top := kb.heap[0]
-		g := &kb.groups[top.g]
-		P := tpath{score: top.score, parent: g.parent, edge: g.edge, arc: x.deviationArc(g, top.k)}
+		g := &kb.groups[top.ref]
+		k := g.k
+		P := tpath{score: top.score, parent: g.parent, edge: g.edge, arc: x.deviationArc(g, k)}
 		last := len(kb.heap) - 1
 		kb.heap[0] = kb.heap[last]
 		kb.heap = kb.heap[:last]
-		siftDown(kb.heap, 0)
-		x.enter(top.g, top.k+1) // the next of its group takes its place
+		heapDown(kb.heap, 0)
+		x.enter(top.ref, k+1) // the next of its group takes its place
 		p := int32(len(kb.paths))
 		kb.paths = append(kb.paths, P)
 		kb.buf = x.pathNodes(kb.buf, kb.paths, p)
@@ -236,39 +225,9 @@ func (x *searcher) enter(gi, k int32) {
 		d = kb.arcs[g.start+k]
 		d.score += g.c
 	}
-	kb.heap = append(kb.heap, contender{d.score, g.base + d.place, gi, k})
-	siftUp(kb.heap, len(kb.heap)-1)
-}
-
-// siftUp and siftDown keep kbest's heap of contenders, a max-heap by
-// contender.better (cube.go's heapUp and heapDown are the same over its
-// smaller entries).
-func siftUp(h []contender, i int) {
-	for i > 0 {
-		up := (i - 1) / 2
-		if !h[i].better(h[up]) {
-			return
-		}
-		h[i], h[up] = h[up], h[i]
-		i = up
-	}
-}
-
-func siftDown(h []contender, i int) {
-	for {
-		l, r, best := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].better(h[best]) {
-			best = l
-		}
-		if r < len(h) && h[r].better(h[best]) {
-			best = r
-		}
-		if best == i {
-			return
-		}
-		h[i], h[best] = h[best], h[i]
-		i = best
-	}
+	g.k = k
+	kb.heap = append(kb.heap, heapEntry{score: d.score, id: g.base + d.place, ref: gi})
+	heapUp(kb.heap, len(kb.heap)-1)
 }
 
 // pathNodes returns the hypotheses of popped path p, final first.

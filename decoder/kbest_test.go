@@ -28,7 +28,7 @@ func (x *searcher) oracleKBest(final []int32, count int, distinct bool) ([][]int
 	push := func(p tpath) {
 		id := int32(len(paths))
 		paths = append(paths, p)
-		heap = append(heap, heapEntry{p.score, id})
+		heap = append(heap, heapEntry{score: p.score, id: id})
 		heapUp(heap, len(heap)-1)
 	}
 	for _, h := range final {

@@ -34,7 +34,7 @@
 // set: the decoder's beam pruning depends on their scale.
 //
 // stale: ipm with Green et al.'s (2013) Algorithm 2 inside each shard's
-// worker (transforms.StaleLearn, tune.RunStale): Threads goroutines
+// worker (transforms.Learn with LearnFn.Stale, tune.RunStale): Threads goroutines
 // each take the next mini-batch, read the shard learner's current weights
 // and update count, decode the mini-batch with them and compute the
 // gradient (learner.Online.Gradient, seeded by tune.StaleSeed of the

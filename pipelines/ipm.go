@@ -668,16 +668,12 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	// A mixer that reads no list averages, which takes the shards'
 	// non-zero weights by name; line search's index follows the names of
 	// the average in order (tune.KeepShardState).
-	var results, lists beam.PCollection
+	learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(), StateDir: stateDir,
+		NonZeroWeights: !o.Mix.UsesLists()}
 	if o.Mode == tune.Stale {
-		fn := &transforms.StaleLearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(),
-			Stale: tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, ReportDir: work, StateDir: stateDir, NonZeroWeights: !o.Mix.UsesLists()}
-		results, lists = transforms.StaleLearn(s, fn, sents, w, states)
-	} else {
-		learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(), StateDir: stateDir,
-			NonZeroWeights: !o.Mix.UsesLists()}
-		results, lists = transforms.Learn(s, learn, sents, w, states)
+		learn.Stale, learn.ReportDir = &tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, work
 	}
+	results, lists := transforms.Learn(s, learn, sents, w, states)
 	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric, Work: work})
 	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)

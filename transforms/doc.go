@@ -37,7 +37,7 @@
 // batch mode's pool is written by parts, Moses n-best and statistics files
 // (WritePool), and its optimizer step reads them back (BatchLearn, MERTRound,
 // PoolStats). The
-// long steps (Learn, StaleLearn, Decode) get them joined by key, one copy
+// long steps (Learn, Decode) get them joined by key, one copy
 // per shard or batch, not as a side input: prism busy-loops while a stage
 // that reads a side input runs (see replicate). The tuning set is read on a
 // worker too (ReadSentences).

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -61,30 +62,33 @@ func (f *writeTrioFn) ProcessElement(ctx context.Context, ww weights.ByName) (st
 // to path as JSON and returns a singleton PCollection<string> holding path
 // once it is written.
 func WriteStats(s beam.Scope, stats beam.PCollection, path string) beam.PCollection {
-	return beam.ParDo(s.Scope("transforms.WriteStats"), &writeStatsFn{Path: path}, stats)
-}
-
-type writeStatsFn struct {
-	Path string
-}
-
-func (f *writeStatsFn) ProcessElement(ctx context.Context, st metric.Stats) (string, error) {
-	return f.Path, rundir.WriteJSON(ctx, f.Path, st)
+	return writeJSON(s.Scope("transforms.WriteStats"), stats, path, reflect.TypeOf(metric.Stats{}))
 }
 
 // WriteMixReport writes the singleton PCollection<tune.MixReport> of a
 // Mixer to path as JSON and returns a singleton PCollection<string>
 // holding path once it is written.
 func WriteMixReport(s beam.Scope, r beam.PCollection, path string) beam.PCollection {
-	return beam.ParDo(s.Scope("transforms.WriteMixReport"), &writeMixReportFn{Path: path}, r)
+	return writeJSON(s.Scope("transforms.WriteMixReport"), r, path, reflect.TypeOf(tune.MixReport{}))
 }
 
-type writeMixReportFn struct {
+// writeJSON writes each element of col, a PCollection of element type
+// want (checked when the pipeline is built), to path as JSON.
+func writeJSON(s beam.Scope, col beam.PCollection, path string, want reflect.Type) beam.PCollection {
+	if got := col.Type().Type(); got != want {
+		panic(fmt.Sprintf("transforms: writing %s: a PCollection<%v>, want %v", path, got, want))
+	}
+	return beam.ParDo(s, &writeJSONFn{Path: path}, col)
+}
+
+// writeJSONFn writes each element, of any type, to Path as JSON
+// (rundir.WriteJSON) and emits Path.
+type writeJSONFn struct {
 	Path string
 }
 
-func (f *writeMixReportFn) ProcessElement(ctx context.Context, r tune.MixReport) (string, error) {
-	return f.Path, rundir.WriteJSON(ctx, f.Path, r)
+func (f *writeJSONFn) ProcessElement(ctx context.Context, v beam.T) (string, error) {
+	return f.Path, rundir.WriteJSON(ctx, f.Path, v)
 }
 
 // WriteShardStates writes the state and summary of each result of a

@@ -70,3 +70,27 @@ func TestReadSentences(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteJSONRefusesOtherTypes: WriteStats and WriteMixReport share one
+// DoFn over any element type, so they check their input's type themselves
+// when the pipeline is built.
+func TestWriteJSONRefusesOtherTypes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(beam.Scope, beam.PCollection, string) beam.PCollection
+	}{
+		{"WriteStats", transforms.WriteStats},
+		{"WriteMixReport", transforms.WriteMixReport},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, s := beam.NewPipelineWithRoot()
+			col := beam.CreateList(s, []tune.Sentence{{ID: 0, Src: "a"}})
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "want") {
+					t.Errorf("%s of a PCollection<tune.Sentence>: recovered %v, want a panic naming the type wanted", tc.name, r)
+				}
+			}()
+			tc.write(s, col, "/nonexistent/out.json")
+		})
+	}
+}

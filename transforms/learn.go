@@ -23,22 +23,17 @@ import (
 // It returns a PCollection<tune.ShardResult> with one result for each of the
 // fn.Shards shards (a shard dealt no sentence passes its state and the
 // epoch's weights through) and a PCollection<tune.NBest> with every sentence's
-// scored n-best list.
+// scored n-best list. With fn.Stale set, each shard learns with stale
+// gradients (the stale mode) and writes its tune.StaleReport into
+// fn.ReportDir.
 func Learn(s beam.Scope, fn *LearnFn, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
 	s = s.Scope("transforms.Learn")
 	if err := fn.check(); err != nil {
 		panic(err)
 	}
-	return learnShards(s, fn, fn.Shards, fn.Options, sents, weights, states)
-}
-
-// learnShards deals sents out to shards shards as Learn does, joins each
-// shard's sentences to its state and the epoch's weights and runs fn, a
-// LearnFn or StaleLearnFn, on every shard's group.
-func learnShards(s beam.Scope, fn any, shards int, o tune.LearnOptions, sents, weights, states beam.PCollection) (results, lists beam.PCollection) {
-	keyed := Shard(s, sents, shards, tune.EpochSeed(o.Seed, o.Epoch))
+	keyed := Shard(s, sents, fn.Shards, tune.EpochSeed(fn.Options.Seed, fn.Options.Epoch))
 	keyedStates := beam.ParDo(s, keyStateFn, states)
-	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, shards))
+	grouped := beam.CoGroupByKey(s, keyed, keyedStates, replicate(s, weights, fn.Shards))
 	return beam.ParDo2(s, fn, grouped)
 }
 
@@ -69,9 +64,9 @@ func (f *replicateFn) ProcessElement(w weights.ByName, emit func(int, weights.By
 // keyStateFn keys a state by its shard.
 func keyStateFn(st tune.ShardState) (int, tune.ShardState) { return st.Shard, st }
 
-// LearnFn is the DoFn of Learn: it runs tune.LearnShard on a shard's group of
-// sentences with the decoder in the loop. The decoder is loaded once per
-// worker process in Setup.
+// LearnFn is the DoFn of Learn: it runs tune.LearnShard (tune.StaleLearnShard
+// with Stale set) on a shard's group of sentences with the decoder in the
+// loop. The decoder is loaded once per worker process in Setup.
 type LearnFn struct {
 	// Decoder is the registered name of the decoder (RegisterDecoder);
 	// building the transform panics if it is empty or unknown.
@@ -96,6 +91,14 @@ type LearnFn struct {
 	// NonZeroWeights makes each shard emit its non-zero weights only: for
 	// averaging, not line search (tune.KeepShardState).
 	NonZeroWeights bool
+	// Stale, if not nil, makes the shards learn with stale gradients
+	// (tune.StaleLearnShard) configured so (zero value: 2 threads, no
+	// staleness bound); nil means tune.LearnShard.
+	Stale *tune.StaleOptions
+	// ReportDir is the folder (local or gs://) the shards' StaleReports
+	// are written to (tune.WriteStaleReport; Stale only); "" means they are
+	// not written.
+	ReportDir string
 
 	dec tune.Decoder
 }
@@ -119,6 +122,9 @@ func (f *LearnFn) check() error {
 	if f.Shards < 1 {
 		return fmt.Errorf("transforms: %d shards", f.Shards)
 	}
+	if f.Stale != nil && (f.Stale.MaxStaleness < 0 || f.Stale.Threads < 0) {
+		return fmt.Errorf("transforms: invalid stale options %+v", *f.Stale)
+	}
 	if err := checkDecoder(f.Decoder); err != nil {
 		return err
 	}
@@ -131,7 +137,8 @@ func (f *LearnFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-// ProcessElement learns one shard's epoch.
+// ProcessElement learns one shard's epoch (with stale gradients if
+// f.Stale is set).
 func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tune.Sentence) bool, states func(*tune.ShardState) bool, weightsOf func(*weights.ByName) bool,
 	emitResult func(tune.ShardResult), emitList func(tune.NBest)) error {
 	xs, state, w, err := tune.GatherShard(shard, f.Shards, sents, states, weightsOf)
@@ -149,9 +156,20 @@ func (f *LearnFn) ProcessElement(ctx context.Context, shard int, sents func(*tun
 	if err != nil {
 		return err
 	}
-	res, work, err := tune.LearnShard(ctx, dec, shard, xs, w, state, o, emitList)
+	var res tune.ShardResult
+	var work tune.Work
+	if f.Stale != nil {
+		res, work, err = tune.StaleLearnShard(ctx, dec, shard, xs, w, state, o, *f.Stale, emitList)
+	} else {
+		res, work, err = tune.LearnShard(ctx, dec, shard, xs, w, state, o, emitList)
+	}
 	if err != nil {
 		return err
+	}
+	if f.Stale != nil && f.ReportDir != "" {
+		if _, err := tune.WriteStaleReport(ctx, f.ReportDir, tune.StaleReport{Shard: shard, Epoch: o.Epoch, Stats: work.Staleness}); err != nil {
+			return err
+		}
 	}
 	if res, err = tune.KeepShardState(ctx, f.StateDir, res, f.NonZeroWeights); err != nil {
 		return err

@@ -13,7 +13,7 @@ import (
 // MetricsNamespace is the namespace of the Beam metrics the DoFns report:
 // they reach the pipeline's result (and Dataflow's job page), and the
 // driver copies them into metrics.jsonl (rundir.Metrics.Counters and
-// Distributions). A learning step (Learn, StaleLearn) reports, with the
+// Distributions). A learning step (Learn, stale or not) reports, with the
 // prefix "learn_":
 //
 //	learn_sentences, learn_hypotheses   counters: sentences decoded and the hypotheses of their n-best lists

@@ -24,7 +24,7 @@ func init() {
 		tune.Sentence{}, weights.ByName{}, tune.WireHyp{}, tune.NBest{}, tune.ShardState{}, tune.ShardResult{},
 		LineSearchResult{}, mix.Lines{}, tune.AverageSums{}, tune.MixReport{},
 		metric.Stats{}, feature.Vector{}, corpus.Range{}, tune.PoolPartInfo{}, tune.PartResult{},
-		linesearch.Packed{}, linesearch.Result{}, tune.RoundItem{}, tune.MERTRound{},
+		linesearch.Packed{}, linesearch.Result{}, tune.RoundItem{}, tune.MERTRound{}, tune.StaleStats{}, tune.StaleReport{},
 	} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
@@ -47,8 +47,7 @@ func init() {
 	register.DoFn2x2[tune.NBest, weights.ByName, metric.Stats, error](&OneBestFn{})
 	register.DoFn2x2[context.Context, []byte, weights.ByName, error](&readWeightsFn{})
 	register.DoFn2x2[context.Context, weights.ByName, string, error](&writeTrioFn{})
-	register.DoFn2x2[context.Context, metric.Stats, string, error](&writeStatsFn{})
-	register.DoFn2x2[context.Context, tune.MixReport, string, error](&writeMixReportFn{})
+	register.DoFn2x2[context.Context, beam.T, string, error](&writeJSONFn{})
 	register.DoFn2x2[context.Context, tune.ShardResult, string, error](&writeShardStateFn{})
 	register.DoFn3x1[context.Context, []byte, func(tune.ShardState), error](&readShardStatesFn{})
 	register.Function3x1(readRange)

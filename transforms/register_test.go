@@ -119,10 +119,14 @@ func everyTransform(s beam.Scope) {
 	avg := transforms.Average(s, res, true)
 	mixed, _ := transforms.LineSearchMix(s, lists, w, avg, "", "/nonexistent/work/lists")
 	transforms.WriteTrio(s, mixed, "/nonexistent/out", []string{"LM0_0"})
+	transforms.WriteMixReport(s, beam.CreateList(s, []tune.MixReport{{Mixer: "average"}}), "/nonexistent/mix.json")
 	transforms.WriteShardStates(s, res, "/nonexistent/shards")
+	stale := *fn
+	stale.Stale, stale.ReportDir = &tune.StaleOptions{Threads: 3, MaxStaleness: 2}, "/nonexistent/work"
+	transforms.Learn(s, &stale, sents, w, states)
 	dec := transforms.Decode(s, &transforms.DecodeFn{Decoder: "nbest-pool", DecoderConfig: "x", Options: tune.DecodeOptions{NBest: 5}, Sentences: 1}, sents, w)
 	transforms.OneBest(s, dec, w)
-	transforms.SumStats(s, beam.CreateList(s, []metric.Stats{okStats()}))
+	transforms.WriteStats(s, transforms.SumStats(s, beam.CreateList(s, []metric.Stats{okStats()})), "/nonexistent/stats.json")
 }
 
 // TestRegistration checks every transform's graph. (Each also runs on prism

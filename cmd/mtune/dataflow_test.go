@@ -134,8 +134,8 @@ func TestTuneDataflowDryRun(t *testing.T) {
 		"transforms.Decode/transforms.DecodeFn",   // tune set, 1-best with the mixed weights
 		"transforms.Decode'1/transforms.DecodeFn", // dev set
 		"transforms.OneBest/transforms.SumStats/CombinePerKey/transforms.SumStatsFn",
-		"transforms.WriteStats/transforms.writeStatsFn",
-		"transforms.WriteStats'1/transforms.writeStatsFn",
+		"transforms.WriteStats/transforms.writeJSONFn",
+		"transforms.WriteStats'1/transforms.writeJSONFn",
 	} {
 		if !names[want] {
 			t.Errorf("model has no transform %q", want)

@@ -122,6 +122,57 @@ func (s *sourceFilter) keep(f []byte) bool {
 	return s.prevKeep
 }
 
+// keptLines calls kept for each non-blank line of a table's block (data,
+// whose first line is line firstLine) whose source phrase, the first "|||"
+// field, is in set (every line when set is nil), with the line's fields;
+// check checks the fields of every non-blank line first. With set and
+// check nil, lines are not split (fields nil: kept parses them). It
+// returns the number of non-blank lines: the one loop of the table
+// filters and of the readers given a PhraseSet.
+func keptLines(data []byte, firstLine int, set *PhraseSet, check func(fields []field, num int) error,
+	kept func(line []byte, fields []field, num int) error) (lines int, err error) {
+	sf := sourceFilter{set: set}
+	var fields []field
+	err = eachLine(data, firstLine, func(line []byte, num int) error {
+		if len(trimBlank(line)) == 0 {
+			return nil
+		}
+		lines++
+		if set != nil || check != nil {
+			fields = splitFields(fields, line)
+			if check != nil {
+				if err := check(fields, num); err != nil {
+					return err
+				}
+			}
+			if !sf.keep(fields[0].b) {
+				return nil
+			}
+		}
+		return kept(line, fields, num)
+	})
+	return lines, err
+}
+
+// checkPhraseLine returns keptLines' check of a phrase table's fields
+// (name is the file name for errors).
+func checkPhraseLine(name string) func(fields []field, num int) error {
+	return func(fields []field, num int) error {
+		if err := checkPhraseFields(fields); err != nil {
+			return err.at(name, num)
+		}
+		return nil
+	}
+}
+
+// checkReorderingLine returns keptLines' check of a reordering table's
+// fields, nf of them for cond.
+func checkReorderingLine(nf int, cond Condition, name string) func(fields []field, num int) error {
+	return func(fields []field, num int) error {
+		return checkReorderingFields(fields, nf, cond, name, num)
+	}
+}
+
 // FilterOptions configures FilterPhraseTable and FilterReordering.
 type FilterOptions struct {
 	// NumScores is the number of scores every kept line must have; zero
@@ -212,20 +263,8 @@ func FilterPhraseTable(ctx context.Context, r io.Reader, name string, w io.Write
 	parse := func(data []byte, firstLine int) (*filterChunk, error) {
 		c := &filterChunk{}
 		var p phraseLine
-		var fields []field
-		sf := sourceFilter{set: keep}
-		err := eachLine(data, firstLine, func(line []byte, num int) error {
-			if len(trimBlank(line)) == 0 {
-				return nil
-			}
-			c.lines++
-			fields = splitFields(fields, line)
-			if err := checkPhraseFields(fields); err != nil {
-				return err.at(name, num)
-			}
-			if !sf.keep(fields[0].b) {
-				return nil
-			}
+		var err error
+		c.lines, err = keptLines(data, firstLine, keep, checkPhraseLine(name), func(line []byte, _ []field, num int) error {
 			if err := p.parse(line); err != nil {
 				return err.at(name, num)
 			}
@@ -268,21 +307,9 @@ func FilterReordering(ctx context.Context, r io.Reader, name string, w io.Writer
 	}
 	parse := func(data []byte, firstLine int) (*filterChunk, error) {
 		c := &filterChunk{}
-		var fields []field
-		sf := sourceFilter{set: keep}
 		var sc int
-		err := eachLine(data, firstLine, func(line []byte, num int) error {
-			if len(trimBlank(line)) == 0 {
-				return nil
-			}
-			c.lines++
-			fields = splitFields(fields, line)
-			if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
-				return err
-			}
-			if !sf.keep(fields[0].b) {
-				return nil
-			}
+		var err error
+		c.lines, err = keptLines(data, firstLine, keep, checkReorderingLine(nf, opts.Condition, name), func(line []byte, fields []field, num int) error {
 			for _, f := range fields[:nf-1] {
 				if !utf8.Valid(f.b) {
 					return errAt(name, num, f.off+1, ErrUTF8, "phrase %s", textpos.Quote(trimBlank(f.b)))

@@ -464,22 +464,12 @@ func parsePTChunk(data []byte, firstLine int, name string, numScores int, keep *
 		numScores: -1,
 	}
 	var p phraseLine
-	sf := sourceFilter{set: keep}
-	var fields []field
-	err := eachLine(data, firstLine, func(line []byte, num int) error {
-		if len(trimBlank(line)) == 0 {
-			return nil
-		}
-		c.lines++
-		if keep != nil {
-			fields = splitFields(fields, line)
-			if err := checkPhraseFields(fields); err != nil {
-				return err.at(name, num)
-			}
-			if !sf.keep(fields[0].b) {
-				return nil
-			}
-		}
+	var check func([]field, int) error // p.parse checks the lines of an unfiltered table
+	if keep != nil {
+		check = checkPhraseLine(name)
+	}
+	var err error
+	c.lines, err = keptLines(data, firstLine, keep, check, func(line []byte, _ []field, num int) error {
 		if err := p.parse(line); err != nil {
 			return err.at(name, num)
 		}

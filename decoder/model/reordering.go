@@ -352,30 +352,18 @@ type roChunk struct {
 
 func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts ReorderingOptions, idx *pairIndex) (*roChunk, error) {
 	c := &roChunk{firstLine: firstLine, numScores: -1}
-	var fields []field
 	var ids []int32
 	var sc []float32
 	var prevSrc []byte // source of the previous line
-	keep := sourceFilter{set: opts.Keep}
 	prevEntry, prevOK := int32(0), false
 	lastOpt := int32(-1) // option the previous line matched
 	nf := 3
 	if opts.Condition == ConditionF {
 		nf = 2
 	}
-	err := eachLine(data, firstLine, func(line []byte, num int) error {
-		if len(trimBlank(line)) == 0 {
-			return nil
-		}
-		fields = splitFields(fields, line)
-		if err := checkReorderingFields(fields, nf, opts.Condition, name, num); err != nil {
-			return err
-		}
-		if !keep.keep(fields[0].b) {
-			c.lines++
-			c.unmatched++
-			return nil
-		}
+	kept := 0
+	lines, err := keptLines(data, firstLine, opts.Keep, checkReorderingLine(nf, opts.Condition, name), func(_ []byte, fields []field, num int) error {
+		kept++
 		sf := fields[nf-1]
 		sc = sc[:0]
 		for w, s, _ := nextWord(sf.b, 0); w != nil; w, s, _ = nextWord(sf.b, s+len(w)) {
@@ -395,7 +383,6 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 		case len(sc) != c.numScores:
 			return errAt(name, num, sf.off+1, ErrCount, "%d scores, the lines before have %d", len(sc), c.numScores)
 		}
-		c.lines++
 		n0 := len(c.target)
 		// Fast path: reordering tables are usually in the phrase table's
 		// order, so the source is the previous line's or the next entry,
@@ -460,6 +447,8 @@ func (t *PhraseTable) parseROChunk(data []byte, firstLine int, name string, opts
 	if err != nil {
 		return nil, err
 	}
+	c.lines = lines
+	c.unmatched += lines - kept // the lines not in opts.Keep
 	return c, nil
 }
 
