@@ -5,8 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mtune/mtune/rundir"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -620,6 +622,11 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 	if n == 1 && dev != nil {
 		o.printStartDev(ctx)
 	}
+	for r := range o.replicas() {
+		if err := removeFiles(ctx, o.replicaLayout(r).Epoch(n).Lists()); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	var out []rundir.Metrics
 	var next []tune.Weights
@@ -674,7 +681,7 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 		learn.Stale, learn.ReportDir = &tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, work
 	}
 	results, lists := transforms.Learn(s, learn, sents, w, states)
-	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric, Work: work})
+	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric, ListDir: dir.Lists()})
 	transforms.WriteMixReport(s, report, dir.MixReport())
 	transforms.WriteTrio(s, mixed, dir.Dir, o.dense)
 	// The 1-best decodings of the mixed weights: the dev set's, and the
@@ -687,6 +694,27 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	if dev != nil {
 		o.oneBest(s, "dev", devSents, dev.Lines, mixed, devPath)
 	}
+}
+
+// removeFiles removes the files of the folder dir (none if it does not
+// exist): an epoch's list files once its launch has ended.
+func removeFiles(ctx context.Context, dir string) error {
+	files, err := storage.List(ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !storage.IsGCS(dir) {
+		defer os.Remove(dir) // the emptied folder, if nothing else is in it
+	}
+	for _, f := range files {
+		if err := storage.Remove(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // startDev adds to s, the first epoch's pipeline, the 1-best decoding of

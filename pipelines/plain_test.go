@@ -88,8 +88,9 @@ func firstEpochByHand(t *testing.T, mixWeights tune.MixWeights) {
 }
 
 // TestLineSearchDev runs two epochs of mira with line-search mixing and a
-// dev set: every metrics line has α and a dev BLEU, and best/ holds the
-// epoch with the best dev BLEU.
+// dev set: every metrics line has α and a dev BLEU, best/ holds the
+// epoch with the best dev BLEU, and no epoch keeps the list files its
+// line search read (work/lists/).
 func TestLineSearchDev(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
@@ -120,6 +121,11 @@ func TestLineSearchDev(t *testing.T) {
 	}
 	if string(a) != string(b) {
 		t.Errorf("best/weights.json is not epoch %d's", best)
+	}
+	for e := 1; e <= o.Epochs; e++ {
+		if _, err := os.Stat(rundir.Layout{Root: o.Out}.Epoch(e).Lists()); !os.IsNotExist(err) {
+			t.Errorf("epoch %d's work/lists/ is still there (%v)", e, err)
+		}
 	}
 }
 

@@ -199,6 +199,11 @@ func (e EpochLayout) Complete() string { return storage.Join(e.Dir, "complete") 
 // Work is work/: the files the epoch's pipeline writes for the driver.
 func (e EpochLayout) Work() string { return storage.Join(e.Dir, "work") }
 
+// Lists is work/lists/: the epoch's n-best lists while line-search mixing
+// waits for the shards' average (tune.ListFile), removed once the epoch's
+// launch has ended.
+func (e EpochLayout) Lists() string { return storage.Join(e.Work(), "lists") }
+
 // TuneStats is work/tune-stats.json: BLEU statistics of the tuning set
 // decoded with the mixed weights.
 func (e EpochLayout) TuneStats() string { return storage.Join(e.Work(), "tune-stats.json") }

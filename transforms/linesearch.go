@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/tune"
@@ -26,7 +25,7 @@ func (LineSearchMixer) UsesLists() bool { return true }
 // Mix returns the line search's mix and its outcome.
 func (m LineSearchMixer) Mix(s beam.Scope, in MixInput) (mixed, report beam.PCollection) {
 	avg := Average(s, in.Results, in.Weights == tune.ByUpdates)
-	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg, in.Metric, storage.Join(in.Work, "lists"))
+	mixed, result := LineSearchMix(s, in.Lists, in.Prev, avg, in.Metric, in.ListDir)
 	return mixed, beam.ParDo(s, lineSearchReport, result)
 }
 

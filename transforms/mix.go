@@ -37,9 +37,9 @@ type MixInput struct {
 	// Metric is the run's metric, a spec (tune.DecodeOptions.Metric; ""
 	// is BLEU): what a mixer that searches maximises.
 	Metric string
-	// Work is the epoch's work folder, where a mixer that reads the
-	// lists keeps them until the shards' average exists.
-	Work string
+	// ListDir is the folder where a mixer that reads the lists keeps
+	// them until the shards' average exists (rundir.EpochLayout.Lists).
+	ListDir string
 }
 
 var mixers []Mixer
