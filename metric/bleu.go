@@ -136,4 +136,49 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-var _ Metric = BLEU{}
+// Objective is Stats.BLEU, a fraction: Moses' mert's objective.
+func (BLEU) Objective(s Stats) float64 { return s.BLEU() }
+
+// SentenceObjective is BLEUPlusOne(s, LinOch), a fraction.
+func (BLEU) SentenceObjective(s Stats) float64 { return BLEUPlusOne(s, LinOch) }
+
+// LogObjective is Stats.LogBLEU.
+func (BLEU) LogObjective(s Stats) float64 { return s.LogBLEU() }
+
+// PlusOne is BLEUPlusOne(s, v).
+func (BLEU) PlusOne(s Stats, v PlusOneVariant) float64 { return BLEUPlusOne(s, v) }
+
+// Background is kbmira's initial pseudo-corpus of BLEU's order
+// (NewBackground).
+func (b BLEU) Background() *Background { return NewBackground(b.order) }
+
+// ScoreLine is multi-bleu.perl's line (MultiBLEU).
+func (BLEU) ScoreLine(s Stats) string { return MultiBLEU(s) }
+
+// bleuReport is `mtune score --json`'s object for BLEU: Score's fields,
+// as before other metrics, with the name and signature.
+type bleuReport struct {
+	Score
+	Name      string `json:"name"`
+	Signature string `json:"signature"`
+}
+
+// Report is the unsmoothed corpus BLEU of s and its parts (Stats.Score)
+// with the name and signature.
+func (b BLEU) Report(s Stats, signature string) any {
+	return bleuReport{Score: s.Score(), Name: b.Name(), Signature: signature}
+}
+
+// recordUnnamed marks BLEU as the metric records leave unnamed
+// (RecordName).
+func (BLEU) recordUnnamed() {}
+
+var (
+	_ Metric       = BLEU{}
+	_ Objectiver   = BLEU{}
+	_ Smoother     = BLEU{}
+	_ Backgrounder = BLEU{}
+	_ ScorePrinter = BLEU{}
+	_ Reporter     = BLEU{}
+	_ unnamed      = BLEU{}
+)

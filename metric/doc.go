@@ -48,6 +48,17 @@
 //   - Smoothing: sacreBLEU 2's BLEU with smoothing none, floor, add-k or exp
 //     and effective order, for sentences or corpora.
 //
+// # Behaviours
+//
+// Besides Metric, a metric may offer behaviours (behaviour.go), small
+// interfaces that code outside this package asks for instead of asking
+// which metric it holds: Objectiver (compared by its own objective, BLEU
+// as a fraction), Smoother (a sentence smoothing the learner chooses,
+// BLEU+1's variants), Backgrounder (kbmira's pseudo-corpus), FileScored
+// (scores read from a file, External), ScorePrinter and Reporter (how
+// `mtune score` prints and writes it), and RecordName (the name records
+// give it, "" for BLEU).
+//
 // # chrF and chrF++
 //
 // ChrF is a Metric: the character n-gram F-score chrF (Popović 2015) and,

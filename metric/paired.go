@@ -126,7 +126,7 @@ type pairedMetric struct {
 // error rate, so that a positive gain favours the candidate.
 func pairedScale(m Metric) pairedMetric {
 	check := func(s Stats) error { return CheckStats(m, s) }
-	if IsBLEU(m) {
+	if isBLEU(m) {
 		return pairedMetric{name: DefaultBLEU().Name(), score: Stats.BLEU, gain: Stats.BLEU, scale: 100, check: check}
 	}
 	return pairedMetric{name: m.Name(), score: m.Score, gain: Objective(m), scale: 1, check: check}

@@ -491,7 +491,7 @@ func bruteRandomization(m Metric, base, cand []Stats, trials int, seed uint64) R
 // and a candidate that edits one more word of each base translation or
 // puts one back.
 func randomSystems(rng *rand.Rand, m Metric, n int) (base, cand []Stats) {
-	if IsBLEU(m) {
+	if isBLEU(m) {
 		base = randomStats(rng, n)
 		return base, perturb(rng, base)
 	}

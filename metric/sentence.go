@@ -290,7 +290,7 @@ func (b *Background) BLEU(sent Stats) float64 { return BackgroundBLEU(sent, b.St
 // under BLEU, BackgroundGain(b.Metric, sent, b.Stats, b.Sentences) under
 // another metric.
 func (b *Background) Gain(sent Stats) float64 {
-	if IsBLEU(b.Metric) {
+	if isBLEU(b.Metric) {
 		return BackgroundBLEU(sent, b.Stats)
 	}
 	return BackgroundGain(b.Metric, sent, b.Stats, b.Sentences)

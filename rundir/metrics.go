@@ -267,9 +267,10 @@ func ReadScore(ctx context.Context, path string, m metric.Metric) (float64, erro
 }
 
 // SetMetric records in m that its figures are of mt (nil: BLEU): its name
-// and direction, for a metric other than BLEU.
+// and direction, for a metric the records name (metric.RecordName: any
+// but BLEU).
 func (m *Metrics) SetMetric(mt metric.Metric) {
-	if !metric.IsBLEU(mt) {
-		m.Metric, m.LowerIsBetter = mt.Name(), !mt.HigherIsBetter()
+	if name := metric.RecordName(mt); name != "" {
+		m.Metric, m.LowerIsBetter = name, !mt.HigherIsBetter()
 	}
 }

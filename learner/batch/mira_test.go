@@ -110,7 +110,8 @@ func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Wei
 	obj := metric.Stats.BLEU
 	gain := func(s metric.Stats) float64 { return metric.BackgroundBLEU(s, bg) }
 	sentences := 0.0
-	if m := o.Metric; !metric.IsBLEU(m) {
+	if _, own := metric.OrDefault(o.Metric).(metric.Backgrounder); !own {
+		m := o.Metric
 		bg = metric.Stats{N: m.Len()}
 		obj = func(s metric.Stats) float64 { return metric.Gain(m, s) }
 		gain = func(s metric.Stats) float64 {
