@@ -81,7 +81,7 @@ func checkLen(name string, s Stats, n int) error {
 
 // Objective returns the function by which the learners compare
 // statistics, higher being better: an Objectiver's own (for BLEU, or a nil
-// m, corpus BLEU as a fraction, Stats.BLEU, as Moses' mert compares); for
+// m, corpus BLEU as a fraction, BLEUStats.BLEU, as Moses' mert compares); for
 // any other metric its Gain.
 func Objective(m Metric) func(Stats) float64 {
 	if o, ok := OrDefault(m).(Objectiver); ok {
@@ -91,11 +91,11 @@ func Objective(m Metric) func(Stats) float64 {
 }
 
 // CheckStats is m.Check(s), or, for a nil m (BLEU by default),
-// s.ValidateBLEU: the one check of a hypothesis' statistics under the
+// BLEUStats(s).Validate: the one check of a hypothesis' statistics under the
 // metric a learner optimises.
 func CheckStats(m Metric, s Stats) error {
 	if m == nil {
-		return s.ValidateBLEU()
+		return BLEUStats(s).Validate()
 	}
 	return m.Check(s)
 }

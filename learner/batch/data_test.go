@@ -123,5 +123,5 @@ func (d europarl100) learn(t *testing.T, l learner.Learner, err error) (feature.
 	}
 	took := time.Since(start)
 	w := l.Weights()
-	return w, 100 * pool.OneBest(d.lists, w).BLEU(), took
+	return w, 100 * metric.BLEUStats(pool.OneBest(d.lists, w)).BLEU(), took
 }

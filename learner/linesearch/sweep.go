@@ -37,12 +37,12 @@ func (a *Envelopes) Merge(b Envelopes) error {
 	if b.Lists == 0 {
 		return nil
 	}
-	if a.Lists > 0 && a.First.Order() != b.First.Order() {
-		return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", a.First.Order(), b.First.Order())
+	if a.Lists > 0 && metric.BLEUStats(a.First).Order() != metric.BLEUStats(b.First).Order() {
+		return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", metric.BLEUStats(a.First).Order(), metric.BLEUStats(b.First).Order())
 	}
 	for _, p := range b.Points {
-		if p.Delta.Order() != 0 && p.Delta.Order() != b.First.Order() {
-			return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", b.First.Order(), p.Delta.Order())
+		if metric.BLEUStats(p.Delta).Order() != 0 && metric.BLEUStats(p.Delta).Order() != metric.BLEUStats(b.First).Order() {
+			return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", metric.BLEUStats(b.First).Order(), metric.BLEUStats(p.Delta).Order())
 		}
 	}
 	a.First.Add(b.First)

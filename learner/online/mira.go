@@ -306,13 +306,13 @@ func (m *MIRA) MarshalBinary() ([]byte, error) {
 		// The background in BLEU's layout of version 1: the order, the
 		// matches and totals of MaxOrder orders, the reference length.
 		var matches, totals [metric.MaxOrder]float64
-		for n := range bg.Order() {
-			matches[n], totals[n] = bg.Match(n), bg.Total(n)
+		for n := range metric.BLEUStats(bg).Order() {
+			matches[n], totals[n] = metric.BLEUStats(bg).Match(n), metric.BLEUStats(bg).Total(n)
 		}
-		e.I64(int64(bg.Order()))
+		e.I64(int64(metric.BLEUStats(bg).Order()))
 		e.F64s(matches[:])
 		e.F64s(totals[:])
-		e.F64(bg.RefLen())
+		e.F64(metric.BLEUStats(bg).RefLen())
 	})
 }
 
@@ -356,7 +356,7 @@ func (m *MIRA) decodeBLEUBackground(d *statecodec.Decoder) metric.Stats {
 	refLen := d.FiniteF64()
 	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder && order >= 1 && order <= metric.MaxOrder, "background statistics") {
 		bg = metric.NewBLEUStats(order, matches, totals, refLen)
-		err := bg.ValidateBLEU()
+		err := metric.BLEUStats(bg).Validate()
 		for n := order; n < metric.MaxOrder && err == nil; n++ {
 			if matches[n] != 0 || totals[n] != 0 {
 				err = fmt.Errorf("non-zero counts for order %d > %d", n+1, order)

@@ -185,7 +185,7 @@ func batchScore(lists []pool.List, m metric.Metric, choice []int) float64 {
 		}
 	}
 	if m == nil {
-		return metric.Sum(s).BLEU()
+		return metric.BLEUStats(metric.Sum(s)).BLEU()
 	}
 	return metric.Gain(m, metric.Sum(s))
 }
