@@ -147,8 +147,8 @@ func decode8kWith(tb testing.TB, m *Model, n, threads int, opts DecodeOptions) r
 		mine = append(mine, ref.StatsString(best.Target))
 		theirs = append(theirs, ref.StatsString(moses[i]))
 	}
-	r.bleu = 100 * metric.Sum(mine).BLEU()
-	r.mosesBLEU = 100 * metric.Sum(theirs).BLEU()
+	r.bleu = 100 * metric.BLEUStats(metric.Sum(mine)).BLEU()
+	r.mosesBLEU = 100 * metric.BLEUStats(metric.Sum(theirs)).BLEU()
 	return r
 }
 

@@ -9,7 +9,7 @@ import (
 // BLEU is corpus BLEU (Papineni et al. 2002) as a Metric: statistics in
 // Moses' layout (Stats: matches and n-grams of each order, then the
 // reference length, 2·Order+1 numbers), the unsmoothed corpus score of
-// multi-bleu.perl and Moses' mert (Stats.BLEU), and Lin & Och's BLEU+1 at
+// multi-bleu.perl and Moses' mert (BLEUStats.BLEU), and Lin & Och's BLEU+1 at
 // the sentence level (BLEUPlusOne). Build one with NewBLEU.
 type BLEU struct {
 	order     int
@@ -105,18 +105,18 @@ func (g bleuSegment) Stats(hyp string) Stats {
 	return g.ref.StatsString(hyp)
 }
 
-// Score is 100·Stats.BLEU.
-func (BLEU) Score(s Stats) float64 { return 100 * s.BLEU() }
+// Score is 100·BLEUStats.BLEU.
+func (BLEU) Score(s Stats) float64 { return 100 * BLEUStats(s).BLEU() }
 
 // SentenceScore is 100·BLEUPlusOne(s, LinOch).
 func (BLEU) SentenceScore(s Stats) float64 { return 100 * BLEUPlusOne(s, LinOch) }
 
-// Check is Stats.ValidateBLEU of the order.
+// Check is BLEUStats.Validate of the order.
 func (b BLEU) Check(s Stats) error {
 	if s.N != b.Len() {
 		return fmt.Errorf("%w: %d numbers, BLEU-%d has %d", ErrStats, s.N, b.order, b.Len())
 	}
-	return s.ValidateBLEU()
+	return BLEUStats(s).Validate()
 }
 
 // nrefsField is sacreBLEU's nrefs value: the count, or "var" when it
@@ -136,4 +136,49 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-var _ Metric = BLEU{}
+// Objective is BLEUStats.BLEU, a fraction: Moses' mert's objective.
+func (BLEU) Objective(s Stats) float64 { return BLEUStats(s).BLEU() }
+
+// SentenceObjective is BLEUPlusOne(s, LinOch), a fraction.
+func (BLEU) SentenceObjective(s Stats) float64 { return BLEUPlusOne(s, LinOch) }
+
+// LogObjective is BLEUStats.LogBLEU.
+func (BLEU) LogObjective(s Stats) float64 { return BLEUStats(s).LogBLEU() }
+
+// PlusOne is BLEUPlusOne(s, v).
+func (BLEU) PlusOne(s Stats, v PlusOneVariant) float64 { return BLEUPlusOne(s, v) }
+
+// Background is kbmira's initial pseudo-corpus of BLEU's order
+// (NewBackground).
+func (b BLEU) Background() *Background { return NewBackground(b.order) }
+
+// ScoreLine is multi-bleu.perl's line (MultiBLEU).
+func (BLEU) ScoreLine(s Stats) string { return MultiBLEU(s) }
+
+// bleuReport is `mtune score --json`'s object for BLEU: BLEUScore's fields,
+// as before other metrics, with the name and signature.
+type bleuReport struct {
+	BLEUScore
+	Name      string `json:"name"`
+	Signature string `json:"signature"`
+}
+
+// Report is the unsmoothed corpus BLEU of s and its parts
+// (BLEUStats.Score) with the name and signature.
+func (b BLEU) Report(s Stats, signature string) any {
+	return bleuReport{BLEUScore: BLEUStats(s).Score(), Name: b.Name(), Signature: signature}
+}
+
+// recordUnnamed marks BLEU as the metric records leave unnamed
+// (RecordName).
+func (BLEU) recordUnnamed() {}
+
+var (
+	_ Metric       = BLEU{}
+	_ Objectiver   = BLEU{}
+	_ Smoother     = BLEU{}
+	_ Backgrounder = BLEU{}
+	_ ScorePrinter = BLEU{}
+	_ Reporter     = BLEU{}
+	_ unnamed      = BLEU{}
+)

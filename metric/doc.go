@@ -5,15 +5,17 @@
 // # Statistics
 //
 // A hypothesis is scored against the references of its sentence by its
-// Stats: for each order n = 1..N (N = 4 by default, up to 6) the number of
-// its n-grams, and how many of them match a reference, each distinct n-gram
-// counting at most as often as it occurs in any one reference (clipping);
-// and the length of the reference closest in length to the hypothesis, the
-// shorter of two equally close. Stats add up, so a corpus' BLEU is the BLEU
-// of the sum of its sentences' Stats.
+// Stats, an opaque vector of numbers that add up over sentences, which
+// only its metric reads. BLEU's, read through BLEUStats, are for each order
+// n = 1..N (N = 4 by default, up to 6) the number of its n-grams, and how
+// many of them match a reference, each distinct n-gram counting at most as
+// often as it occurs in any one reference (clipping); and the length of
+// the reference closest in length to the hypothesis, the shorter of two
+// equally close. Stats add up, so a corpus' BLEU is the BLEU of the sum of
+// its sentences' Stats.
 //
-// Stats convert exactly to and from Moses' layout, the SCORESTAT lines mert's
-// extractor writes (m1 t1 m2 t2 m3 t3 m4 t4 r):
+// BLEU's Stats convert exactly to and from Moses' layout, the SCORESTAT
+// lines mert's extractor writes (m1 t1 m2 t2 m3 t3 m4 t4 r):
 //
 //	hypothesis:  mr president , we shall be in biarritz , look a little further .
 //	reference:   what i would also call for , however , is to look beyond immediate concerns in biarritz .
@@ -33,7 +35,7 @@
 //
 // # Scores
 //
-//   - Stats.BLEU: corpus BLEU, unsmoothed; MultiBLEU formats it exactly as
+//   - BLEUStats.BLEU: corpus BLEU, unsmoothed; MultiBLEU formats it exactly as
 //     Moses' multi-bleu.perl prints it.
 //   - BLEUPlusOne: sentence BLEU+1, either as Lin & Och (2004) define it or
 //     as Moses' PRO computes it.
@@ -47,6 +49,17 @@
 //   - InterpolatedBLEU: the sentence BLEU of Liang et al. (2006).
 //   - Smoothing: sacreBLEU 2's BLEU with smoothing none, floor, add-k or exp
 //     and effective order, for sentences or corpora.
+//
+// # Behaviours
+//
+// Besides Metric, a metric may offer behaviours (behaviour.go), small
+// interfaces that code outside this package asks for instead of asking
+// which metric it holds: Objectiver (compared by its own objective, BLEU
+// as a fraction), Smoother (a sentence smoothing the learner chooses,
+// BLEU+1's variants), Backgrounder (kbmira's pseudo-corpus), FileScored
+// (scores read from a file, External), ScorePrinter and Reporter (how
+// `mtune score` prints and writes it), and RecordName (the name records
+// give it, "" for BLEU).
 //
 // # chrF and chrF++
 //

@@ -70,4 +70,15 @@ func (e External) Check(s Stats) error {
 	return nil
 }
 
-var _ Metric = External{}
+// FileStats is ExternalStats(score).
+func (External) FileStats(score float64) Stats { return ExternalStats(score) }
+
+// ScoreLine is "COMET = 0.8123": the name and the mean score with 4
+// decimals.
+func (e External) ScoreLine(s Stats) string { return fmt.Sprintf("%s = %.4f", e.Name(), e.Score(s)) }
+
+var (
+	_ Metric       = External{}
+	_ FileScored   = External{}
+	_ ScorePrinter = External{}
+)

@@ -80,47 +80,36 @@ func checkLen(name string, s Stats, n int) error {
 }
 
 // Objective returns the function by which the learners compare
-// statistics, higher being better: for BLEU (or a nil m) corpus BLEU as a
-// fraction, Stats.BLEU, as Moses' mert compares; for any other metric its
-// Gain.
+// statistics, higher being better: an Objectiver's own (for BLEU, or a nil
+// m, corpus BLEU as a fraction, BLEUStats.BLEU, as Moses' mert compares); for
+// any other metric its Gain.
 func Objective(m Metric) func(Stats) float64 {
-	if _, ok := m.(BLEU); ok || m == nil {
-		return Stats.BLEU
+	if o, ok := OrDefault(m).(Objectiver); ok {
+		return o.Objective
 	}
 	return func(s Stats) float64 { return Gain(m, s) }
 }
 
 // CheckStats is m.Check(s), or, for a nil m (BLEU by default),
-// s.ValidateBLEU: the one check of a hypothesis' statistics under the
+// BLEUStats(s).Validate: the one check of a hypothesis' statistics under the
 // metric a learner optimises.
 func CheckStats(m Metric, s Stats) error {
 	if m == nil {
-		return s.ValidateBLEU()
+		return BLEUStats(s).Validate()
 	}
 	return m.Check(s)
 }
 
-// IsBLEU reports whether m is BLEU or nil (BLEU by default).
-func IsBLEU(m Metric) bool {
+// isBLEU reports whether m is BLEU or nil (BLEU by default). Only this
+// package asks; the others ask for a behaviour (behaviour.go).
+func isBLEU(m Metric) bool {
 	_, ok := m.(BLEU)
 	return ok || m == nil
 }
 
 // CorpusScore is m's corpus score of the summed statistics s, BLEU's (in
 // points) when m is nil.
-func CorpusScore(m Metric, s Stats) float64 {
-	if m == nil {
-		return 100 * s.BLEU()
-	}
-	return m.Score(s)
-}
-
-// IsExternal reports whether m is scores computed elsewhere (External),
-// which score given n-best lists only, never new translations.
-func IsExternal(m Metric) bool {
-	_, ok := m.(External)
-	return ok
-}
+func CorpusScore(m Metric, s Stats) float64 { return OrDefault(m).Score(s) }
 
 // SentenceFraction is SentenceGain on the scale of a fraction, as the
 // learners' thresholds and step sizes expect (BLEU+1 is in [0, 1]): the
@@ -133,9 +122,10 @@ func SentenceFraction(m Metric, s Stats) float64 { return fraction(m, SentenceGa
 // an external score's mean as it is.
 func Fraction(m Metric, s Stats) float64 { return fraction(m, Gain(m, s)) }
 
-// fraction puts a gain g of m on the scale of a fraction.
+// fraction puts a gain g of m on the scale of a fraction: a score read
+// from a file (FileScored) is taken as it is.
 func fraction(m Metric, g float64) float64 {
-	if _, ok := m.(External); ok {
+	if _, ok := m.(FileScored); ok {
 		return g
 	}
 	return g / 100

@@ -51,7 +51,7 @@ func TestBLEUMetric(t *testing.T) {
 	if got := MultiBLEU(sum); !strings.HasPrefix(got, "BLEU = 23.17,") {
 		t.Errorf("MultiBLEU %s", got)
 	}
-	if got, want := b.Score(sum), 100*sum.BLEU(); got != want || b.Len() != 9 || sum.N != 9 {
+	if got, want := b.Score(sum), 100*BLEUStats(sum).BLEU(); got != want || b.Len() != 9 || sum.N != 9 {
 		t.Errorf("score %v, want %v; len %d, N %d", got, want, b.Len(), sum.N)
 	}
 	if got, want := b.Signature(1), "nrefs:1|case:mixed|eff:no|tok:none|smooth:none|version:"+SacreBLEUVersion; got != want {
@@ -73,7 +73,7 @@ func TestBLEUMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := seg.Stats("the cat , sat ."); s.Match(0) != 5 || s.Match(3) != 2 {
+	if s := seg.Stats("the cat , sat ."); BLEUStats(s).Match(0) != 5 || BLEUStats(s).Match(3) != 2 {
 		t.Errorf("13a lower-cased statistics %v", s)
 	}
 }
@@ -123,8 +123,14 @@ func TestWeighted(t *testing.T) {
 	}
 }
 
-// lowerBetter is an error rate: 100·errors/length.
-type lowerBetter struct{ External }
+// lowerBetter is an error rate: 100·errors/length, two statistics as
+// External's (whose methods it forwards, not its FileScored behaviour).
+type lowerBetter struct{}
+
+func (lowerBetter) Signature(nrefs int) string             { return External{}.Signature(nrefs) }
+func (lowerBetter) Len() int                               { return 2 }
+func (lowerBetter) Segment(refs []string) (Segment, error) { return External{}.Segment(refs) }
+func (lowerBetter) Check(s Stats) error                    { return External{}.Check(s) }
 
 func (lowerBetter) Name() string                    { return "low" }
 func (lowerBetter) HigherIsBetter() bool            { return false }

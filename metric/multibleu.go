@@ -19,14 +19,14 @@ import (
 // print that many precisions.
 func MultiBLEU(s Stats) string {
 	var buf []byte
-	if s.RefLen() == 0 {
+	if BLEUStats(s).RefLen() == 0 {
 		buf = append(buf, "BLEU = 0, 0"...)
-		for n := 1; n < s.Order(); n++ {
+		for n := 1; n < BLEUStats(s).Order(); n++ {
 			buf = append(buf, "/0"...)
 		}
 		return string(append(buf, " (BP=0, ratio=0, hyp_len=0, ref_len=0)"...))
 	}
-	c, r := s.Total(0), s.RefLen()
+	c, r := BLEUStats(s).Total(0), BLEUStats(s).RefLen()
 	bp := 1.0
 	if c < r {
 		bp = 0
@@ -36,9 +36,9 @@ func MultiBLEU(s Stats) string {
 	}
 	var p [MaxOrder]float64
 	var logSum float64
-	for n := 0; n < s.Order(); n++ {
-		if s.Total(n) != 0 {
-			p[n] = s.Match(n) / s.Total(n)
+	for n := 0; n < BLEUStats(s).Order(); n++ {
+		if BLEUStats(s).Total(n) != 0 {
+			p[n] = BLEUStats(s).Match(n) / BLEUStats(s).Total(n)
 		}
 		if p[n] == 0 {
 			logSum += -9999999999 // the script's my_log(0)
@@ -47,13 +47,13 @@ func MultiBLEU(s Stats) string {
 		}
 	}
 	bleu := 0.0
-	if s.Order() > 0 {
-		bleu = bp * math.Exp(logSum/float64(s.Order()))
+	if BLEUStats(s).Order() > 0 {
+		bleu = bp * math.Exp(logSum/float64(BLEUStats(s).Order()))
 	}
 	buf = append(buf, "BLEU = "...)
 	buf = strconv.AppendFloat(buf, 100*bleu, 'f', 2, 64)
 	buf = append(buf, ", "...)
-	for n := 0; n < s.Order(); n++ {
+	for n := 0; n < BLEUStats(s).Order(); n++ {
 		if n > 0 {
 			buf = append(buf, '/')
 		}

@@ -49,7 +49,7 @@ const pcgStream = 0x70616972_65647465 // "pairedte"
 
 // PairedResult is the outcome of PairedBootstrap. Scores and gains are on
 // the metric's paired scale (Scale): for BLEU fractions in [0, 1] like
-// Stats.BLEU (sacreBLEU reports them multiplied by 100), for every other
+// BLEUStats.BLEU (sacreBLEU reports them multiplied by 100), for every other
 // metric the points of Metric.Score; p-values are scale-free. Gains are
 // oriented so that a positive one favours the candidate, for an error rate
 // (TER) too.
@@ -119,15 +119,15 @@ type pairedMetric struct {
 }
 
 // pairedScale returns how the paired tests score systems under m (nil:
-// BLEU). BLEU is computed as Stats.BLEU, a fraction, the computation of
+// BLEU). BLEU is computed as BLEUStats.BLEU, a fraction, the computation of
 // Koehn (2004) and Moses, whose results earlier versions gave bit for bit
 // (Scale 100 takes them to points); any other metric as Metric.Score, in
 // points (Scale 1), its gain Gain's orientation: the negated score of an
 // error rate, so that a positive gain favours the candidate.
 func pairedScale(m Metric) pairedMetric {
 	check := func(s Stats) error { return CheckStats(m, s) }
-	if IsBLEU(m) {
-		return pairedMetric{name: DefaultBLEU().Name(), score: Stats.BLEU, gain: Stats.BLEU, scale: 100, check: check}
+	if isBLEU(m) {
+		return pairedMetric{name: DefaultBLEU().Name(), score: bleuOf, gain: bleuOf, scale: 100, check: check}
 	}
 	return pairedMetric{name: m.Name(), score: m.Score, gain: Objective(m), scale: 1, check: check}
 }
@@ -236,7 +236,7 @@ func (p *pairs) stats(a *acc, off int) Stats {
 //
 // It draws samples resamples of the n sentence indices, uniformly with
 // replacement, the same indices for both systems, and computes each system's
-// corpus score on each from its summed statistics: for BLEU Stats.BLEU
+// corpus score on each from its summed statistics: for BLEU BLEUStats.BLEU
 // (unsmoothed, a fraction in [0, 1]), for any other metric Metric.Score. The
 // resampled gain is δ_b = S(cand on b) - S(base on b), S being the score
 // oriented so that higher is better (Objective: BLEU, chrF, a weighted sum
@@ -357,7 +357,7 @@ func PairedBootstrap(ctx context.Context, m Metric, base, cand []Stats, samples 
 // shuffles swaps the two translations of every sentence independently with
 // probability ½, giving pseudo-systems X_t (base where not swapped) and Y_t
 // (cand where not swapped), and the shuffled gain δ_t = S(Y_t) - S(X_t), S
-// the oriented score of PairedBootstrap (BLEU: Stats.BLEU, a fraction in
+// the oriented score of PairedBootstrap (BLEU: BLEUStats.BLEU, a fraction in
 // [0, 1]; TER negated). With δ = Gain, the gain on the whole set:
 //
 //	P         = (1 + #{t : δ_t ≥ δ})     / (trials + 1)   one-sided, H0: cand ≤ base

@@ -35,7 +35,7 @@ func randomStats(rng *rand.Rand, n int) []Stats {
 			t := max(c-k, 0)
 			s.V[2*k+1] = float64(t)
 			s.V[2*k] = math.Floor(float64(t) * math.Pow(p, float64(k+1)) * (0.5 + rng.Float64()))
-			s.V[2*k] = min(s.Match(k), s.Total(k))
+			s.V[2*k] = min(BLEUStats(s).Match(k), BLEUStats(s).Total(k))
 		}
 		out[i] = s
 	}
@@ -47,9 +47,9 @@ func randomStats(rng *rand.Rand, n int) []Stats {
 func perturb(rng *rand.Rand, s []Stats) []Stats {
 	out := slices.Clone(s)
 	for i := range out {
-		for k := range out[i].Order() {
-			m := out[i].Match(k) + float64(rng.IntN(3)-1)
-			out[i].V[2*k] = max(0, min(m, out[i].Total(k)))
+		for k := range BLEUStats(out[i]).Order() {
+			m := BLEUStats(out[i]).Match(k) + float64(rng.IntN(3)-1)
+			out[i].V[2*k] = max(0, min(m, BLEUStats(out[i]).Total(k)))
 		}
 	}
 	return out
@@ -84,13 +84,13 @@ func pick(stats []Stats, idx []int) Stats {
 
 // testScore is a system's corpus score as the paired results report it
 // under m (nil: BLEU), written here apart from pairedScale: BLEU as
-// Stats.BLEU, a fraction; the others as Metric.Score.
+// BLEUStats.BLEU, a fraction; the others as Metric.Score.
 func testScore(m Metric, s Stats) float64 {
 	if m == nil {
-		return s.BLEU()
+		return BLEUStats(s).BLEU()
 	}
 	if _, ok := m.(BLEU); ok {
-		return s.BLEU()
+		return BLEUStats(s).BLEU()
 	}
 	return m.Score(s)
 }
@@ -491,7 +491,7 @@ func bruteRandomization(m Metric, base, cand []Stats, trials int, seed uint64) R
 // and a candidate that edits one more word of each base translation or
 // puts one back.
 func randomSystems(rng *rand.Rand, m Metric, n int) (base, cand []Stats) {
-	if IsBLEU(m) {
+	if isBLEU(m) {
 		base = randomStats(rng, n)
 		return base, perturb(rng, base)
 	}
@@ -663,8 +663,8 @@ func testPairedWMT15(t *testing.T, m Metric) {
 			t.Logf("bootstrap %d: %s base %.4f cand %.4f gain %+.4f mean %+.4f 95%% [%+.4f, %+.4f] p %.4g (two-sided %.4g)",
 				samples, bs.Metric, bs.Base, bs.Cand, bs.Gain, bs.MeanGain, bs.Low, bs.High, bs.P, bs.PTwoSided)
 			t.Logf("randomization %d: gain %+.4f p %.4g (two-sided %.4g)", trials, ar.Gain, ar.P, ar.PTwoSided)
-			if m == nil && math.Abs(Sum(google).BLEU()-0.2317) > 5e-5 {
-				t.Errorf("google BLEU %g, multi-bleu.perl says 23.17", Sum(google).BLEU())
+			if m == nil && math.Abs(BLEUStats(Sum(google)).BLEU()-0.2317) > 5e-5 {
+				t.Errorf("google BLEU %g, multi-bleu.perl says 23.17", BLEUStats(Sum(google)).BLEU())
 			}
 			if m != nil && (bs.Base != m.Score(Sum(tc.base)) || bs.Cand != m.Score(Sum(tc.cand)) || bs.Scale != 1) {
 				t.Errorf("%s scores %g and %g (scale %g), want Score's %g and %g", bs.Metric, bs.Base, bs.Cand, bs.Scale, m.Score(Sum(tc.base)), m.Score(Sum(tc.cand)))

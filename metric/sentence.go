@@ -58,11 +58,11 @@ type Smoothing struct {
 // BLEU returns the smoothed BLEU of s, a fraction in [0, 1].
 func (sm Smoothing) BLEU(s Stats) float64 {
 	var m, t [MaxOrder]float64
-	o := s.Order()
+	o := BLEUStats(s).Order()
 	for n := range o {
-		m[n], t[n] = s.Match(n), s.Total(n)
+		m[n], t[n] = BLEUStats(s).Match(n), BLEUStats(s).Total(n)
 	}
-	return sm.Compute(m[:o], t[:o], s.HypLen(), s.RefLen())
+	return sm.Compute(m[:o], t[:o], BLEUStats(s).HypLen(), BLEUStats(s).RefLen())
 }
 
 // Compute is sacreBLEU's compute_bleu on raw statistics (as a fraction, not
@@ -157,14 +157,14 @@ const (
 
 // BLEUPlusOne returns the sentence-level BLEU+1 of s in the given variant.
 func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
-	if s.Order() <= 0 {
+	if BLEUStats(s).Order() <= 0 {
 		return 0
 	}
 	switch v {
 	case LinOch:
 		var lp float64
-		for n := 0; n < s.Order(); n++ {
-			m, t := s.Match(n), s.Total(n)
+		for n := 0; n < BLEUStats(s).Order(); n++ {
+			m, t := BLEUStats(s).Match(n), BLEUStats(s).Total(n)
 			if n > 0 {
 				m++
 				t++
@@ -174,14 +174,14 @@ func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
 			}
 			lp += math.Log(m) - math.Log(t)
 		}
-		return s.BrevityPenalty() * math.Exp(lp/float64(s.Order()))
+		return BLEUStats(s).BrevityPenalty() * math.Exp(lp/float64(BLEUStats(s).Order()))
 	case MosesPlusOne, MosesPlusOneSmoothBP:
 		var lp float64
-		for n := 0; n < s.Order(); n++ {
-			lp += math.Log(s.Match(n)+1) - math.Log(s.Total(n)+1)
+		for n := 0; n < BLEUStats(s).Order(); n++ {
+			lp += math.Log(BLEUStats(s).Match(n)+1) - math.Log(BLEUStats(s).Total(n)+1)
 		}
-		lp /= float64(s.Order())
-		c, r := s.Total(0), s.RefLen()
+		lp /= float64(BLEUStats(s).Order())
+		c, r := BLEUStats(s).Total(0), BLEUStats(s).RefLen()
 		if v == MosesPlusOneSmoothBP {
 			r++
 		}
@@ -205,20 +205,20 @@ func BLEUPlusOne(s Stats, v PlusOneVariant) float64 {
 // n-grams of counts as precision 1 instead of making BLEU_i zero (the
 // brevity penalty still applies); an empty hypothesis scores 0.
 func InterpolatedBLEU(s Stats) float64 {
-	if s.Order() <= 0 || s.Total(0) <= 0 {
+	if BLEUStats(s).Order() <= 0 || BLEUStats(s).Total(0) <= 0 {
 		return 0
 	}
-	bp := s.BrevityPenalty()
+	bp := BLEUStats(s).BrevityPenalty()
 	var sum, logSum float64
-	for i := 0; i < s.Order(); i++ {
-		m, t := s.Match(i), s.Total(i)
+	for i := 0; i < BLEUStats(s).Order(); i++ {
+		m, t := BLEUStats(s).Match(i), BLEUStats(s).Total(i)
 		if t > 0 {
 			if m <= 0 {
 				break // this and every longer BLEU_i are 0
 			}
 			logSum += math.Log(m / t)
 		}
-		sum += bp * math.Exp(logSum/float64(i+1)) / math.Ldexp(1, s.Order()-i)
+		sum += bp * math.Exp(logSum/float64(i+1)) / math.Ldexp(1, BLEUStats(s).Order()-i)
 	}
 	return sum
 }
@@ -228,7 +228,7 @@ func InterpolatedBLEU(s Stats) float64 {
 // new: the batch-local corpus BLEU of Haddow et al. (2011) that Watanabe
 // (2012) maximises with a greedy oracle search.
 func BatchBLEU(batch, old, new Stats) float64 {
-	return batch.Replace(old, new).BLEU()
+	return BLEUStats(batch.Replace(old, new)).BLEU()
 }
 
 // DefaultDecay is the pseudo-corpus decay γ of Chiang et al. (2008) and
@@ -290,7 +290,7 @@ func (b *Background) BLEU(sent Stats) float64 { return BackgroundBLEU(sent, b.St
 // under BLEU, BackgroundGain(b.Metric, sent, b.Stats, b.Sentences) under
 // another metric.
 func (b *Background) Gain(sent Stats) float64 {
-	if IsBLEU(b.Metric) {
+	if isBLEU(b.Metric) {
 		return BackgroundBLEU(sent, b.Stats)
 	}
 	return BackgroundGain(b.Metric, sent, b.Stats, b.Sentences)
@@ -315,7 +315,7 @@ func (b *Background) Update(stats Stats) {
 // some order of the sum has no match.
 func BackgroundBLEU(sent, bg Stats) float64 {
 	sent.Add(bg)
-	return sent.BLEU() * sent.RefLen()
+	return BLEUStats(sent).BLEU() * BLEUStats(sent).RefLen()
 }
 
 // SentenceWords is the length in words that each sentence of a

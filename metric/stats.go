@@ -23,12 +23,9 @@ var ErrStats = errors.New("metric: invalid statistics")
 
 // Stats are the sufficient statistics of one hypothesis, or, summed, of a
 // corpus, under a metric (DESIGN.md §11): N numbers, V[:N], that add over
-// sentences, from which the metric computes its score (Metric.Score). Their
-// meaning is the metric's. BLEU's are Moses' layout, that of a SCORESTAT
-// line of mert's extractor: for each order n = 1..Order() the clipped n-gram
-// matches and the hypothesis n-gram count, then the reference length
-// (m1 t1 m2 t2 … r, N = 2·Order+1), read by Order, Match, Total, HypLen and
-// RefLen.
+// sentences, from which the metric computes its score (Metric.Score). It is
+// an opaque vector: its meaning is the metric's, and only the metric reads
+// it (BLEU's layout and maths are BLEUStats').
 //
 // Stats is a plain value of fixed size with no pointers: copying, adding and
 // subtracting never allocate. Counts are float64 so that decayed or scaled
@@ -55,44 +52,6 @@ func StatsOf(v ...float64) Stats {
 	copy(s.V[:], v)
 	return s
 }
-
-// NewBLEUStats returns BLEU statistics of the given order (1..MaxOrder)
-// with the counts matches[n] and totals[n] of order n+1 (0 past their
-// ends) and the reference length refLen.
-func NewBLEUStats(order int, matches, totals []float64, refLen float64) Stats {
-	s := Stats{N: 2*order + 1}
-	for n := 0; n < order; n++ {
-		if n < len(matches) {
-			s.V[2*n] = matches[n]
-		}
-		if n < len(totals) {
-			s.V[2*n+1] = totals[n]
-		}
-	}
-	s.V[2*order] = refLen
-	return s
-}
-
-// Order returns the BLEU order of statistics in BLEU's layout, N = 2·Order+1
-// (0 for the zero Stats).
-func (s Stats) Order() int { return s.N / 2 }
-
-// Match returns BLEU's clipped matches of order n+1 (0-based n).
-func (s Stats) Match(n int) float64 { return s.V[2*n] }
-
-// Total returns BLEU's hypothesis n-grams of order n+1 (0-based n).
-func (s Stats) Total(n int) float64 { return s.V[2*n+1] }
-
-// RefLen returns BLEU's reference length.
-func (s Stats) RefLen() float64 {
-	if s.N == 0 {
-		return 0
-	}
-	return s.V[s.N-1]
-}
-
-// HypLen returns the hypothesis length, the number of unigrams.
-func (s Stats) HypLen() float64 { return s.V[1] }
 
 func mergeN(a, b int) int {
 	switch {
@@ -167,69 +126,9 @@ func Sum(stats []Stats) Stats {
 	return s
 }
 
-// Precisions returns the n-gram precisions Matches[n]/Totals[n] for the
-// orders in use; an order with no hypothesis n-grams has precision 0.
-func (s Stats) Precisions() [MaxOrder]float64 {
-	var p [MaxOrder]float64
-	for n := 0; n < s.Order(); n++ {
-		if s.Total(n) != 0 {
-			p[n] = s.Match(n) / s.Total(n)
-		}
-	}
-	return p
-}
-
-// BrevityPenalty returns exp(1 - r/c) when the hypothesis length c is below
-// the reference length r, 1 otherwise, and 0 when c is 0 and r is not.
-func (s Stats) BrevityPenalty() float64 {
-	c, r := s.Total(0), s.RefLen()
-	switch {
-	case c >= r:
-		return 1
-	case c <= 0:
-		return 0
-	}
-	return math.Exp(1 - r/c)
-}
-
-// Ratio returns the hypothesis length over the reference length, or 0 when
-// the reference length is 0.
-func (s Stats) Ratio() float64 {
-	if s.RefLen() == 0 {
-		return 0
-	}
-	return s.Total(0) / s.RefLen()
-}
-
-// LogBLEU returns the logarithm of BLEU (Papineni et al. 2002): the mean of
-// the log precisions of orders 1..Order() plus min(0, 1 - r/c). It is -Inf when
-// some order has no match (or no n-gram), or when Order is 0.
-func (s Stats) LogBLEU() float64 {
-	if s.Order() <= 0 {
-		return math.Inf(-1)
-	}
-	var lp float64
-	for n := 0; n < s.Order(); n++ {
-		m, t := s.Match(n), s.Total(n)
-		if m <= 0 || t <= 0 {
-			return math.Inf(-1)
-		}
-		lp += math.Log(m) - math.Log(t)
-	}
-	lp /= float64(s.Order())
-	if c, r := s.Total(0), s.RefLen(); c < r {
-		lp += 1 - r/c
-	}
-	return lp
-}
-
-// BLEU returns corpus BLEU without smoothing, a fraction in [0, 1]: 0 when
-// some order has no match.
-func (s Stats) BLEU() float64 { return math.Exp(s.LogBLEU()) }
-
 // Validate reports whether s holds statistics of some metric: N in
 // 1..MaxStats, finite values, and zeros beyond N. What a metric asks more
-// of its own is its Check (BLEU's: ValidateBLEU).
+// of its own is its Check (BLEU's: BLEUStats.Validate).
 func (s Stats) Validate() error {
 	if s.N < 1 || s.N > MaxStats {
 		return fmt.Errorf("%w: %d numbers, want 1..%d", ErrStats, s.N, MaxStats)
@@ -240,35 +139,6 @@ func (s Stats) Validate() error {
 			return fmt.Errorf("%w: non-zero value %g beyond the %d numbers", ErrStats, x, s.N)
 		case math.IsNaN(x) || math.IsInf(x, 0):
 			return fmt.Errorf("%w: value %d is %g", ErrStats, i+1, x)
-		}
-	}
-	return nil
-}
-
-// ValidateBLEU reports whether s holds BLEU statistics some hypothesis
-// could have: Moses' layout (N = 2·Order+1) with an order in 1..MaxOrder,
-// finite non-negative counts, no more matches than n-grams, and zeros
-// beyond N.
-func (s Stats) ValidateBLEU() error {
-	if s.N%2 != 1 || s.Order() < 1 || s.Order() > MaxOrder {
-		return fmt.Errorf("%w: %d numbers are not BLEU's 2n+1 for an order n in 1..%d", ErrStats, s.N, MaxOrder)
-	}
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if err := checkCount("reference length", s.RefLen()); err != nil {
-		return err
-	}
-	for n := 0; n < s.Order(); n++ {
-		m, t := s.Match(n), s.Total(n)
-		if err := checkCount("matches", m); err != nil {
-			return err
-		}
-		if err := checkCount("n-grams", t); err != nil {
-			return err
-		}
-		if m > t {
-			return fmt.Errorf("%w: %g matches > %g n-grams of order %d", ErrStats, m, t, n+1)
 		}
 	}
 	return nil
@@ -294,7 +164,7 @@ func FromMoses(fields []int) (Stats, error) {
 	for i, f := range fields {
 		s.V[i] = float64(f)
 	}
-	return s, s.ValidateBLEU()
+	return s, BLEUStats(s).Validate()
 }
 
 // ToMoses returns s in Moses' layout (see FromMoses). It fails if a count is
@@ -316,7 +186,7 @@ func (s Stats) ToMoses() ([]int, error) {
 // ParseMoses parses the text of one SCORESTAT entry of BLEU,
 // "6 14 1 13 0 12 0 11 18" (fields separated by ASCII white space; Moses
 // leaves a trailing space), as ParseScoreStat does, and checks that it is
-// BLEU's (ValidateBLEU).
+// BLEU's (BLEUStats.Validate).
 func ParseMoses(text string) (Stats, error) {
 	s, err := ParseScoreStat(text)
 	if err != nil {
@@ -325,7 +195,7 @@ func ParseMoses(text string) (Stats, error) {
 	if s.N%2 != 1 || s.N < 3 {
 		return s, fmt.Errorf("%w: %d fields, want 2n+1 for n in 1..%d", ErrStats, s.N, MaxOrder)
 	}
-	return s, s.ValidateBLEU()
+	return s, BLEUStats(s).Validate()
 }
 
 // ParseScoreStat parses the text of one SCORESTAT entry of any metric: its
@@ -376,41 +246,6 @@ func (s Stats) AppendMoses(dst []byte) []byte {
 
 // String returns s in Moses' layout (see AppendMoses).
 func (s Stats) String() string { return string(s.AppendMoses(nil)) }
-
-// Score is the report of a BLEU score, with the JSON field names of
-// `mtune score --json`. BLEU, the precisions and BP are fractions in [0, 1]
-// (multi-bleu.perl prints them multiplied by 100).
-type Score struct {
-	BLEU       float64   `json:"bleu"`
-	Precisions []float64 `json:"precisions"`
-	BP         float64   `json:"bp"`
-	Ratio      float64   `json:"ratio"`
-	HypLen     float64   `json:"hyp_len"`
-	RefLen     float64   `json:"ref_len"`
-	Matches    []float64 `json:"matches"`
-	Totals     []float64 `json:"totals"`
-	Order      int       `json:"order"`
-}
-
-// Score returns the unsmoothed corpus BLEU of s and its parts.
-func (s Stats) Score() Score {
-	p := s.Precisions()
-	m, t := make([]float64, s.Order()), make([]float64, s.Order())
-	for n := range m {
-		m[n], t[n] = s.Match(n), s.Total(n)
-	}
-	return Score{
-		BLEU:       s.BLEU(),
-		Precisions: append([]float64(nil), p[:s.Order()]...),
-		BP:         s.BrevityPenalty(),
-		Ratio:      s.Ratio(),
-		HypLen:     s.Total(0),
-		RefLen:     s.RefLen(),
-		Matches:    m,
-		Totals:     t,
-		Order:      s.Order(),
-	}
-}
 
 // MarshalJSON writes s as the JSON array of its statistics, V[:N]
 // ([6,14,1,13,0,12,0,11,18] for BLEU).

@@ -27,7 +27,7 @@ func NewWeighted(parts []Metric, weights []float64) (*Weighted, error) {
 	}
 	w := &Weighted{parts: parts, weights: weights}
 	for i, p := range parts {
-		if _, ok := p.(External); ok {
+		if _, ok := p.(FileScored); ok {
 			return nil, fmt.Errorf("metric: external scores are read from a file, not computed from text: they cannot be part of a weighted sum")
 		}
 		if x := weights[i]; !(x > 0) || x > 1e300 {

@@ -164,7 +164,7 @@ func plainEpoch(b *testing.B, dec tune.Decoder, ini, src, ref string, shards int
 	}
 	close(next)
 	wg.Wait()
-	return 100 * metric.Sum(stats).BLEU()
+	return 100 * metric.BLEUStats(metric.Sum(stats)).BLEU()
 }
 
 func readTune(src, ref string) ([]tune.Sentence, error) {

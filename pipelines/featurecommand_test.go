@@ -254,7 +254,7 @@ func TestFeatureCommandDev(t *testing.T) {
 			sum.Add(pool.OneBest([]pool.List{pl}, ww))
 			first.Add(n.Hyps[0].Stats)
 		}
-		return 100 * sum.BLEU(), 100 * first.BLEU()
+		return 100 * metric.BLEUStats(sum).BLEU(), 100 * metric.BLEUStats(first).BLEU()
 	}
 	s0, d0 := score(l.Init())
 	got0, err := rundir.ReadScore(ctx, l.InitDevStats(), metric.DefaultBLEU())

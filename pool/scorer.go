@@ -16,6 +16,8 @@ type Scorer struct {
 	// ext, for external scores (NewExternalScorer), returns the score of
 	// the hypothesis read at file:line of an n-best list; nil otherwise.
 	ext func(file string, line int) (float64, error)
+	// fileStats, with ext, gives a score's statistics (FileScored).
+	fileStats func(score float64) metric.Stats
 }
 
 // NewScorer prepares the references refs[i] (all references of sentence i)
@@ -41,11 +43,12 @@ func NewScorer(refs [][]string, m metric.Metric) (*Scorer, error) {
 
 // NewExternalScorer returns a scorer of the hypotheses of sentences
 // sentences (ids 0 to sentences-1) whose statistics are scores computed
-// elsewhere (metric.ExternalStats): score(file, line) is the score of the
-// hypothesis an n-best reader read at file:line. It has no references:
-// Stats fails, Hyp gives the statistics.
-func NewExternalScorer(m metric.External, sentences int, score func(file string, line int) (float64, error)) *Scorer {
-	return &Scorer{m: m, segs: make([]metric.Segment, sentences), ext: score}
+// elsewhere and read from files (m: metric.FileScored, as external scores
+// are): score(file, line) is the score of the hypothesis an n-best reader
+// read at file:line, m.FileStats its statistics. It has no
+// references: Stats fails, Hyp gives the statistics.
+func NewExternalScorer(m metric.FileScored, sentences int, score func(file string, line int) (float64, error)) *Scorer {
+	return &Scorer{m: m, segs: make([]metric.Segment, sentences), ext: score, fileStats: m.FileStats}
 }
 
 // External reports whether the scorer's statistics are external scores
@@ -87,5 +90,5 @@ func (s *Scorer) Hyp(sent int, target, file string, line int) (metric.Stats, err
 	if err != nil {
 		return metric.Stats{}, err
 	}
-	return metric.ExternalStats(x), nil
+	return s.fileStats(x), nil
 }

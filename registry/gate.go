@@ -49,6 +49,7 @@ func (g GateOptions) MetricName() string {
 // Validate checks the options.
 func (g GateOptions) Validate() error {
 	g = g.withDefaults()
+	_, fromFile := g.Metric.(metric.FileScored)
 	switch {
 	case math.IsNaN(g.MinGain) || math.IsInf(g.MinGain, 0):
 		return fmt.Errorf("registry: minimum gain %v is not a number", g.MinGain)
@@ -56,7 +57,7 @@ func (g GateOptions) Validate() error {
 		return fmt.Errorf("registry: maximum p-value %v is not in (0, 1]", g.MaxP)
 	case g.Samples < 1 || g.Samples > metric.MaxPairedSamples:
 		return fmt.Errorf("registry: %d bootstrap samples: must be from 1 to %d", g.Samples, metric.MaxPairedSamples)
-	case metric.IsExternal(g.Metric):
+	case fromFile:
 		return fmt.Errorf("registry: the gate cannot compare by %s: scores computed elsewhere score given n-best lists, not the dev set's new translations", g.Metric.Name())
 	}
 	return nil

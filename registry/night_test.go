@@ -121,7 +121,7 @@ func devStats(q float64) []metric.Stats {
 		p := q + 0.2*(rng.Float64()-0.5)
 		for k := range 4 {
 			s.V[2*k+1] = n - float64(k)
-			s.V[2*k] = min(s.Total(k), max(0, float64(int(s.Total(k)*p*pow(0.8, k)+0.5))))
+			s.V[2*k] = min(metric.BLEUStats(s).Total(k), max(0, float64(int(metric.BLEUStats(s).Total(k)*p*pow(0.8, k)+0.5))))
 		}
 		out[i] = s
 	}

@@ -273,9 +273,7 @@ func ReadScore(ctx context.Context, path string, m metric.Metric) (float64, erro
 // SetMetric records in m that its figures are of mt (nil: BLEU): its name
 // and direction.
 func (m *Metrics) SetMetric(mt metric.Metric) {
-	if mt == nil {
-		mt = metric.BLEU{}
-	}
+	mt = metric.OrDefault(mt)
 	m.Metric, m.LowerIsBetter = mt.Name(), !mt.HigherIsBetter()
 }
 

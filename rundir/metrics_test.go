@@ -90,7 +90,7 @@ func TestReadScore(t *testing.T) {
 		want float64
 		err  bool
 	}{
-		{"bleu", bleu, nil, 100 * bleu.BLEU(), false},
+		{"bleu", bleu, nil, 100 * metric.BLEUStats(bleu).BLEU(), false},
 		{"empty", metric.Stats{}, nil, 0, false},
 		{"chrf", cst, chrf, chrf.Score(cst), false},
 		{"bad bleu", metric.NewBLEUStats(4, []float64{9}, []float64{8, 7, 6, 5}, 9), nil, 0, true},

@@ -368,13 +368,13 @@ func TestWriteReportStartAndOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startBLEU := strconv.FormatFloat(100*start.BLEU(), 'f', 2, 64)
+	startBLEU := strconv.FormatFloat(100*metric.BLEUStats(start).BLEU(), 'f', 2, 64)
 	rows := htmltest.Rows(t, doc, "metrics")
 	if len(rows) < 2 || strings.Join(rows[0][:3], " ") != "0 – "+startBLEU || !strings.Contains(rows[0][3], "starting weights") {
 		t.Errorf("metrics rows %q: want epoch 0 first, dev BLEU %s", rows, startBLEU)
 	}
 	ss := htmltest.Series(t, htmltest.Elements(doc, "svg")[0])
-	checkCurve(t, ss["dev BLEU"], []float64{100 * start.BLEU(), 18.5, 26.0})
+	checkCurve(t, ss["dev BLEU"], []float64{100 * metric.BLEUStats(start).BLEU(), 18.5, 26.0})
 	opts := map[string]string{}
 	for _, r := range htmltest.Rows(t, doc, "options") {
 		if len(r) == 2 {

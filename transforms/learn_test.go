@@ -37,7 +37,7 @@ func rerankBLEU(t *testing.T, e europarl100, w weights.ByName) float64 {
 		}
 		sum.Add(n.Hyps[0].Stats)
 	}
-	return sum.BLEU()
+	return metric.BLEUStats(sum).BLEU()
 }
 
 func decodeWith(dec tune.Decoder, x tune.Sentence, w weights.ByName, n int) (tune.NBest, error) {
@@ -348,7 +348,7 @@ func TestEpochPipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("epoch %d: α = %.4f, BLEU of the epoch's lists %.4f", epoch, alpha, stats.BLEU())
+		t.Logf("epoch %d: α = %.4f, BLEU of the epoch's lists %.4f", epoch, alpha, metric.BLEUStats(stats).BLEU())
 
 		// The pipeline.
 		p, s := beam.NewPipelineWithRoot()

@@ -226,7 +226,7 @@ func bleuAt(lists []pool.List, prev, avg feature.Weights, a float64) float64 {
 	for j := range w {
 		w[j] = (1-a)*prev[j] + a*avg.At(feature.ID(j))
 	}
-	return pool.OneBest(lists, w).BLEU()
+	return metric.BLEUStats(pool.OneBest(lists, w)).BLEU()
 }
 
 // lineSearch chooses α for the lists as the pipeline does: each list's

@@ -101,14 +101,17 @@ func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []
 	}
 	defer sw.Abort()
 	ss := nbest.NewScoreStatWriter(sw)
-	name := "BLEU"
-	if !metric.IsBLEU(m) {
-		name, ss.Precision = m.Name(), -1
+	// Under the metric records leave unnamed (BLEU) the statistics are
+	// integer counts, written as before other metrics; any other's are
+	// written exactly.
+	asBefore := metric.RecordName(m) == ""
+	if !asBefore {
+		ss.Precision = -1
 	}
 	used := map[feature.ID]bool{}
 	for _, sent := range pooled.Sentences() {
 		hyps := pooled.Hyps(sent)
-		blk := nbest.ScoreBlock{Sentence: sent, Metric: name, Stats: make([][]float64, len(hyps))}
+		blk := nbest.ScoreBlock{Sentence: sent, Metric: metric.OrDefault(m).Name(), Stats: make([][]float64, len(hyps))}
 		for k, h := range hyps {
 			if err := nw.w.Write(h); err != nil {
 				return PoolPartInfo{}, fmt.Errorf("tune: writing %s: sentence %d: %w", out.NBest, sent, err)
@@ -116,7 +119,7 @@ func MergePoolPart(ctx context.Context, part int, prev rundir.PoolPart, lists []
 			for _, id := range h.Features.IDs {
 				used[id] = true
 			}
-			if name != "BLEU" {
+			if !asBefore {
 				blk.Stats[k] = stats[sent][k].Values()
 				continue
 			}

@@ -140,7 +140,7 @@ func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}
-	if metric.IsExternal(m) {
+	if _, ok := m.(metric.FileScored); ok {
 		return nil, fmt.Errorf("tune: metric %q: scores computed elsewhere score given n-best lists (tune-nbest, rerank), not a decoder's new translations", o.Metric)
 	}
 	return m, nil

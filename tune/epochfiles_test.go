@@ -123,7 +123,7 @@ func TestReadEpoch(t *testing.T) {
 	}
 	mixed := weights.ByName{Names: []string{"LM0_0", "pp_a~b", "tm_0", "tm_1"}, Vals: []float64{0.5, 0.125, -0.25, 0}}
 	stale := []StaleStats{{Histogram: []int{2, 1}, Recomputes: 1}, {Histogram: []int{1, 0, 1}}}
-	bleu := func(s metric.Stats) *float64 { b := 100 * s.BLEU(); return &b }
+	bleu := func(s metric.Stats) *float64 { b := 100 * metric.BLEUStats(s).BLEU(); return &b }
 	alpha := 0.375
 
 	tests := []struct {
@@ -137,19 +137,19 @@ func TestReadEpoch(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "ipm average", o: EpochOutputs{Shards: 2, EvalTune: true},
-			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * tuneStats.BLEU(), ProgressiveScore: 100 * prog.BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * metric.BLEUStats(tuneStats).BLEU(), ProgressiveScore: 100 * metric.BLEUStats(prog).BLEU(), Updates: 3 + 4, Sentences: 10 + 11, NonZero: 3}},
 		{name: "ipm linesearch with a dev set", o: EpochOutputs{Shards: 2, EvalTune: true, Dev: true}, lineSearch: true,
-			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * tuneStats.BLEU(), DevScore: bleu(devStats), Alpha: &alpha,
-				ProgressiveScore: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * metric.BLEUStats(tuneStats).BLEU(), DevScore: bleu(devStats), Alpha: &alpha,
+				ProgressiveScore: 100 * metric.BLEUStats(prog).BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "stale", o: EpochOutputs{Shards: 2, EvalTune: true, Stale: true},
-			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * tuneStats.BLEU(), ProgressiveScore: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3,
+			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * metric.BLEUStats(tuneStats).BLEU(), ProgressiveScore: 100 * metric.BLEUStats(prog).BLEU(), Updates: 7, Sentences: 21, NonZero: 3,
 				Staleness: &rundir.Staleness{Histogram: map[string]int{"0": 3, "1": 1, "2": 1}, Max: 2, Mean: 0.6, Recomputes: 1}}},
 		{name: "one shard of two", o: EpochOutputs{Shards: 1, EvalTune: true},
-			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * tuneStats.BLEU(), ProgressiveScore: 100 * shardStats[0].BLEU(), Updates: 3, Sentences: 10, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * metric.BLEUStats(tuneStats).BLEU(), ProgressiveScore: 100 * metric.BLEUStats(shardStats[0]).BLEU(), Updates: 3, Sentences: 10, NonZero: 3}},
 		// Without --eval-tune the tune BLEU is the progressive BLEU, and
 		// work/tune-stats.json is not read.
 		{name: "ipm, tune BLEU as decoded", o: EpochOutputs{Shards: 2, Dev: true}, remove: func(e rundir.EpochLayout) string { return e.TuneStats() },
-			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * prog.BLEU(), TuneDecoded: true, DevScore: bleu(devStats), ProgressiveScore: 100 * prog.BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
+			want: rundir.Metrics{Epoch: 4, Metric: "BLEU", TuneScore: 100 * metric.BLEUStats(prog).BLEU(), TuneDecoded: true, DevScore: bleu(devStats), ProgressiveScore: 100 * metric.BLEUStats(prog).BLEU(), Updates: 7, Sentences: 21, NonZero: 3}},
 		{name: "missing shard file", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string { return e.ShardState(1) }, wantErr: true},
 		{name: "missing shard summary", o: EpochOutputs{Shards: 2}, remove: func(e rundir.EpochLayout) string {
 			return filepath.Join(e.State(), ShardSummaryName(0))

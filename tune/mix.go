@@ -219,10 +219,10 @@ func LineSearch(a mix.Lines, spec string) (LineSearchResult, error) {
 		Breakpoints: r.Line.Breakpoints,
 		Lists:       a.Envelopes.Lists,
 	}
-	if metric.IsBLEU(m) {
-		res.BLEU = r.Stats.BLEU()
+	if name := metric.RecordName(m); name == "" {
+		res.BLEU = metric.Objective(m)(r.Stats)
 	} else {
-		res.Metric, res.Score = m.Name(), m.Score(r.Stats)
+		res.Metric, res.Score = name, m.Score(r.Stats)
 	}
 	return res, nil
 }

@@ -213,7 +213,7 @@ func TestLineSearch(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if got.Alpha != alpha || got.Stats != stats || got.BLEU != stats.BLEU() {
+		if got.Alpha != alpha || got.Stats != stats || got.BLEU != metric.BLEUStats(stats).BLEU() {
 			t.Errorf("case %d: α %v with %v, mix.LineSearch α %v with %v", c, got.Alpha, got.Stats, alpha, stats)
 		}
 		if !slices.Equal(mix.Interpolate(prev, avg, got.Alpha), w) {

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"github.com/mtune/mtune/metric"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestPoolEpocher(t *testing.T) {
 		s.Weights = w
 		return s
 	}
-	startBLEU := 100 * pool.OneBest(lists, init).BLEU()
+	startBLEU := 100 * metric.BLEUStats(pool.OneBest(lists, init)).BLEU()
 
 	t.Run("adagrad", func(t *testing.T) {
 		dir := rundir.Layout{Root: t.TempDir()}
@@ -68,7 +69,7 @@ func TestPoolEpocher(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := 100 * pool.OneBest(lists, w.Weights).BLEU(); got != m.TuneScore || m.ProgressiveScore != prev || m.Pool != pool.Size(lists) || m.Sentences != len(lists) {
+			if got := 100 * metric.BLEUStats(pool.OneBest(lists, w.Weights)).BLEU(); got != m.TuneScore || m.ProgressiveScore != prev || m.Pool != pool.Size(lists) || m.Sentences != len(lists) {
 				t.Errorf("epoch %d: %+v; the trio's BLEU %v, previous %v", m.Epoch, m, got, prev)
 			}
 			prev = m.TuneScore

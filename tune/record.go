@@ -47,9 +47,7 @@ func LearnerManifest(name string, c algo.Config) rundir.ManifestFlags {
 	if c.NoiseType != "dropout" {
 		f.NoiseType = c.NoiseType
 	}
-	if m := c.Metric(); !metric.IsBLEU(m) {
-		f.Metric = m.Name()
-	}
+	f.Metric = metric.RecordName(c.Metric())
 	return f
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"log/slog"
 	"strings"
 
@@ -56,7 +55,7 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	if err != nil {
 		return nil, usagef("--metric: %v", err)
 	}
-	switch _, ext := m.(metric.External); {
+	switch _, ext := m.(metric.FileScored); {
 	case ext && (len(f.scores) == 0 || len(f.scores) != len(f.nbests) || len(f.refs) > 0):
 		return nil, usagef("--metric external: scores computed elsewhere come from score files aligned with n-best lists: one --scores a --nbest (%d for %d) and no -r (rerank, extract, tune-nbest)", len(f.scores), len(f.nbests))
 	case !ext && len(f.scores) > 0:
@@ -103,7 +102,7 @@ func (f *scoringFlags) scorer(ctx context.Context) (*pool.Scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ext, ok := m.(metric.External); ok {
+	if ext, ok := m.(metric.FileScored); ok {
 		return poolfile.ExternalScorer(ctx, f.nbests, f.scores, f.format, ext)
 	}
 	refs, err := corpus.LoadRefs(ctx, f.refs)
@@ -114,19 +113,12 @@ func (f *scoringFlags) scorer(ctx context.Context) (*pool.Scorer, error) {
 }
 
 // scoreLine is the line a command prints for the corpus statistics sum
-// under m: multi-bleu.perl's for BLEU, else "chrF2 = 56.76" as sacreBLEU
-// prints it (an external score's mean with 4 decimals); with sig, the
-// metric's signature for nrefs references after it.
+// under m (metric.ScoreLine: multi-bleu.perl's for BLEU, else "chrF2 =
+// 56.76" as sacreBLEU prints it, an external score's mean with 4
+// decimals); with sig, the metric's signature for nrefs references after
+// it.
 func scoreLine(m metric.Metric, sum metric.Stats, nrefs int, sig bool) string {
-	var line string
-	switch m.(type) {
-	case metric.BLEU:
-		line = metric.MultiBLEU(sum)
-	case metric.External:
-		line = fmt.Sprintf("%s = %.4f", m.Name(), m.Score(sum))
-	default:
-		line = fmt.Sprintf("%s = %.2f", m.Name(), m.Score(sum))
-	}
+	line := metric.ScoreLine(m, sum)
 	if sig {
 		line += " " + m.Signature(nrefs)
 	}

@@ -10,15 +10,8 @@ import (
 	"github.com/mtune/mtune/metric"
 )
 
-// bleuJSON is score --json's object for BLEU: metric.Score's fields, as
-// before other metrics, with the name and signature.
-type bleuJSON struct {
-	metric.Score
-	Name      string `json:"name"`
-	Signature string `json:"signature"`
-}
-
-// scoreJSON is score --json's object for a metric other than BLEU.
+// scoreJSON is score --json's object for a metric without a report of
+// its own (metric.Reporter).
 type scoreJSON struct {
 	Name      string    `json:"name"`
 	Score     float64   `json:"score"`
@@ -70,8 +63,8 @@ func scoreFlags(fs *flag.FlagSet) runFunc {
 		if *asJSON {
 			enc := json.NewEncoder(a.stdout)
 			enc.SetIndent("", "  ")
-			if _, ok := m.(metric.BLEU); ok {
-				return enc.Encode(bleuJSON{Score: sum.Score(), Name: m.Name(), Signature: m.Signature(sc.Refs())})
+			if r, ok := m.(metric.Reporter); ok {
+				return enc.Encode(r.Report(sum, m.Signature(sc.Refs())))
 			}
 			return enc.Encode(scoreJSON{Name: m.Name(), Score: m.Score(sum), Signature: m.Signature(sc.Refs()), Stats: sum.Values()})
 		}

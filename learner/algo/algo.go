@@ -122,7 +122,8 @@ type Info struct {
 	// one machine (tune.BatchStep.RunParts).
 	Rounds, Pairs bool
 	// AnyMetric is set for a learner that optimises any metric
-	// (Config.SetMetric), not BLEU only.
+	// (Config.SetMetric), not BLEU only: one without it needs a metric
+	// whose sentence smoothing it chooses (metric.Smoother).
 	AnyMetric bool
 }
 
@@ -246,7 +247,7 @@ func (c Config) Validate(name string) error {
 	case c.Threads < 0:
 		return fmt.Errorf("algo: %d threads: must be positive", c.Threads)
 	}
-	if c.metric != nil && !metric.IsBLEU(c.metric) && !info.AnyMetric {
+	if _, ok := metric.OrDefault(c.metric).(metric.Smoother); !ok && !info.AnyMetric {
 		var any []string
 		for _, in := range All() {
 			if in.AnyMetric {

@@ -29,7 +29,7 @@ func train(t *testing.T, name string, lists []pool.List, w feature.Weights, c Co
 			t.Fatal(err)
 		}
 	}
-	return l, 100 * pool.OneBest(lists, l.Weights()).BLEU()
+	return l, 100 * metric.BLEUStats(pool.OneBest(lists, l.Weights())).BLEU()
 }
 
 // TestEuroparl100 runs every learner on Moses' europarl100 lists from

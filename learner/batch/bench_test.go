@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"github.com/mtune/mtune/metric"
 	"testing"
 
 	"github.com/mtune/mtune/feature"
@@ -24,7 +25,7 @@ func benchLearn(b *testing.B, lists []pool.List, make func(w feature.Weights) (l
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		b.ReportMetric(100*pool.OneBest(d.lists, l.Weights()).BLEU(), "BLEU")
+		b.ReportMetric(100*metric.BLEUStats(pool.OneBest(d.lists, l.Weights())).BLEU(), "BLEU")
 		b.StartTimer()
 	}
 }

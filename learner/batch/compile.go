@@ -20,9 +20,11 @@ var ErrEmpty = errors.New("batch: empty pool")
 // compiled is a pool laid out flat for the optimizers' hot loops: features
 // renumbered to local ids 0..dim-1 (in increasing global id, so sparse rows
 // stay sorted), stored dense (hyp-major, dim values a hypothesis) when that
-// takes no more memory than the sparse rows would, and BLEU statistics as
-// rows of 2·order+1 numbers laid out as Moses' SCORESTAT (matches and
-// n-grams of each order, then the reference length).
+// takes no more memory than the sparse rows would, and the statistics as
+// rows of stride numbers. Under a metric with a pseudo-corpus of its own
+// (metric.Backgrounder: BLEU) order is BLEU's and the rows have 2·order+1
+// numbers laid out as Moses' SCORESTAT (matches and n-grams of each order,
+// then the reference length); under another metric order is 0.
 type compiled struct {
 	ids    []feature.ID // local id → global id
 	dim    int
@@ -98,7 +100,7 @@ func compileLayout(lists []pool.List, lay layout, m metric.Metric) (*compiled, e
 		}
 	}
 	c := &compiled{stride: width}
-	if metric.IsBLEU(m) {
+	if _, ok := metric.OrDefault(m).(metric.Backgrounder); ok {
 		c.order = width / 2
 	}
 	for id, seen := range local {

@@ -53,11 +53,11 @@ func restat(r *rand.Rand, lists []pool.List, m metric.Metric) []pool.List {
 	for _, l := range lists {
 		refLen := float64(1 + r.IntN(30))
 		for k := range l.Hyps {
-			switch m.(type) {
+			switch m := m.(type) {
 			case metric.TER:
 				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.StatsOf(float64(r.IntN(41)), refLen))
-			case metric.External:
-				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.ExternalStats(r.Float64()))
+			case metric.FileScored:
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, m.FileStats(r.Float64()))
 			default:
 				panic("restat: TER or external only")
 			}
@@ -123,5 +123,5 @@ func (d europarl100) learn(t *testing.T, l learner.Learner, err error) (feature.
 	}
 	took := time.Since(start)
 	w := l.Weights()
-	return w, 100 * pool.OneBest(d.lists, w).BLEU(), took
+	return w, 100 * metric.BLEUStats(pool.OneBest(d.lists, w)).BLEU(), took
 }

@@ -30,6 +30,6 @@ func Example() {
 	if err := m.Learn(context.Background(), lists); err != nil {
 		panic(err)
 	}
-	fmt.Printf("BLEU %.2f → %.2f\n", pool.OneBest(lists, start).BLEU(), pool.OneBest(lists, m.Weights()).BLEU())
+	fmt.Printf("BLEU %.2f → %.2f\n", metric.BLEUStats(pool.OneBest(lists, start)).BLEU(), metric.BLEUStats(pool.OneBest(lists, m.Weights())).BLEU())
 	// Output: BLEU 0.00 → 1.00
 }

@@ -107,10 +107,11 @@ func naiveMIRA(lists []pool.List, w feature.Weights, o MIRAOptions) (feature.Wei
 	if o.Background == BackgroundDecreasing {
 		bg = metric.NewBackground(4).Stats
 	}
-	obj := metric.Stats.BLEU
+	obj := func(s metric.Stats) float64 { return metric.BLEUStats(s).BLEU() }
 	gain := func(s metric.Stats) float64 { return metric.BackgroundBLEU(s, bg) }
 	sentences := 0.0
-	if m := o.Metric; !metric.IsBLEU(m) {
+	if _, own := metric.OrDefault(o.Metric).(metric.Backgrounder); !own {
+		m := o.Metric
 		bg = metric.Stats{N: m.Len()}
 		obj = func(s metric.Stats) float64 { return metric.Gain(m, s) }
 		gain = func(s metric.Stats) float64 {
@@ -355,7 +356,7 @@ func TestMIRAReplicated(t *testing.T) {
 	if err := m.Learn(context.Background(), learntest.Replicate(d.lists, 10)); err != nil {
 		t.Fatal(err)
 	}
-	bleu := 100 * pool.OneBest(d.lists, m.Weights()).BLEU()
+	bleu := 100 * metric.BLEUStats(pool.OneBest(d.lists, m.Weights())).BLEU()
 	t.Logf("10 copies, 20 passes: BLEU %.4f on the original lists", bleu)
 	if bleu < 14.2 {
 		t.Errorf("BLEU %.4f, want ≥ 14.2", bleu)

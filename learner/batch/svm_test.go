@@ -211,8 +211,8 @@ func tinyPool(hyps [][][3]float64) []pool.List {
 			b.Add(1, h[1])
 			st := metric.NewBLEUStats(4, nil, []float64{4, 3, 2, 1}, 4)
 			for n := range 4 {
-				st.V[2*n] = min(h[2]-float64(n), st.Total(n))
-				st.V[2*n] = max(st.Match(n), 0)
+				st.V[2*n] = min(h[2]-float64(n), metric.BLEUStats(st).Total(n))
+				st.V[2*n] = max(metric.BLEUStats(st).Match(n), 0)
 			}
 			l.Hyps = append(l.Hyps, pool.NewHyp(b.Vector(), st))
 		}
@@ -338,7 +338,7 @@ func TestSVMAlternations(t *testing.T) {
 		if f := svmLoss(lists, w, lambda); math.Abs(f-b.Objective) > 1e-9*max(1, f) {
 			t.Errorf("λ %v: objective %v, the weights give %v", lambda, b.Objective, f)
 		}
-		if bleu := pool.OneBest(lists, w).BLEU(); bleu != b.BLEU {
+		if bleu := metric.BLEUStats(pool.OneBest(lists, w)).BLEU(); bleu != b.BLEU {
 			t.Errorf("λ %v: BLEU %v, the weights give %v", lambda, b.BLEU, bleu)
 		}
 		if f0 := svmLoss(lists, randomWeights(rand.New(rand.NewPCG(0, 0)), 0), lambda); run.Initial <= 0 || b.Objective > run.Initial || b.Objective > f0 {
@@ -390,7 +390,7 @@ func TestSVMLatentStarts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return run.Iterations[run.Best].Objective, 100 * c.oneBest(w, 1).BLEU()
+		return run.Iterations[run.Best].Objective, 100 * metric.BLEUStats(c.oneBest(w, 1)).BLEU()
 	}
 	obj0, bleu0 := solve(c.gather(d.init))
 	r := rand.New(rand.NewPCG(3, 7))

@@ -24,6 +24,6 @@ func ExampleSearch() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("γ = %.1f, BLEU %.1f\n", gamma, s.BLEU())
+	fmt.Printf("γ = %.1f, BLEU %.1f\n", gamma, metric.BLEUStats(s).BLEU())
 	// Output: γ = 1.1, BLEU 0.7
 }

@@ -58,7 +58,7 @@ type Result struct {
 	// Gamma is the chosen point of the line.
 	Gamma float64
 	// Stats are the summed statistics of the 1-best hypotheses at Gamma
-	// (the metric's: corpus BLEU is Stats.BLEU()).
+	// (the metric's: corpus BLEU is BLEUStats.BLEU).
 	Stats metric.Stats
 	// Lo and Hi bound the best interval (within Options.Min and Max); they
 	// may be infinite.

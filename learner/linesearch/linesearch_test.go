@@ -102,9 +102,9 @@ func bruteMax(lists []pool.List, w, d feature.Weights, lo, hi float64) float64 {
 		switch {
 		case !(a < b):
 		case thin(a, b):
-			topThin = max(topThin, sum.BLEU())
+			topThin = max(topThin, metric.BLEUStats(sum).BLEU())
 		default:
-			top = max(top, sum.BLEU())
+			top = max(top, metric.BLEUStats(sum).BLEU())
 		}
 	}
 	left := math.Inf(-1)
@@ -147,7 +147,7 @@ func lineBLEU(lists []pool.List, w, d feature.Weights, g float64) float64 {
 		}
 		sum.Add(l.Hyps[arg].Stats())
 	}
-	return sum.BLEU()
+	return metric.BLEUStats(sum).BLEU()
 }
 
 // check runs a search and compares it with brute force and a grid. If
@@ -173,7 +173,7 @@ func check(t *testing.T, name string, lists []pool.List, w, d feature.Weights, o
 	if !(res.Gamma > lo && res.Gamma < hi) || !(res.Gamma > res.Lo && res.Gamma < res.Hi) {
 		t.Errorf("%s: γ = %v outside [%v, %v] or its interval (%v, %v)", name, res.Gamma, lo, hi, res.Lo, res.Hi)
 	}
-	got := res.Stats.BLEU()
+	got := metric.BLEUStats(res.Stats).BLEU()
 	if at := pool.OneBest(lists, along(w, d, res.Gamma)); rerank && at != res.Stats {
 		t.Errorf("%s: statistics at γ = %v are %v, the search reports %v", name, res.Gamma, at, res.Stats)
 	}
@@ -270,7 +270,7 @@ func TestTies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := s.BLEU(); math.Abs(got-tc.wantBLEU) > 1e-15 {
+		if got := metric.BLEUStats(s).BLEU(); math.Abs(got-tc.wantBLEU) > 1e-15 {
 			t.Errorf("%s: BLEU %v at γ %v, want %v", tc.name, got, g, tc.wantBLEU)
 		}
 		if at := pool.OneBest(lists, along(tc.w, tc.d, g)); at != s {
@@ -451,13 +451,13 @@ func TestEuroparl100(t *testing.T) {
 		}
 		dirs = append(dirs, d)
 	}
-	start := pool.OneBest(lists, w).BLEU()
+	start := metric.BLEUStats(pool.OneBest(lists, w)).BLEU()
 	for i, d := range dirs {
 		res := check(t, "europarl100", lists, w, d, Options{}, 200, true)
-		if res.Stats.BLEU() < start {
-			t.Errorf("direction %d: BLEU %v below the start's %v", i, res.Stats.BLEU(), start)
+		if metric.BLEUStats(res.Stats).BLEU() < start {
+			t.Errorf("direction %d: BLEU %v below the start's %v", i, metric.BLEUStats(res.Stats).BLEU(), start)
 		}
-		t.Logf("direction %d: γ = %.4f, BLEU %.4f (start %.4f), %d breakpoints", i, res.Gamma, 100*res.Stats.BLEU(), 100*start, res.Breakpoints)
+		t.Logf("direction %d: γ = %.4f, BLEU %.4f (start %.4f), %d breakpoints", i, res.Gamma, 100*metric.BLEUStats(res.Stats).BLEU(), 100*start, res.Breakpoints)
 	}
 }
 

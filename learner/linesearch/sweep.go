@@ -37,12 +37,12 @@ func (a *Envelopes) Merge(b Envelopes) error {
 	if b.Lists == 0 {
 		return nil
 	}
-	if a.Lists > 0 && a.First.Order() != b.First.Order() {
-		return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", a.First.Order(), b.First.Order())
+	if a.Lists > 0 && metric.BLEUStats(a.First).Order() != metric.BLEUStats(b.First).Order() {
+		return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", metric.BLEUStats(a.First).Order(), metric.BLEUStats(b.First).Order())
 	}
 	for _, p := range b.Points {
-		if p.Delta.Order() != 0 && p.Delta.Order() != b.First.Order() {
-			return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", b.First.Order(), p.Delta.Order())
+		if metric.BLEUStats(p.Delta).Order() != 0 && metric.BLEUStats(p.Delta).Order() != metric.BLEUStats(b.First).Order() {
+			return fmt.Errorf("linesearch: merging statistics of BLEU orders %d and %d", metric.BLEUStats(b.First).Order(), metric.BLEUStats(p.Delta).Order())
 		}
 	}
 	a.First.Add(b.First)
@@ -95,8 +95,8 @@ type chooser struct {
 	lo, hi         float64 // Options.Min and Max, or ±Inf
 	prefer, margin float64
 	best, thin     candidate
-	// gain is the metric's Gain when it is not BLEU; nil compares log
-	// BLEU (direct, on the hot path).
+	// gain is what intervals are compared by (gainOf): log BLEU under
+	// BLEU, else the metric's Gain.
 	gain func(metric.Stats) float64
 }
 
@@ -121,11 +121,12 @@ func newChooser(opts Options) (*chooser, error) {
 	return c, nil
 }
 
-// gainOf returns what a chooser compares intervals by for the metric m,
-// besides BLEU (nil): its Gain. BLEU's intervals are compared by log BLEU.
+// gainOf returns what a chooser compares intervals by under the metric m:
+// an Objectiver's log objective (log BLEU for BLEU or a nil m), else its
+// Gain.
 func gainOf(m metric.Metric) func(metric.Stats) float64 {
-	if metric.IsBLEU(m) {
-		return nil
+	if o, ok := metric.OrDefault(m).(metric.Objectiver); ok {
+		return o.LogObjective
 	}
 	return func(s metric.Stats) float64 { return metric.Gain(m, s) }
 }
@@ -155,12 +156,7 @@ func (c *chooser) consider(lo, hi float64, cur metric.Stats) {
 	if !(a < b) {
 		return
 	}
-	var score float64
-	if c.gain == nil {
-		score = cur.LogBLEU()
-	} else {
-		score = c.gain(cur)
-	}
+	score := c.gain(cur)
 	dist := distance(c.prefer, a, b)
 	cd := &c.best
 	if finite(b-a) && b-a <= sliver*max(math.Abs(a), math.Abs(b)) {

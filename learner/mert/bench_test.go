@@ -2,6 +2,7 @@ package mert
 
 import (
 	"context"
+	"github.com/mtune/mtune/metric"
 	"testing"
 
 	"github.com/mtune/mtune/pool"
@@ -39,7 +40,7 @@ func BenchmarkLearn(b *testing.B) {
 				b.Errorf("BLEU %.6f on the original lists with the weights learned on the copies, %.6f learned on the original", 100*got, 100*want)
 			}
 			b.ReportMetric(100*m.Info().BLEU, "BLEU")
-			b.ReportMetric(100*pool.OneBest(lists, m.Weights()).BLEU(), "BLEU-reranked")
+			b.ReportMetric(100*metric.BLEUStats(pool.OneBest(lists, m.Weights())).BLEU(), "BLEU-reranked")
 			b.ReportMetric(float64(m.Info().LineSearches), "searches")
 			b.ReportMetric((shared.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/op")

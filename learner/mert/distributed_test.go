@@ -117,7 +117,7 @@ func TestCoordinatorEqualsLearn(t *testing.T) {
 			if info.BestRun != wantInfo.BestRun || info.Passes != wantInfo.Passes || info.LineSearches != wantInfo.LineSearches {
 				t.Errorf("best run %d, %d passes, %d searches; Learn: %d, %d, %d", info.BestRun, info.Passes, info.LineSearches, wantInfo.BestRun, wantInfo.Passes, wantInfo.LineSearches)
 			}
-			if got := pool.OneBest(tc.lists, got).BLEU(); math.Abs(got-wantInfo.BLEU) > 1e-12 {
+			if got := metric.BLEUStats(pool.OneBest(tc.lists, got)).BLEU(); math.Abs(got-wantInfo.BLEU) > 1e-12 {
 				t.Errorf("BLEU of the weights %v, Learn's %v", got, wantInfo.BLEU)
 			}
 		})

@@ -2,6 +2,7 @@ package mert
 
 import (
 	"context"
+	"github.com/mtune/mtune/metric"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -41,9 +42,9 @@ func widen(lists []pool.List, extra int, seed uint64) []pool.List {
 				var x float64
 				switch e % 3 {
 				case 0:
-					x = h.Stats().Match(0)/max(1, h.Stats().Total(0)) + 0.3*r.NormFloat64()
+					x = metric.BLEUStats(h.Stats()).Match(0)/max(1, metric.BLEUStats(h.Stats()).Total(0)) + 0.3*r.NormFloat64()
 				case 1:
-					x = h.Stats().Total(0) + 3*r.NormFloat64()
+					x = metric.BLEUStats(h.Stats()).Total(0) + 3*r.NormFloat64()
 				default:
 					x = r.NormFloat64()
 				}

@@ -112,7 +112,7 @@ func (o Options) validate() error {
 // Info describes the last optimisation.
 type Info struct {
 	// Stats are the statistics of the re-ranked lists at the result; BLEU
-	// is Stats.BLEU() (the objective, metric.Objective, under another
+	// is BLEUStats.BLEU (the objective, metric.Objective, under another
 	// metric).
 	Stats metric.Stats
 	BLEU  float64
@@ -162,7 +162,7 @@ func (m *MERT) Info() Info { return m.info }
 // BLEU returns corpus BLEU of lists re-ranked with w (unsmoothed, in
 // [0, 1]).
 func BLEU(lists []pool.List, w feature.Weights) float64 {
-	return pool.OneBest(lists, w).BLEU()
+	return metric.BLEUStats(pool.OneBest(lists, w)).BLEU()
 }
 
 // Learn optimises the weights on lists from the current weights and

@@ -132,7 +132,7 @@ func bruteAlpha(lists []pool.List, prev, avg feature.Weights) (alpha, bleu float
 				at = (iv.lo + iv.hi) / 2
 			}
 		}
-		b := pool.OneBest(lists, mixed(prev, avg, at)).BLEU()
+		b := metric.BLEUStats(pool.OneBest(lists, mixed(prev, avg, at))).BLEU()
 		if b > bleu || (b == bleu && dist < bestDist) {
 			bleu, bestDist, alpha = b, dist, at
 		}
@@ -166,8 +166,8 @@ func TestLineSearchBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantAlpha, wantBLEU := bruteAlpha(lists, prev, avg)
-		if math.Abs(stats.BLEU()-wantBLEU) > 1e-12 || math.Abs(alpha-wantAlpha) > 1e-9*max(1, math.Abs(alpha)) {
-			t.Errorf("case %d: α = %v with BLEU %v; brute force picks α = %v with %v", c, alpha, stats.BLEU(), wantAlpha, wantBLEU)
+		if math.Abs(metric.BLEUStats(stats).BLEU()-wantBLEU) > 1e-12 || math.Abs(alpha-wantAlpha) > 1e-9*max(1, math.Abs(alpha)) {
+			t.Errorf("case %d: α = %v with BLEU %v; brute force picks α = %v with %v", c, alpha, metric.BLEUStats(stats).BLEU(), wantAlpha, wantBLEU)
 		}
 		if !slices.Equal(w, mixed(prev, avg, alpha)) {
 			t.Errorf("case %d: w = %v is not (1−α)·prev + α·avg", c, w)
@@ -223,11 +223,11 @@ func TestEuroparl100(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b0, b1 := pool.OneBest(lists, prev).BLEU(), pool.OneBest(lists, avg).BLEU()
-		if stats.BLEU() < b0 || stats.BLEU() < b1 || pool.OneBest(lists, w) != stats {
-			t.Errorf("case %d: α = %v gives %v; α = 0 gives %v, α = 1 %v", c, alpha, stats.BLEU(), b0, b1)
+		b0, b1 := metric.BLEUStats(pool.OneBest(lists, prev)).BLEU(), metric.BLEUStats(pool.OneBest(lists, avg)).BLEU()
+		if metric.BLEUStats(stats).BLEU() < b0 || metric.BLEUStats(stats).BLEU() < b1 || pool.OneBest(lists, w) != stats {
+			t.Errorf("case %d: α = %v gives %v; α = 0 gives %v, α = 1 %v", c, alpha, metric.BLEUStats(stats).BLEU(), b0, b1)
 		}
-		t.Logf("case %d: α = %.3f, BLEU %.2f (prev %.2f, average %.2f)", c, alpha, 100*stats.BLEU(), 100*b0, 100*b1)
+		t.Logf("case %d: α = %.3f, BLEU %.2f (prev %.2f, average %.2f)", c, alpha, 100*metric.BLEUStats(stats).BLEU(), 100*b0, 100*b1)
 	}
 }
 
@@ -248,16 +248,16 @@ func TestLineSearchTieAtAverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alpha != 1 || !slices.Equal(w, avg) || math.Abs(stats.BLEU()-0.9) > 1e-15 {
-		t.Errorf("α = %v, w = %v, BLEU %v; want 1, %v, 0.9", alpha, w, stats.BLEU(), avg)
+	if alpha != 1 || !slices.Equal(w, avg) || math.Abs(metric.BLEUStats(stats).BLEU()-0.9) > 1e-15 {
+		t.Errorf("α = %v, w = %v, BLEU %v; want 1, %v, 0.9", alpha, w, metric.BLEUStats(stats).BLEU(), avg)
 	}
 	// Bounded away from 1, the line search's own answer stands.
 	_, alpha, stats, err = LineSearchOptions(prev, avg, lists, linesearch.Options{Min: -1, Max: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alpha < -1 || alpha > 0.5 || math.Abs(stats.BLEU()-0.5) > 1e-15 {
-		t.Errorf("bounded: α = %v, BLEU %v; want α in [-1, 0.5], BLEU 0.5", alpha, stats.BLEU())
+	if alpha < -1 || alpha > 0.5 || math.Abs(metric.BLEUStats(stats).BLEU()-0.5) > 1e-15 {
+		t.Errorf("bounded: α = %v, BLEU %v; want α in [-1, 0.5], BLEU 0.5", alpha, metric.BLEUStats(stats).BLEU())
 	}
 }
 

@@ -168,3 +168,46 @@ func TestMIRAMetricState(t *testing.T) {
 		t.Errorf("chrF MIRA restored TER's 2 statistics: %v", err)
 	}
 }
+
+// TestMIRABLEUOrder: online MIRA under BLEU of an order other than 4
+// starts from kbmira's pseudo-corpus of that order (the metric's
+// metric.Backgrounder), updates against it and resumes from its state;
+// it took the pseudo-corpus of MIRAOptions.Order (4) and panicked adding
+// it to BLEU-2's statistics.
+func TestMIRABLEUOrder(t *testing.T) {
+	bleu2, err := metric.NewBLEU(2, "none", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	lists := learntest.Lists(6, func() int { return 8 }, func(b *feature.Builder) metric.Stats {
+		n := float64(3 + r.IntN(10))
+		m1 := float64(r.IntN(int(n) + 1))
+		m2 := min(m1, float64(r.IntN(int(n))))
+		for j := range 4 {
+			b.Add(feature.ID(j), (m1+m2)*float64(j%2*2-1)+r.NormFloat64())
+		}
+		return metric.NewBLEUStats(2, []float64{m1, m2}, []float64{n, n - 1}, n+1)
+	})
+	m, err := NewMIRA(feature.Weights{0.5, -0.2, 0.1, 0.3}, MIRAOptions{Metric: bleu2, Seed1: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := metric.NewBackground(2).Stats; m.bg.Stats != want {
+		t.Fatalf("pseudo-corpus %v, want %v", m.bg.Stats, want)
+	}
+	if err := m.Update(context.Background(), lists); err != nil {
+		t.Fatal(err)
+	}
+	state, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := NewMIRA(nil, MIRAOptions{Metric: bleu2})
+	if err := r2.UnmarshalBinary(state); err != nil {
+		t.Fatal(err)
+	}
+	if r2.bg.Stats != m.bg.Stats || !slices.Equal(r2.Current(), m.Current()) {
+		t.Errorf("resumed pseudo-corpus %v, want %v", r2.bg.Stats, m.bg.Stats)
+	}
+}

@@ -27,12 +27,14 @@ type MIRAOptions struct {
 	C float64
 	// Decay is the pseudo-corpus decay γ; zero means metric.DefaultDecay.
 	Decay float64
-	// Order is the BLEU order of the pseudo-corpus; zero means
-	// metric.DefaultOrder.
+	// Order is the BLEU order of the pseudo-corpus under a nil Metric;
+	// zero means metric.DefaultOrder.
 	Order int
-	// Metric is the metric of the pseudo-corpus; nil means BLEU. Under
-	// another metric the pseudo-corpus starts empty and the gain is
-	// metric.BackgroundGain, on the scale of kbmira's BLEU gain.
+	// Metric is the metric of the pseudo-corpus; nil means BLEU. A metric
+	// with a pseudo-corpus of its own (metric.Backgrounder: BLEU, of its
+	// order) starts from it; under another metric the pseudo-corpus
+	// starts empty and the gain is metric.BackgroundGain, on the scale of
+	// kbmira's BLEU gain.
 	Metric metric.Metric
 	// Gain is the per-hypothesis gain hope and fear are chosen with; nil
 	// means the pseudo-corpus gain (metric.Background: under BLEU the
@@ -88,9 +90,12 @@ func NewMIRA(w feature.Weights, opts MIRAOptions) (*MIRA, error) {
 	m.w = append([]float64(nil), w...)
 	m.sum = make([]float64, len(w))
 	m.last = make([]int64, len(w))
-	if metric.IsBLEU(opts.Metric) {
+	switch b, ok := opts.Metric.(metric.Backgrounder); {
+	case opts.Metric == nil:
 		m.bg = *metric.NewBackground(opts.Order)
-	} else {
+	case ok:
+		m.bg = *b.Background()
+	default:
 		m.bg = *metric.NewMetricBackground(opts.Metric)
 	}
 	m.bg.Decay = opts.Decay
@@ -263,21 +268,29 @@ func (m *MIRA) SetWeights(w feature.Weights) {
 }
 
 // The versions of MIRA's state: 1 holds the pseudo-corpus in BLEU's layout
-// (written under BLEU, byte for byte as before other metrics), 2 any
+// (written under a metric with a pseudo-corpus of its own,
+// metric.Backgrounder: BLEU, byte for byte as before other metrics), 2 any
 // metric's statistics and the decayed sentence count.
 const (
 	miraMagic                             = "mtune/online.MIRA"
 	miraVersion, miraMetricVersion uint32 = 1, 2
 )
 
+// stateVersion is the version of the state MarshalBinary writes under the
+// learner's metric: miraVersion for a pseudo-corpus in BLEU's layout (a nil
+// Metric or a metric.Backgrounder), else miraMetricVersion.
+func (m *MIRA) stateVersion() uint32 {
+	if _, ok := metric.OrDefault(m.opts.Metric).(metric.Backgrounder); ok {
+		return miraVersion
+	}
+	return miraMetricVersion
+}
+
 // MarshalBinary returns the learner's state: the update count, weights,
 // averaging sums and counters, the pseudo-corpus and the generator. Restore it into a learner
 // made with the same options.
 func (m *MIRA) MarshalBinary() ([]byte, error) {
-	version := miraVersion
-	if !metric.IsBLEU(m.opts.Metric) {
-		version = miraMetricVersion
-	}
+	version := m.stateVersion()
 	return m.marshal(miraMagic, version, func(e *statecodec.Encoder) {
 		e.I64(m.t)
 		e.I64(m.ticks)
@@ -293,23 +306,20 @@ func (m *MIRA) MarshalBinary() ([]byte, error) {
 		// The background in BLEU's layout of version 1: the order, the
 		// matches and totals of MaxOrder orders, the reference length.
 		var matches, totals [metric.MaxOrder]float64
-		for n := range bg.Order() {
-			matches[n], totals[n] = bg.Match(n), bg.Total(n)
+		for n := range metric.BLEUStats(bg).Order() {
+			matches[n], totals[n] = metric.BLEUStats(bg).Match(n), metric.BLEUStats(bg).Total(n)
 		}
-		e.I64(int64(bg.Order()))
+		e.I64(int64(metric.BLEUStats(bg).Order()))
 		e.F64s(matches[:])
 		e.F64s(totals[:])
-		e.F64(bg.RefLen())
+		e.F64(metric.BLEUStats(bg).RefLen())
 	})
 }
 
 // UnmarshalBinary restores a state MarshalBinary returned. On error the
 // learner is unchanged.
 func (m *MIRA) UnmarshalBinary(data []byte) error {
-	version := miraVersion
-	if !metric.IsBLEU(m.opts.Metric) {
-		version = miraMetricVersion
-	}
+	version := m.stateVersion()
 	d := statecodec.NewDecoder(data, miraMagic, version)
 	total, ticks := d.I64(), d.I64()
 	w, sum, last := d.FiniteF64s(), d.FiniteF64s(), d.I64s()
@@ -346,7 +356,7 @@ func (m *MIRA) decodeBLEUBackground(d *statecodec.Decoder) metric.Stats {
 	refLen := d.FiniteF64()
 	if d.Check(len(matches) == metric.MaxOrder && len(totals) == metric.MaxOrder && order >= 1 && order <= metric.MaxOrder, "background statistics") {
 		bg = metric.NewBLEUStats(order, matches, totals, refLen)
-		err := bg.ValidateBLEU()
+		err := metric.BLEUStats(bg).Validate()
 		for n := order; n < metric.MaxOrder && err == nil; n++ {
 			if matches[n] != 0 || totals[n] != 0 {
 				err = fmt.Errorf("non-zero counts for order %d > %d", n+1, order)

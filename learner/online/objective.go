@@ -134,10 +134,11 @@ func (p Pairwise) gradientPairs(w feature.Weights, batch []pool.List, seed uint6
 }
 
 // checkStats returns an error, wrapping metric.ErrStats, if a hypothesis
-// of batch does not hold statistics of m (metric.Metric.Check); under BLEU
-// (a nil m) it checks nothing, as before other metrics.
+// of batch does not hold statistics of m (metric.Metric.Check); with no
+// metric (nil: the learner's own sentence BLEU, or a sampler's Gain) it
+// checks nothing, as before other metrics.
 func checkStats(m metric.Metric, batch []pool.List) error {
-	if metric.IsBLEU(m) {
+	if m == nil {
 		return nil
 	}
 	for _, l := range batch {

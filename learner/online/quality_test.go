@@ -2,6 +2,7 @@ package online
 
 import (
 	"context"
+	"github.com/mtune/mtune/metric"
 	"math"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func europarl100(t testing.TB) ([]pool.List, feature.Weights) {
 }
 
 func bleu(lists []pool.List, w feature.Weights) float64 {
-	return 100 * pool.OneBest(lists, w).BLEU()
+	return 100 * metric.BLEUStats(pool.OneBest(lists, w)).BLEU()
 }
 
 // train runs epochs of l on lists and returns the BLEU after each.

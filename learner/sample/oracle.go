@@ -15,10 +15,10 @@ const maxOraclePasses = 50
 // Oracles returns in dst[:len(lists)] the index of an oracle hypothesis of
 // each list, -1 for an empty list: the greedy search of Watanabe (2012) for
 // the choice of one hypothesis per list with the highest batch-local corpus
-// score (Haddow et al. 2011) under m: BLEU for a nil m (or BLEU), else m's
-// objective (metric.Objective). It starts from each list's best
-// hypothesis by its sentence score (BLEU+1, metric.LinOch; under another
-// metric its sentence gain, metric.SentenceGain) and then visits the lists
+// score (Haddow et al. 2011) under m: m's objective (metric.Objective; BLEU
+// for a nil m). It starts from each list's best hypothesis by its sentence
+// objective (metric.SentenceObjective: BLEU+1, metric.LinOch, under BLEU;
+// under another metric its sentence gain) and then visits the lists
 // in order, replacing a list's choice whenever another of its hypotheses
 // raises the batch score (metric.BatchBLEU), until a full pass changes
 // nothing. Ties keep the current choice, and otherwise go to the earlier
@@ -66,12 +66,10 @@ func Oracles(lists []pool.List, m metric.Metric, dst []int) []int {
 }
 
 // oracleScores returns the sentence score the oracle search starts from
-// and the batch score it maximises under m (nil: BLEU).
+// and the batch score it maximises under m (nil: BLEU): m's sentence and
+// corpus objectives (metric.SentenceObjective, metric.Objective).
 func oracleScores(m metric.Metric) (sent, batch func(metric.Stats) float64) {
-	if metric.IsBLEU(m) {
-		return func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, metric.LinOch) }, metric.Stats.BLEU
-	}
-	return func(s metric.Stats) float64 { return metric.SentenceGain(m, s) }, metric.Objective(m)
+	return metric.SentenceObjective(m), metric.Objective(m)
 }
 
 // OracleSet returns in dst the hypotheses of l with the same statistics

@@ -20,14 +20,15 @@ func PlusOne(v metric.PlusOneVariant) Gain {
 	return func(s metric.Stats) float64 { return metric.BLEUPlusOne(s, v) }
 }
 
-// MetricGain returns, for a metric m other than BLEU, m's sentence score
-// as a fraction (metric.SentenceFraction: gain over 100, TER negated, an
-// external score as it is) as a Gain: what the learners rank hypotheses
-// by, and take as their cost, under m, on the scale of BLEU+1 so that their
-// thresholds and step sizes keep their meaning. For BLEU (or a nil m) it
-// returns nil: each learner keeps its own sentence BLEU.
+// MetricGain returns m's sentence score as a fraction
+// (metric.SentenceFraction: gain over 100, TER negated, an external score
+// as it is) as a Gain: what the learners rank hypotheses by, and take as
+// their cost, under m, on the scale of BLEU+1 so that their thresholds and
+// step sizes keep their meaning. For a metric whose sentence smoothing the
+// learner chooses (metric.Smoother: BLEU, or a nil m) it returns nil: each
+// learner keeps its own variant of BLEU+1.
 func MetricGain(m metric.Metric) Gain {
-	if metric.IsBLEU(m) {
+	if _, ok := metric.OrDefault(m).(metric.Smoother); ok {
 		return nil
 	}
 	return func(s metric.Stats) float64 { return metric.SentenceFraction(m, s) }

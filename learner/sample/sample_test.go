@@ -185,7 +185,7 @@ func batchScore(lists []pool.List, m metric.Metric, choice []int) float64 {
 		}
 	}
 	if m == nil {
-		return metric.Sum(s).BLEU()
+		return metric.BLEUStats(metric.Sum(s)).BLEU()
 	}
 	return metric.Gain(m, metric.Sum(s))
 }
@@ -197,11 +197,11 @@ func restat(r *rand.Rand, lists []pool.List, m metric.Metric) {
 	for _, l := range lists {
 		refLen := float64(1 + r.IntN(15))
 		for k := range l.Hyps {
-			switch m.(type) {
+			switch m := m.(type) {
 			case metric.TER:
 				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.StatsOf(float64(r.IntN(13)), refLen))
-			case metric.External:
-				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, metric.ExternalStats(float64(r.IntN(8))/8))
+			case metric.FileScored:
+				l.Hyps[k] = pool.NewHyp(l.Hyps[k].Features, m.FileStats(float64(r.IntN(8))/8))
 			}
 		}
 	}

@@ -141,7 +141,7 @@ func (e *ExternalScores) Score(file string, line int) (float64, error) {
 // nbestPaths under m whose statistics are the scores of the files at
 // scorePaths (ReadExternalScores; format is the n-best files'), for Load,
 // Extract and Scorer.Hyp.
-func ExternalScorer(ctx context.Context, nbestPaths, scorePaths []string, format nbest.Format, m metric.External) (*pool.Scorer, error) {
+func ExternalScorer(ctx context.Context, nbestPaths, scorePaths []string, format nbest.Format, m metric.FileScored) (*pool.Scorer, error) {
 	e, err := ReadExternalScores(ctx, nbestPaths, scorePaths, format)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func RandStats(r *rand.Rand) metric.Stats {
 			s.V[2*k] = float64(r.IntN(t + 1))
 		}
 		if k > 0 {
-			s.V[2*k] = min(s.Match(k), s.Match(k-1))
+			s.V[2*k] = min(metric.BLEUStats(s).Match(k), metric.BLEUStats(s).Match(k-1))
 		}
 	}
 	s.V[8] = float64(5 + r.IntN(26)) // the reference length
