@@ -202,9 +202,7 @@ func decodeAll(ctx context.Context, dec Decoder, sents []Sentence, w []float64, 
 		countDecoded(ctx, o, 1)
 		return nil
 	}
-	err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode)
-	flushDecoded(ctx, o)
-	if err != nil {
+	if err := par.DoErr(ctx, len(sents), max(1, o.Threads), decode); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -230,7 +228,6 @@ func decodeBatch(ctx context.Context, dec BatchDecoder, sents []Sentence, w []fl
 		}
 	}
 	countDecoded(ctx, o, len(out))
-	flushDecoded(ctx, o)
 	return out, nil
 }
 

@@ -81,10 +81,11 @@ func countDecoded(ctx context.Context, o DecodeOptions, n int) {
 }
 
 // flushDecoded writes this process's count of o's progress folder if it
-// changed since it was last written: at the end of a decoding call
-// (decodeAll), so that once a launch's job has ended the files count
-// every sentence its workers decoded, whatever progressWriteEvery held
-// back.
+// changed since it was last written: at the end of a shard's learning
+// (Session.Run, RunStale; once a shard, not once a mini-batch, which on
+// GCS would be a write every few sentences), so that once a launch's job
+// has ended the files count every sentence its workers decoded, whatever
+// progressWriteEvery held back.
 func flushDecoded(ctx context.Context, o DecodeOptions) {
 	if o.Progress == "" {
 		return

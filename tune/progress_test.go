@@ -68,7 +68,7 @@ func TestProgressFiles(t *testing.T) {
 }
 
 // TestProgressFlush: the writes progressWriteEvery holds back are made
-// when a decoding call ends (flushDecoded), so that once a launch's job
+// when a shard's learning ends (flushDecoded), so that once a launch's job
 // has ended its workers' files hold every sentence they decoded: the
 // closing line counts them all.
 func TestProgressFlush(t *testing.T) {

@@ -297,6 +297,7 @@ func (s *Session) Run(ctx context.Context) (ShardResult, error) {
 			return ShardResult{}, fmt.Errorf("tune: shard %d: update: %w", s.shard, err)
 		}
 	}
+	flushDecoded(ctx, s.o.Decode)
 	return s.result()
 }
 

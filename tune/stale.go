@@ -239,6 +239,7 @@ func (s *Session) RunStale(ctx context.Context, so StaleOptions) (ShardResult, S
 	if err != nil {
 		return ShardResult{}, st, fmt.Errorf("tune: shard %d: %w", s.shard, err)
 	}
+	flushDecoded(ctx, s.o.Decode)
 	res, err := s.result()
 	return res, st, err
 }
