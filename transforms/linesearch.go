@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -73,6 +74,9 @@ type SpillListsFn struct {
 // ProcessElement writes one list.
 func (f *SpillListsFn) ProcessElement(ctx context.Context, n tune.NBest, _ func(string)) error {
 	if f.file == nil {
+		if f.Dir == "" {
+			return errors.New("transforms: line search: no folder for the epoch's list files (MixInput.ListDir)")
+		}
 		file, err := tune.CreateListFile(ctx, f.Dir)
 		if err != nil {
 			return err
