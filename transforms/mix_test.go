@@ -1,6 +1,7 @@
 package transforms_test
 
 import (
+	"context"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -350,5 +351,17 @@ func TestLineSearchMixPipeline(t *testing.T) {
 		if files, _ := filepath.Glob(filepath.Join(dir, "lists-*.gob.gz")); len(files) == 0 {
 			t.Errorf("no list file in %s", dir)
 		}
+	}
+}
+
+// TestSpillListsNoFolder: without a list folder SpillListsFn refuses
+// rather than write list files into the working directory.
+func TestSpillListsNoFolder(t *testing.T) {
+	var f transforms.SpillListsFn
+	if err := f.ProcessElement(context.Background(), tune.NBest{Sent: 1}, func(string) {}); err == nil {
+		t.Fatal("no error without a list folder")
+	}
+	if files, _ := filepath.Glob("lists-*.gob.gz"); len(files) > 0 {
+		t.Errorf("list files written in the working directory: %v", files)
 	}
 }
