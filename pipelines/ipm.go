@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -623,7 +621,7 @@ func runEpoch(ctx context.Context, o *Options, n int, tuneSet, dev *corpus.Index
 		o.printStartDev(ctx)
 	}
 	for r := range o.replicas() {
-		if err := removeFiles(ctx, o.replicaLayout(r).Epoch(n).Lists()); err != nil {
+		if err := storage.RemoveFiles(ctx, o.replicaLayout(r).Epoch(n).Lists()); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -694,27 +692,6 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	if dev != nil {
 		o.oneBest(s, "dev", devSents, dev.Lines, mixed, devPath)
 	}
-}
-
-// removeFiles removes the files of the folder dir (none if it does not
-// exist): an epoch's list files once its launch has ended.
-func removeFiles(ctx context.Context, dir string) error {
-	files, err := storage.List(ctx, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !storage.IsGCS(dir) {
-		defer os.Remove(dir) // the emptied folder, if nothing else is in it
-	}
-	for _, f := range files {
-		if err := storage.Remove(ctx, f); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // startDev adds to s, the first epoch's pipeline, the 1-best decoding of

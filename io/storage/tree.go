@@ -106,6 +106,43 @@ func (f *FS) Remove(ctx context.Context, p string) error {
 	return nil
 }
 
+// RemoveFiles removes the files directly in the folder dir (not those of
+// its sub-folders) and then the local folder itself if that leaves it
+// empty; a missing dir is no error. It is for a folder of intermediate
+// files one step wrote and the next has read (line search's list files).
+func RemoveFiles(ctx context.Context, dir string) error { return defaultFS.RemoveFiles(ctx, dir) }
+
+// RemoveFiles removes the files of dir; see the package function.
+func (f *FS) RemoveFiles(ctx context.Context, dir string) error {
+	files, err := f.List(ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		if err := f.Remove(ctx, p); err != nil {
+			return err
+		}
+	}
+	if IsGCS(dir) {
+		return nil // a prefix is gone with its last object
+	}
+	// A folder that still holds something (a sub-folder, a file written
+	// meanwhile) stays: only an empty one is removed.
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) && !dirNotEmpty(dir) {
+		return fmt.Errorf("storage: remove %s: %w", dir, err)
+	}
+	return nil
+}
+
+// dirNotEmpty reports whether the local folder dir has an entry.
+func dirNotEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
+}
+
 // RemoveTemps removes the temporary files that writes killed before their
 // Close left under the local folder dir (".NAME.mtune-tmp-*"), and returns
 // how many it removed. A GCS upload is invisible until it completes, so a
