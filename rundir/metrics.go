@@ -283,52 +283,43 @@ func (m *Metrics) SetMetric(mt metric.Metric) {
 // with both spellings of a figure is refused rather than one guessed.
 func (m *Metrics) UnmarshalJSON(data []byte) error {
 	type plain Metrics // Metrics' fields without this method
-	var old struct {
-		TuneBLEU        *float64        `json:"tune_bleu"`
-		DevBLEU         json.RawMessage `json:"dev_bleu"`
-		ProgressiveBLEU *float64        `json:"progressive_bleu"`
-	}
-	var now struct {
+	var p plain
+	// One pass: the outer fields shadow plain's three figures, so that
+	// both spellings of each are seen as given, or not.
+	aux := struct {
+		*plain
 		TuneScore        json.RawMessage `json:"tune_score"`
 		DevScore         json.RawMessage `json:"dev_score"`
 		ProgressiveScore json.RawMessage `json:"progressive_score"`
-	}
-	if err := json.Unmarshal(data, &old); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, &now); err != nil {
+		TuneBLEU         json.RawMessage `json:"tune_bleu"`
+		DevBLEU          json.RawMessage `json:"dev_bleu"`
+		ProgressiveBLEU  json.RawMessage `json:"progressive_bleu"`
+	}{plain: &p}
+	if err := json.Unmarshal(data, &aux); err != nil {
 		return err
 	}
 	for _, f := range []struct {
-		name   string
-		old    bool
-		now    json.RawMessage
-		oldRaw string
+		name     string
+		now, old json.RawMessage
+		into     any
 	}{
-		{"tune", old.TuneBLEU != nil, now.TuneScore, "tune_bleu"},
-		{"dev", old.DevBLEU != nil, now.DevScore, "dev_bleu"},
-		{"progressive", old.ProgressiveBLEU != nil, now.ProgressiveScore, "progressive_bleu"},
+		{"tune", aux.TuneScore, aux.TuneBLEU, &p.TuneScore},
+		{"dev", aux.DevScore, aux.DevBLEU, &p.DevScore},
+		{"progressive", aux.ProgressiveScore, aux.ProgressiveBLEU, &p.ProgressiveScore},
 	} {
-		if f.old && f.now != nil {
-			return fmt.Errorf("both %s and %s_score", f.oldRaw, f.name)
+		raw, key := f.now, f.name+"_score"
+		if f.old != nil {
+			if f.now != nil {
+				return fmt.Errorf("both %s_bleu and %s_score", f.name, f.name)
+			}
+			raw, key = f.old, f.name+"_bleu"
 		}
-	}
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	if old.TuneBLEU != nil {
-		p.TuneScore = *old.TuneBLEU
-	}
-	if old.ProgressiveBLEU != nil {
-		p.ProgressiveScore = *old.ProgressiveBLEU
-	}
-	if old.DevBLEU != nil && string(old.DevBLEU) != "null" {
-		var d float64
-		if err := json.Unmarshal(old.DevBLEU, &d); err != nil {
-			return fmt.Errorf("dev_bleu: %w", err)
+		if raw == nil {
+			continue
 		}
-		p.DevScore = &d
+		if err := json.Unmarshal(raw, f.into); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
 	}
 	if p.Metric == "" {
 		p.Metric = "BLEU" // an earlier version's line of a BLEU run
