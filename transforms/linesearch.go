@@ -109,22 +109,21 @@ func (f *SpillListsFn) FinishBundle(_ context.Context, emit func(string)) error 
 // (tune.LineSearchList) along the line from prev to avg (the side inputs,
 // singleton weights.ByName) for the lists of a list file:
 // PCollection<string> (SpillListsFn's paths) to PCollection<mix.Lines>.
-type ListLinesFn struct {
-	line  tune.MixLine // the side inputs (the launch's singletons), mapped once
-	ready bool
-}
+//
+// Each file maps the side inputs afresh: a line's index grows by the
+// features of the lists it shares out, so a line kept across files would
+// grow to every feature the worker has seen, and an instance keeps no
+// state that a runner reusing it could make stale.
+type ListLinesFn struct{}
 
 // ProcessElement computes the share of each list of the file path.
 func (f *ListLinesFn) ProcessElement(ctx context.Context, path string, prev, avg weights.ByName, emit func(mix.Lines)) error {
-	if !f.ready {
-		line, err := tune.NewMixLine(prev, avg)
-		if err != nil {
-			return err
-		}
-		f.line, f.ready = line, true
+	line, err := tune.NewMixLine(prev, avg)
+	if err != nil {
+		return err
 	}
 	return tune.ReadListFile(ctx, path, func(n tune.NBest) error {
-		share, err := f.line.Share(n)
+		share, err := line.Share(n)
 		if err != nil {
 			return err
 		}

@@ -365,3 +365,65 @@ func TestSpillListsNoFolder(t *testing.T) {
 		t.Errorf("list files written in the working directory: %v", files)
 	}
 }
+
+// TestListLinesManyFiles: one ListLinesFn instance, as a runner reuses it
+// across bundles, shares out several list files; their merged shares choose
+// the α and statistics mix.LineSearch chooses on all the lists at once,
+// whatever the order of the files.
+func TestListLinesManyFiles(t *testing.T) {
+	ctx := context.Background()
+	for i, pr := range lineProblems(t)[24:] { // 6 random, 3 europarl100
+		_, alpha, stats, err := mix.LineSearch(pr.prev, pr.avg, pr.lists)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonEmpty := 0
+		for _, l := range pr.lists {
+			if len(l.Hyps) > 0 {
+				nonEmpty++
+			}
+		}
+		want := formatLineSearch(transforms.LineSearchResult{Alpha: alpha, Stats: stats, Lists: nonEmpty})
+		dir := t.TempDir()
+		var paths []string
+		for part := 0; part < 3; part++ { // lists i ≡ part (mod 3)
+			f, err := tune.CreateListFile(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := part; j < len(pr.lists); j += 3 {
+				if err := f.Add(tune.NBestOf(pr.lists[j], nil, pr.idx)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, f.Path())
+		}
+		prev, avg := weights.NewByName(pr.idx, pr.prev), weights.NewByName(pr.idx, pr.avg)
+		for _, order := range [][]int{{0, 1, 2}, {2, 0, 1}} {
+			var fn transforms.ListLinesFn
+			var comb transforms.LineSearchFn
+			acc := comb.CreateAccumulator()
+			for _, k := range order {
+				err := fn.ProcessElement(ctx, paths[k], prev, avg, func(l mix.Lines) {
+					var err error
+					if acc, err = comb.AddInput(acc, l); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := comb.ExtractOutput(acc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := formatLineSearch(got); g != want {
+				t.Errorf("problem %d, files %v: %s; mix.LineSearch: %s", i, order, g, want)
+			}
+		}
+	}
+}
