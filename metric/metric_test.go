@@ -3,6 +3,7 @@ package metric
 import (
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -191,5 +192,97 @@ func TestParse(t *testing.T) {
 	m, err := Parse("bleu", Options{Order: 2, Tokenize: "13a", Lowercase: true})
 	if err != nil || m.Len() != 5 || !strings.Contains(m.Signature(2), "nrefs:2|case:lc") {
 		t.Errorf("Parse with options: %v, %v", m, err)
+	}
+}
+
+// TestMetricOptions: each metric's options (Registry) reach the metric
+// built, and Canonical writes one spec for one metric, defaults left out.
+func TestMetricOptions(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		o     Options
+		canon string
+		check func(Metric) bool
+	}{
+		{"ter:case=true", Options{}, "ter:case=true", func(m Metric) bool { return m == TER{CaseSensitive: true} }},
+		{"TER:Case=false", Options{}, "ter", func(m Metric) bool { return m == TER{} }},
+		{"ter:normalized=true:no-punct=true:asian=true", Options{}, "ter:normalized=true:no-punct=true:asian=true",
+			func(m Metric) bool { return m == TER{Normalized: true, NoPunct: true, AsianSupport: true} }},
+		{"ter", Options{Tokenize: "13a", Lowercase: true}, "ter", func(m Metric) bool { return m == TER{} }},
+		{"bleu:tokenize=13a", Options{}, "bleu:tokenize=13a", func(m Metric) bool { return strings.Contains(m.Signature(1), "tok:13a") }},
+		{"bleu:order=4:tokenize=none", Options{}, "bleu", func(m Metric) bool { return m.Len() == 9 }},
+		{"bleu:order=2:lowercase=true", Options{}, "bleu:order=2:lowercase=true", func(m Metric) bool { return m.Len() == 5 && strings.Contains(m.Signature(1), "case:lc") }},
+		{"bleu", Options{Tokenize: "13a", Order: 3}, "bleu:order=3:tokenize=13a", func(m Metric) bool { return m.Len() == 7 }},
+		{"bleu:tokenize=13a", Options{Tokenize: "13a"}, "bleu:tokenize=13a", func(m Metric) bool { return true }},
+		{"chrf:beta=1", Options{}, "chrf:beta=1", func(m Metric) bool { return m.Name() == "chrF1" }},
+		{"chrf++:word-order=0", Options{}, "chrf++:word-order=0", func(m Metric) bool { return m.Name() == "chrF2" }},
+		{"chrf:whitespace=true:eps=true:lowercase=true", Options{}, "chrf:lowercase=true:whitespace=true:eps=true",
+			func(m Metric) bool {
+				return m.Signature(1) == "nrefs:1|case:lc|eff:no|nc:6|nw:0|space:yes|version:"+SacreBLEUVersion
+			}},
+		{"chrf", Options{Lowercase: true}, "chrf:lowercase=true", func(m Metric) bool { return m.(ChrF).Lowercase }},
+		{"external:label=COMET", Options{}, "external:label=COMET", func(m Metric) bool { return m.Name() == "COMET" }},
+		{"external", Options{ExternalLabel: "QE"}, "external:label=QE", func(m Metric) bool { return m.Name() == "QE" }},
+		{"bleu:0.5:tokenize=13a,ter:case=true:0.5", Options{}, "bleu:tokenize=13a:0.5,ter:case=true:0.5",
+			func(m Metric) bool { return m.Name() == "0.5·BLEU+0.5·−TER" }},
+		{"bleu:1", Options{}, "bleu:1", func(m Metric) bool { return m.Name() == "1·BLEU" }},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			m, err := Parse(tc.spec, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(m) {
+				t.Errorf("Parse(%q) = %#v (%s, %s)", tc.spec, m, m.Name(), m.Signature(1))
+			}
+			canon, err := Canonical(tc.spec, tc.o)
+			if err != nil || canon != tc.canon {
+				t.Fatalf("Canonical = %q, %v; want %q", canon, err, tc.canon)
+			}
+			again, err := Canonical(canon, Options{})
+			if err != nil || again != canon {
+				t.Errorf("Canonical(%q) = %q, %v", canon, again, err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		spec string
+		o    Options
+		msg  string
+	}{
+		{"ter:tokenize=13a", Options{}, `ter takes no option "tokenize"`},
+		{"bleu:order=9", Options{}, "order 9"},
+		{"bleu:tokenize=14a", Options{}, `unknown tokenizer "14a"`},
+		{"bleu:tokenize=none", Options{Tokenize: "13a"}, "tokenize=none contradicts tokenize=13a set by a flag"},
+		{"bleu:lowercase=false", Options{Lowercase: true}, "set by a flag"},
+		{"chrf:beta=-1", Options{}, "negative"},
+		{"chrf:char-order=0", Options{}, "needs a character or word order"},
+		{"chrf:char-order=40", Options{}, "more than"},
+		{"bleu:0.5:0.5", Options{}, "two weights"},
+		{"ter:case=yes", Options{}, "want true or false"},
+		{"blue:order=2", Options{}, `unknown "blue"`},
+	} {
+		if _, err := Parse(tc.spec, tc.o); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Parse(%q, %+v): %v, want an error with %q", tc.spec, tc.o, err, tc.msg)
+		}
+	}
+}
+
+// TestDocsOptionsTable checks that docs/commands.md's table of the
+// metrics' options is the registry's (metric.Registry.Table), so that the
+// docs cannot disagree with what Parse takes.
+func TestDocsOptionsTable(t *testing.T) {
+	b, err := os.ReadFile("../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- metric options: begin -->\n", "<!-- metric options: end -->"
+	_, rest, ok := strings.Cut(string(b), begin)
+	got, _, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("docs/commands.md: no %q … %q block", begin, end)
+	}
+	if want := Registry.Table(); got != want {
+		t.Errorf("docs/commands.md's table of metric options is not metric.Registry.Table(); paste this between the markers:\n%s", want)
 	}
 }

@@ -214,6 +214,7 @@ func (o *Options) manifestFlags() rundir.ManifestFlags {
 		f.Replicas = o.Replicas
 	}
 	f.Search, f.Decoder = o.SearchAlgorithm, o.DecoderCommand
+	f.SetMetricSpec(o.Metric)
 	for _, c := range o.FeatureCommands {
 		f.FeatureCommands = append(f.FeatureCommands, c.String())
 	}
@@ -247,6 +248,11 @@ func (o *Options) decoding() error {
 	o.Decoder, o.Sparse, o.SearchAlgorithm = o.dec.Name, o.dec.Sparse, o.dec.Search
 	m, err := o.decodeOptions(0).ParseMetric()
 	if err != nil {
+		return fmt.Errorf("pipelines: --metric: %w", err)
+	}
+	// The workers and the manifest get the spec in its canonical form, so
+	// that "TER:case=false" and "ter" are one run's metric.
+	if o.Metric, err = o.decodeOptions(0).MetricSpec(); err != nil {
 		return fmt.Errorf("pipelines: --metric: %w", err)
 	}
 	o.metric = m

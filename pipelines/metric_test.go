@@ -140,3 +140,65 @@ func better(m metric.Metric, a, b float64) bool {
 	}
 	return a < b
 }
+
+// TestMetricSpecOptions tunes the small demo toward BLEU with options of
+// its own (13a tokenisation, order 3, spelt in mixed case): every
+// epoch's dev figure is that metric's score of the dev set decoded with
+// the epoch's weights, not default BLEU's, so the options reach the
+// workers; the manifest records the canonical spec; --resume honours
+// another spelling of it and refuses the metric's defaults.
+func TestMetricSpecOptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs of the demo")
+	}
+	ctx := context.Background()
+	d := smallDemo(t)
+	o := options(d, filepath.Join(t.TempDir(), "run"))
+	o.Epochs, o.Metric = 1, "BLEU:Tokenize=13a:order=3"
+	o.DevSrc, o.DevRefs = d.devSrc, []string{d.devRef}
+	res := mustRun(t, ctx, o)
+	m, err := metric.Parse("bleu:tokenize=13a:order=3", metric.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, err := pipelines.DevScorer(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rundir.Layout{Root: o.Out}
+	stats, err := score(ctx, l.Epoch(1).JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, plain := m.Score(metric.Sum(stats)), metric.DefaultBLEU()
+	e := res.Epochs[0]
+	if e.DevScore == nil || math.Abs(*e.DevScore-want) > 1e-9 {
+		t.Fatalf("dev %v, want %v (BLEU, 13a, order 3)", e.DevScore, want)
+	}
+	defaultStats, err := pipelines.DevScorer(ctx, pipelines.Options{Config: o.Config, DevSrc: o.DevSrc, DevRefs: o.DevRefs, Seed: o.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := defaultStats(ctx, l.Epoch(1).JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := plain.Score(metric.Sum(ds)); math.Abs(d-want) < 1e-6 {
+		t.Fatalf("default BLEU %v equals BLEU with 13a and order 3 (%v): the test cannot tell the options apart", d, want)
+	}
+	var man rundir.Manifest
+	if err := rundir.ReadJSON(ctx, l.Manifest(), &man); err != nil {
+		t.Fatal(err)
+	}
+	if got := man.Options.MetricSpec; got != "bleu:order=3:tokenize=13a" {
+		t.Errorf("manifest's metric spec %q, want bleu:order=3:tokenize=13a", got)
+	}
+	o.Resume, o.Epochs, o.Metric = true, 2, "bleu"
+	if _, err := pipelines.Run(ctx, o); err == nil || !strings.Contains(err.Error(), "--metric: bleu:order=3:tokenize=13a in the run, BLEU now") {
+		t.Errorf("resume with the metric's defaults: %v", err)
+	}
+	o.Metric = "bleu:order=3:tokenize=13a:lowercase=false"
+	if res = mustRun(t, ctx, o); len(res.Epochs) != 2 || res.Resumed != 1 {
+		t.Errorf("resumed: %d epochs, %d of them resumed", len(res.Epochs), res.Resumed)
+	}
+}

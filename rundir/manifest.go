@@ -56,6 +56,11 @@ type ManifestFlags struct {
 	// Metric is what the run tunes toward (--metric) when not BLEU ("" is
 	// BLEU, as in a manifest written before it was recorded).
 	Metric string `json:",omitempty"`
+	// MetricSpec is the --metric spec in its canonical form
+	// (metric.Canonical) when it sets options of the metric's
+	// ("bleu:tokenize=13a", "ter:case=true"); "" is the metric's defaults,
+	// as in a manifest written before options were recorded.
+	MetricSpec string `json:",omitempty"`
 	// MixWeights is "uniform" when the shards' average weighs them alike
 	// ("" is by updates, the default).
 	MixWeights string `json:",omitempty"`
@@ -102,6 +107,15 @@ type ManifestFlags struct {
 	Rate                       float64     `json:",omitempty"`
 }
 
+// SetMetricSpec records spec, a canonical --metric spec, as MetricSpec
+// when it sets options (has a "key=value" part), else clears MetricSpec.
+func (f *ManifestFlags) SetMetricSpec(spec string) {
+	f.MetricSpec = ""
+	if strings.Contains(spec, "=") {
+		f.MetricSpec = spec
+	}
+}
+
 // StatusStarting is the status of the manifest Open writes into an empty
 // folder, before the command writes its own.
 const StatusStarting = "starting"
@@ -130,7 +144,7 @@ func (f ManifestFlags) Settings() []Setting {
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return []Setting{
-		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.Metric, "BLEU")},
+		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.MetricSpec, f.Metric, "BLEU")},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},

@@ -101,3 +101,30 @@ func TestManifestDiffMetric(t *testing.T) {
 		t.Errorf("an old manifest against a BLEU run: diff %q", d)
 	}
 }
+
+// TestManifestMetricSpec checks that a metric's options are recorded
+// only when set, and that --resume compares them: an old manifest (no
+// spec) is a run under the metric's defaults.
+func TestManifestMetricSpec(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"bleu", ""}, {"ter", ""}, {"bleu:0.5,ter:0.5", ""},
+		{"ter:case=true", "ter:case=true"}, {"bleu:tokenize=13a:0.5,ter:0.5", "bleu:tokenize=13a:0.5,ter:0.5"},
+	} {
+		var f ManifestFlags
+		f.MetricSpec = "stale"
+		if f.SetMetricSpec(tc.spec); f.MetricSpec != tc.want {
+			t.Errorf("SetMetricSpec(%q): %q, want %q", tc.spec, f.MetricSpec, tc.want)
+		}
+	}
+	run := ManifestFlags{Mode: "ipm", Metric: "TER", MetricSpec: "ter:case=true"}
+	d := run.Diff(ManifestFlags{Mode: "ipm", Metric: "TER"})
+	if len(d) != 1 || d[0] != "--metric: ter:case=true in the run, TER now" {
+		t.Errorf("diff %q", d)
+	}
+	if d := run.Diff(run); len(d) != 0 {
+		t.Errorf("same spec: diff %q", d)
+	}
+	if d := (ManifestFlags{Mode: "ipm", Metric: "TER"}).Diff(ManifestFlags{Mode: "ipm", Metric: "TER", MetricSpec: ""}); len(d) != 0 {
+		t.Errorf("an old manifest against a run under the defaults: diff %q", d)
+	}
+}

@@ -189,7 +189,7 @@ func TestLearnShardErrors(t *testing.T) {
 	}{
 		{"unknown learner", e.sents[:3], init, nil, tune.LearnOptions{Algo: "nope"}, "unknown learner"},
 		{"batch learner", e.sents[:3], init, nil, tune.LearnOptions{Algo: "mert"}, "batch learner"},
-		{"bad tokenizer", e.sents[:3], init, nil, tune.LearnOptions{Decode: tune.DecodeOptions{Tokenize: "x"}}, "tokenizer"},
+		{"bad tokenizer", e.sents[:3], init, nil, tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "bleu:tokenize=x"}}, "tokeni"},
 		{"bad loss", e.sents[:3], init, nil, tune.LearnOptions{Config: algo.Config{Loss: "softmax"}}, "loss"},
 		{"state of another shard", e.sents[:3], init, &otherShard, tune.LearnOptions{}, "state of shard 1"},
 		{"corrupt state", e.sents[:3], init, &corrupt, tune.LearnOptions{}, "restoring"},

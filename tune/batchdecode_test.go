@@ -220,7 +220,7 @@ func TestLearnOptionsValidate(t *testing.T) {
 		{"default", tune.LearnOptions{}, true},
 		{"chrf", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "chrf"}}, true},
 		{"negative n-best", tune.LearnOptions{Decode: tune.DecodeOptions{NBest: -1}}, false},
-		{"negative order", tune.LearnOptions{Decode: tune.DecodeOptions{Order: -2}}, false},
+		{"negative order", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "bleu:order=-2"}}, false},
 		{"unknown metric", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "meteor"}}, false},
 		{"external", tune.LearnOptions{Decode: tune.DecodeOptions{Metric: "external"}}, false},
 		{"batch learner", tune.LearnOptions{Algo: "mert"}, false},

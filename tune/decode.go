@@ -88,19 +88,12 @@ type DecodeOptions struct {
 	// NBest is the size of the n-best lists; 0 means 100.
 	NBest int
 	// Metric is the metric the hypotheses are scored with, a --metric
-	// spec (metric.Parse: "bleu", "chrf", "ter", "bleu:0.5,ter:0.5", …);
-	// "" means BLEU. It is a spec, not a metric.Metric, so that it
+	// spec with the metric's options (metric.Parse: "bleu", "chrf",
+	// "ter:case=true", "bleu:tokenize=13a", "bleu:0.5,ter:0.5", …); ""
+	// means BLEU. It is a spec, not a metric.Metric, so that it
 	// travels to a pipeline's workers; external scores are refused (a
 	// decoder's new hypotheses have none).
 	Metric string
-	// Order is the BLEU order; 0 means 4.
-	Order int
-	// Tokenize names the tokenizer applied to hypotheses and references
-	// (metric.NewTokenizer): "" or "none" (the default, for pre-tokenised
-	// data), "13a", "char".
-	Tokenize string
-	// Lowercase lower-cases hypotheses and references before scoring.
-	Lowercase bool
 	// Progress is the launch's progress folder (local or gs://), where
 	// the worker processes write how many sentences each decoded, for the
 	// driver to show while the launch runs (WatchDecoding); "" for none.
@@ -123,20 +116,27 @@ func (o DecodeOptions) nbest() int { return cmp.Or(o.NBest, 100) }
 
 // Validate checks the options.
 func (o DecodeOptions) Validate() error {
-	if o.NBest < 0 || o.Order < 0 || o.Order > metric.MaxOrder || o.Threads < 0 {
-		return fmt.Errorf("tune: invalid decode options (n-best %d, order %d, threads %d)", o.NBest, o.Order, o.Threads)
+	if o.NBest < 0 || o.Threads < 0 {
+		return fmt.Errorf("tune: invalid decode options (n-best %d, threads %d)", o.NBest, o.Threads)
 	}
 	_, err := o.ParseMetric()
 	return err
 }
 
-// ParseMetric returns the metric hypotheses are scored with (Metric, with
-// Order, Tokenize and Lowercase as its settings).
-func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
-	if _, err := metric.NewTokenizer(o.Tokenize, o.Lowercase); err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
+// MetricSpec returns Metric in its canonical form (metric.Canonical: the
+// options at their defaults left out, "bleu" for ""), the spec a run's
+// workers and manifest carry.
+func (o DecodeOptions) MetricSpec() (string, error) {
+	s, err := metric.Canonical(cmp.Or(o.Metric, "bleu"), metric.Options{})
+	if err != nil {
+		return "", fmt.Errorf("tune: %w", err)
 	}
-	m, err := metric.Parse(cmp.Or(o.Metric, "bleu"), metric.Options{Order: o.Order, Tokenize: o.Tokenize, Lowercase: o.Lowercase})
+	return s, nil
+}
+
+// ParseMetric returns the metric hypotheses are scored with (Metric).
+func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
+	m, err := metric.Parse(cmp.Or(o.Metric, "bleu"), metric.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("tune: %w", err)
 	}

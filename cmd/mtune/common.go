@@ -23,6 +23,7 @@ type scoringFlags struct {
 	feats                          []poolfile.FeatureFile // --feature, parsed by parseMetric
 	label                          string
 	metric                         string
+	spec                           string // --metric in canonical form with the flags' options, once parsed
 	tokenize                       string
 	lowercase                      bool
 	order                          int
@@ -36,7 +37,7 @@ func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
 	fs.StringVar(&f.tokenize, "tokenize", "none", "BLEU's tokeniser, applied to hypotheses and references: none (split on spaces, as multi-bleu.perl) or 13a (as sacreBLEU and mteval-v13a)")
 	fs.BoolVar(&f.lowercase, "lowercase", false, "lower-case hypotheses and references before scoring (multi-bleu.perl -lc)")
 	fs.IntVar(&f.order, "order", 4, "maximum n-gram order of BLEU (1-6)")
-	fs.StringVar(&f.metric, "metric", "bleu", "the metric: "+strings.Join(metric.MetricNames(), ", ")+" (sacreBLEU's defaults; TER case-insensitive), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5 is (BLEU−TER)/2)")
+	fs.StringVar(&f.metric, "metric", "bleu", "the metric, NAME[:KEY=VALUE…]: "+strings.Join(metric.MetricNames(), ", ")+" (sacreBLEU's defaults; TER case-insensitive; options such as ter:case=true and bleu:tokenize=13a in docs/commands.md), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5 is (BLEU−TER)/2)")
 }
 
 // parseMetric returns the metric the flags choose, parsing the flags
@@ -51,8 +52,20 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	if _, err := metric.NewTokenizer(f.tokenize, f.lowercase); err != nil {
 		return nil, usagef("--tokenize: %v", err)
 	}
-	m, err := metric.Parse(f.metric, metric.Options{Order: f.order, Tokenize: f.tokenize, Lowercase: f.lowercase, ExternalLabel: f.label})
+	// The flags at their defaults leave the spec's options free
+	// ("bleu:order=2" with no --order); set, a spec may only repeat them.
+	o := metric.Options{Lowercase: f.lowercase, ExternalLabel: f.label}
+	if f.order != metric.DefaultOrder {
+		o.Order = f.order
+	}
+	if f.tokenize != "none" {
+		o.Tokenize = f.tokenize
+	}
+	m, err := metric.Parse(f.metric, o)
 	if err != nil {
+		return nil, usagef("--metric: %v", err)
+	}
+	if f.spec, err = metric.Canonical(f.metric, o); err != nil {
 		return nil, usagef("--metric: %v", err)
 	}
 	switch _, ext := m.(metric.FileScored); {

@@ -100,7 +100,7 @@ var commands = []command{
 	{
 		name:    "score",
 		summary: "corpus BLEU of a translation against one or more references, printed as multi-bleu.perl does",
-		usage:   "-r REF [-r REF2 …] [--metric bleu|chrf|chrf++|ter|NAME:W,…] [--signature] [--tokenize none|13a] [--lowercase] [--json] [HYP]",
+		usage:   "-r REF [-r REF2 …] [--metric NAME[:KEY=VALUE…][:W],…] [--signature] [--tokenize none|13a] [--lowercase] [--json] [HYP]",
 		flags:   scoreFlags,
 	},
 	{

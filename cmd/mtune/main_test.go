@@ -504,3 +504,43 @@ func TestErrorMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreMetricOptions checks a metric's options given in --metric
+// (NAME:KEY=VALUE): TER's against sacreBLEU 2.6.0's figures on the
+// released wmt15-en-ru-100 files (metric/testdata/sacrebleu-ter-wmt15.json),
+// BLEU's against the same setting given by score's own flags, which may
+// be repeated in the spec but not contradicted; bad options exit 2.
+func TestScoreMetricOptions(t *testing.T) {
+	dir := shared.Path(t, "bleu", "wmt15-en-ru-100")
+	hyp, ref := filepath.Join(dir, "newstest-2015-100sents.en-ru.google.ru"), filepath.Join(dir, "newstest-2015-100sents.en-ru.ref.ru")
+	score := func(args ...string) (int, string, string) {
+		return mtune(t, "", append(append([]string{"score", "-r", ref}, args...), hyp)...)
+	}
+	_, bleu13a, _ := score("--tokenize", "13a")
+	_, order2, _ := score("--order", "2")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--metric", "ter"}, 0, "TER = 67.63\n"},
+		{[]string{"--metric", "ter:case=true"}, 0, "TER = 68.89\n"},
+		{[]string{"--metric", "TER:Normalized=true:case=true"}, 0, "TER = 59.77\n"},
+		{[]string{"--metric", "ter:no-punct=true"}, 0, "TER = 62.85\n"},
+		{[]string{"--metric", "bleu:tokenize=13a"}, 0, bleu13a},
+		{[]string{"--tokenize", "13a", "--metric", "bleu:tokenize=13a"}, 0, bleu13a},
+		{[]string{"--metric", "bleu:order=2"}, 0, order2},
+		{[]string{"--order", "2", "--metric", "bleu:order=3"}, 2, "order=3 contradicts order=2 set by a flag"},
+		{[]string{"--metric", "bleu:order=9"}, 2, "BLEU order 9 is not in 1..6"},
+		{[]string{"--metric", "ter:case=yes"}, 2, "case=yes: want true or false"},
+		{[]string{"--metric", "ter:tokenize=13a"}, 2, `ter takes no option "tokenize"`},
+	} {
+		code, out, errOut := score(tc.args...)
+		if code != tc.code || (tc.code == 0 && out != tc.want) || (tc.code != 0 && !strings.Contains(errOut, tc.want)) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
+		}
+	}
+	if bleu13a == order2 || !strings.HasPrefix(bleu13a, "BLEU = 23.20") {
+		t.Errorf("--tokenize 13a gives %q, --order 2 %q", bleu13a, order2)
+	}
+}

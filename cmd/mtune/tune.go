@@ -158,7 +158,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 	fs.IntVar(&t.o.NBest, "nbest", 100, "size of the n-best lists")
-	fs.StringVar(&t.o.Metric, "metric", "bleu", "what the run tunes toward, chooses the best epoch by and reports: "+strings.Join(metric.MetricNames(), ", ")+" but external, or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5)")
+	fs.StringVar(&t.o.Metric, "metric", "bleu", "what the run tunes toward, chooses the best epoch by and reports, NAME[:KEY=VALUE…]: "+strings.Join(metric.MetricNames(), ", ")+" but external (options such as ter:case=true and bleu:tokenize=13a in docs/commands.md), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5)")
 	fs.Uint64Var(&t.o.Seed, "seed", 1, "random seed (epoch k's seeds derive from it and k)")
 	fs.Func("sparse", "sparse feature templates to switch on, comma-separated or repeated: pt (phrase pairs), al (alignments), lo (reordering classes), tu (target unaligned), cb (count bins), lb (length bins), or all", func(s string) error {
 		t.o.Sparse = append(t.o.Sparse, s)

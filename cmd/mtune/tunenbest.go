@@ -69,6 +69,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 			return err
 		}
 		dir.Manifest.Options = tune.LearnerManifest(info.Name, cfg)
+		dir.Manifest.Options.SetMetricSpec(in.spec)
 		dir.Manifest.Options.Mode, dir.Manifest.Options.Epochs = "pool (tune-nbest)", 1
 		if info.Online {
 			dir.Manifest.Options.Epochs = *epochs
