@@ -11,7 +11,9 @@ import (
 	"github.com/mtune/mtune/tune"
 )
 
-func init() { RegisterMixer(LineSearchMixer{}) }
+func init() {
+	RegisterMixer(LineSearchMixer{}, "an exact line search on the epoch's n-best lists along the shards' average (Watanabe 2012, §4.2)")
+}
 
 // LineSearchMixer mixes by line search along the shards' Average
 // (LineSearchMix), mtune tune's default.

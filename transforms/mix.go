@@ -2,10 +2,10 @@ package transforms
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/internal/spec"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/tune"
 )
@@ -42,36 +42,28 @@ type MixInput struct {
 	ListDir string
 }
 
-var mixers []Mixer
+// Mixers holds the values of --mix, in the registry idiom of every named
+// choice (internal/spec): its names, summaries and help come from here.
+var Mixers = &spec.Registry[Mixer]{Kind: "mix"}
 
-// RegisterMixer makes m a value of --mix; a name registered twice panics.
-func RegisterMixer(m Mixer) {
-	if _, err := ParseMixer(m.Name()); err == nil {
-		panic("transforms: mixer " + m.Name() + " registered twice")
-	}
-	mixers = append(mixers, m)
+// RegisterMixer makes m a value of --mix, described by summary; a name
+// registered twice panics.
+func RegisterMixer(m Mixer, summary string) {
+	spec.Register(Mixers, m.Name(), summary, struct{}{}, func(struct{}) (Mixer, error) { return m, nil })
 }
 
-// ParseMixer returns the mixer named name (a --mix value).
+// ParseMixer returns the mixer named name (a --mix value; Mixers).
 func ParseMixer(name string) (Mixer, error) {
-	for _, m := range mixers {
-		if m.Name() == name {
-			return m, nil
-		}
+	m, _, err := Mixers.Parse(name)
+	if err != nil {
+		return nil, fmt.Errorf("transforms: %w", err)
 	}
-	return nil, fmt.Errorf("transforms: unknown mix %q (%s)", name, strings.Join(MixerNames(), ", "))
+	return m, nil
 }
 
-// MixerNames returns the registered mixers' names, in order.
-func MixerNames() []string {
-	var out []string
-	for _, m := range mixers {
-		out = append(out, m.Name())
-	}
-	return out
+func init() {
+	RegisterMixer(AverageMixer{}, "the shards' mean (iterative parameter mixing, McDonald et al. 2010)")
 }
-
-func init() { RegisterMixer(AverageMixer{}) }
 
 // AverageMixer mixes by the shards' mean (Average), the zero Options'
 // mixer.

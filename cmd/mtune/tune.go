@@ -142,7 +142,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	fs.TextVar(&t.o.MixWeights, "mix-weights", tune.ByUpdates, "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
 	t.o.Mix = transforms.LineSearchMixer{}
-	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+strings.Join(transforms.MixerNames(), ", "))
+	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+transforms.Mixers.Help())
 	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
 	t.o.AlgoConfig.RegisterLearnerFlags(fs)
 	fs.Func("restarts", "batch mode, mert: random restarts (default 20)", func(s string) error {
