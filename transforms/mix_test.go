@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -424,6 +425,26 @@ func TestListLinesManyFiles(t *testing.T) {
 			if g := formatLineSearch(got); g != want {
 				t.Errorf("problem %d, files %v: %s; mix.LineSearch: %s", i, order, g, want)
 			}
+		}
+	}
+}
+
+// TestParseMixer checks --mix's registry: each name gives its mixer (in
+// any case), an unknown name or an option is refused with the choices.
+func TestParseMixer(t *testing.T) {
+	for _, tc := range []struct{ spec, want, err string }{
+		{"average", "average", ""},
+		{"linesearch", "linesearch", ""},
+		{"LineSearch", "linesearch", ""},
+		{"nope", "", "want one of average, linesearch"},
+		{"average:x=1", "", `takes no option "x"`},
+	} {
+		m, err := transforms.ParseMixer(tc.spec)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: %v, want an error with %q", tc.spec, err, tc.err)
+		case tc.err == "" && (err != nil || m.Name() != tc.want):
+			t.Errorf("%q: %v, %v; want %s", tc.spec, m, err, tc.want)
 		}
 	}
 }
