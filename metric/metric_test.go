@@ -177,7 +177,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ spec, msg string }{
-		{"blue", `unknown "blue"`}, {"", `unknown ""`}, {"bleu:0", "positive"}, {"bleu:x", "positive"},
+		{"blue", `unknown metric "blue"`}, {"", `unknown metric ""`}, {"bleu:0", "positive"}, {"bleu:x", "positive"},
 		{"bleu:-1,chrf", "positive"}, {"chrf++,chrf++", "more than 32"},
 		{"bleu:1_0", "positive number, in decimal"}, {"bleu:0x1p-1,chrf:1", "positive number, in decimal"}, {"bleu:+0.5,chrf:1", "positive number, in decimal"},
 		{"bleu:inf", "positive number, in decimal"}, {"bleu:NaN", "positive number, in decimal"}, {"bleu:1e400", "positive number, in decimal"}, {"bleu:.", "positive number, in decimal"}, {"external:0.5,bleu:0.5", "weighted sum"},
@@ -260,7 +260,7 @@ func TestMetricOptions(t *testing.T) {
 		{"chrf:char-order=40", Options{}, "more than"},
 		{"bleu:0.5:0.5", Options{}, "two weights"},
 		{"ter:case=yes", Options{}, "want true or false"},
-		{"blue:order=2", Options{}, `unknown "blue"`},
+		{"blue:order=2", Options{}, `metric "blue:order=2": unknown metric "blue"`},
 	} {
 		if _, err := Parse(tc.spec, tc.o); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Parse(%q, %+v): %v, want an error with %q", tc.spec, tc.o, err, tc.msg)

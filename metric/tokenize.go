@@ -1,43 +1,48 @@
 package metric
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mtune/mtune/internal/spec"
 )
 
 // A Tokenizer turns a line into its tokens separated by single spaces, ready
 // for AppendFields, NewReferenceText and StatsString.
 type Tokenizer func(line string) string
 
-// TokenizerNames lists the names NewTokenizer knows.
-var TokenizerNames = []string{"none", "13a", "char"}
+// Tokenizers holds the tokenizers NewTokenizer knows, in the registry
+// idiom of every named choice (internal/spec): "none" (the line
+// unchanged; tokens are then split on ASCII white space, as
+// multi-bleu.perl and Moses split pre-tokenised text), "13a"
+// (mteval-v13a.pl's tokenisation as sacreBLEU's tokenizer_13a does it,
+// Tokenize13a) and "char" (sacreBLEU's character tokenizer,
+// TokenizeChar).
+var Tokenizers = &spec.Registry[Tokenizer]{Kind: "tokenizer"}
 
-// NewTokenizer returns the tokenizer called name:
-//
-//   - "none" (or ""): the line unchanged; tokens are then split on ASCII white
-//     space, as multi-bleu.perl and Moses split pre-tokenised text;
-//   - "13a": mteval-v13a.pl's tokenisation as sacreBLEU's tokenizer_13a does
-//     it (Tokenize13a);
-//   - "char": sacreBLEU's character tokenizer (TokenizeChar).
-//
-// With lowercase the line is first lower-cased with strings.ToLower, as
-// sacreBLEU lower-cases before tokenising.
+func init() {
+	for _, t := range []struct {
+		name, summary string
+		tok           Tokenizer
+	}{
+		{"none", "the line as it is, split on spaces (multi-bleu.perl, Moses)", func(line string) string { return line }},
+		{"13a", "mteval-v13a.pl's, as sacreBLEU's tokenizer_13a", Tokenize13a},
+		{"char", "sacreBLEU's character tokenizer", TokenizeChar},
+	} {
+		spec.Register(Tokenizers, t.name, t.summary, struct{}{}, func(struct{}) (Tokenizer, error) { return t.tok, nil })
+	}
+}
+
+// NewTokenizer returns the tokenizer called name (Tokenizers; "" is
+// "none"). With lowercase the line is first lower-cased with
+// strings.ToLower, as sacreBLEU lower-cases before tokenising.
 func NewTokenizer(name string, lowercase bool) (Tokenizer, error) {
-	var t Tokenizer
-	switch name {
-	case "", "none":
-		if lowercase {
-			return strings.ToLower, nil
-		}
-		return func(line string) string { return line }, nil
-	case "13a":
-		t = Tokenize13a
-	case "char":
-		t = TokenizeChar
-	default:
-		return nil, fmt.Errorf("metric: unknown tokenizer %q (want one of %s)", name, strings.Join(TokenizerNames, ", "))
+	t, _, err := Tokenizers.Parse(cmp.Or(name, "none"))
+	if err != nil {
+		return nil, fmt.Errorf("metric: %w", err)
 	}
 	if lowercase {
 		return func(line string) string { return t(strings.ToLower(line)) }, nil

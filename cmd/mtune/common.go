@@ -34,7 +34,7 @@ type scoringFlags struct {
 func (f *scoringFlags) add(fs *flag.FlagSet, refHelp string) {
 	fs.Var(&f.refs, "r", refHelp)
 	fs.Var(&f.refs, "ref", "same as -r")
-	fs.StringVar(&f.tokenize, "tokenize", "none", "BLEU's tokeniser, applied to hypotheses and references: none (split on spaces, as multi-bleu.perl) or 13a (as sacreBLEU and mteval-v13a)")
+	fs.StringVar(&f.tokenize, "tokenize", "none", "BLEU's tokeniser, applied to hypotheses and references: none (split on spaces, as multi-bleu.perl), 13a (as sacreBLEU and mteval-v13a); one of "+strings.Join(metric.Tokenizers.Names(), ", "))
 	fs.BoolVar(&f.lowercase, "lowercase", false, "lower-case hypotheses and references before scoring (multi-bleu.perl -lc)")
 	fs.IntVar(&f.order, "order", 4, "maximum n-gram order of BLEU (1-6)")
 	fs.StringVar(&f.metric, "metric", "bleu", "the metric, NAME[:KEY=VALUE…]: "+strings.Join(metric.MetricNames(), ", ")+" (sacreBLEU's defaults; TER case-insensitive; options such as ter:case=true and bleu:tokenize=13a in docs/commands.md), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5 is (BLEU−TER)/2)")

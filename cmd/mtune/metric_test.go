@@ -45,7 +45,7 @@ func TestScoreMetric(t *testing.T) {
 		t.Errorf("score --json: exit %d, %+v, %v (%s)", code, got, err, errOut)
 	}
 	for _, tc := range []struct{ metric, msg string }{
-		{"blue", `unknown "blue"`}, {"external", "score file"}, {"bleu:0", "positive"},
+		{"blue", `unknown metric "blue"`}, {"external", "score file"}, {"bleu:0", "positive"},
 	} {
 		code, _, errOut := mtune(t, "", "score", "--metric", tc.metric, "-r", ref, hyp)
 		if code != 2 || !strings.Contains(errOut, tc.msg) {

@@ -122,7 +122,7 @@ func TestTuneMetricRefused(t *testing.T) {
 	tuneArgs := []string{"tune", "--out", out}
 	retrain := []string{"retrain", "--registry", reg}
 	checkRefused(t, []refusal{
-		{"unknown", withArgs(tuneArgs, "--metric", "blue"), `unknown "blue"`},
+		{"unknown", withArgs(tuneArgs, "--metric", "blue"), `unknown metric "blue"`},
 		{"bad weight", withArgs(tuneArgs, "--metric", "bleu:-1,ter:1"), "want a positive number"},
 		{"external", withArgs(tuneArgs, "--metric", "external"), "not a decoder's new translations"},
 		{"retrain external", withArgs(retrain, "--metric", "external"), "not a decoder's new translations"},

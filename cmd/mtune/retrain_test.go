@@ -247,7 +247,7 @@ func TestRetrainUsage(t *testing.T) {
 		{[]string{"--registry", root, "--init", "w"}, "-init"},
 		{[]string{"--registry", root, "--config", "m.ini", "--src", "s", "--ref", "r"}, "needs a dev set"},
 		{[]string{"--registry", root, "--epochs", "0"}, "--epochs 0"},
-		{[]string{"--registry", root, "--metric", "meteor"}, "--metric: tune: metric \"meteor\": unknown"},
+		{[]string{"--registry", root, "--metric", "meteor"}, "--metric: tune: unknown metric \"meteor\""},
 		{[]string{"--registry", root, "--metric", "external"}, "scores computed elsewhere"},
 	} {
 		code, _, errOut := mtune(t, "", append([]string{"retrain"}, tc.args...)...)

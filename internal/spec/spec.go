@@ -144,7 +144,11 @@ func (r *Registry[T]) Parse(spec string, defaults ...Setting) (T, Choice, error)
 	name = strings.ToLower(strings.TrimSpace(name))
 	e := r.find(name)
 	if e == nil {
-		return zero, Choice{}, fmt.Errorf("%s %q: unknown %q: want one of %s", r.Kind, spec, name, strings.Join(r.Names(), ", "))
+		err := fmt.Errorf("unknown %s %q: want one of %s", r.Kind, name, strings.Join(r.Names(), ", "))
+		if strings.TrimSpace(spec) != name {
+			err = fmt.Errorf("%s %q: %w", r.Kind, spec, err)
+		}
+		return zero, Choice{}, err
 	}
 	o := reflect.New(e.defaults.Type()).Elem()
 	o.Set(e.defaults)

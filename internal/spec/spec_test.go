@@ -52,7 +52,7 @@ func TestParse(t *testing.T) {
 		{"poly:sides=6", []Setting{{"sides", "6"}}, shapeOptions{6, 1, false, "red"}, "poly:sides=6", ""},
 		{"dot", []Setting{{"sides", "6"}}, shapeOptions{}, "dot", ""},
 		{"poly:sides=5", []Setting{{"sides", "6"}}, shapeOptions{}, "", "sides=5 contradicts sides=6 set by a flag"},
-		{"hex", nil, shapeOptions{}, "", `unknown "hex": want one of dot, poly`},
+		{"hex", nil, shapeOptions{}, "", `unknown shape "hex": want one of dot, poly`},
 		{"poly:sides", nil, shapeOptions{}, "", `"sides" is not key=value`},
 		{"poly:=4", nil, shapeOptions{}, "", `"=4" is not key=value`},
 		{"poly:sides=4:sides=5", nil, shapeOptions{}, "", "sides given twice"},
