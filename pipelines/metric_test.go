@@ -79,21 +79,13 @@ func checkMetricRun(t *testing.T, r metricRun) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	score, err := pipelines.DevScorer(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := rundir.Layout{Root: o.Out}
 	best := 0
 	for _, e := range res.Epochs {
 		if e.Metric != m.Name() || e.LowerIsBetter == m.HigherIsBetter() || e.DevScore == nil {
 			t.Fatalf("epoch %d: metric %q (lower is better %v), dev %v; want %s", e.Epoch, e.Metric, e.LowerIsBetter, e.DevScore, m.Name())
 		}
-		stats, err := score(ctx, l.Epoch(e.Epoch).JSON())
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := m.Score(metric.Sum(stats))
+		want := devFigure(t, ctx, o, m, l.Epoch(e.Epoch).JSON())
 		t.Logf("epoch %d: tune %s %.2f, dev %.2f (recomputed %.2f), decoded %.2f", e.Epoch, e.Metric, e.TuneScore, *e.DevScore, want, e.ProgressiveScore)
 		if math.Abs(*e.DevScore-want) > 1e-9 {
 			t.Errorf("epoch %d: dev %s %v, the dev set decoded with its weights %v", e.Epoch, e.Metric, *e.DevScore, want)
@@ -133,6 +125,22 @@ func checkMetricRun(t *testing.T, r metricRun) {
 	checkResumed(t, ctx, o, filepath.Join(dir, "resumed"))
 }
 
+// devFigure returns m's corpus score of o's dev set decoded with the
+// weights file at path, as the retraining gate's scorer computes it
+// (pipelines.DevScorer, which scores under o.Metric).
+func devFigure(t *testing.T, ctx context.Context, o pipelines.Options, m metric.Metric, path string) float64 {
+	t.Helper()
+	score, err := pipelines.DevScorer(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := score(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Score(metric.Sum(stats))
+}
+
 // better reports whether figure a of metric m beats b.
 func better(m metric.Metric, a, b float64) bool {
 	if m.HigherIsBetter() {
@@ -161,29 +169,15 @@ func TestMetricSpecOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	score, err := pipelines.DevScorer(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := rundir.Layout{Root: o.Out}
-	stats, err := score(ctx, l.Epoch(1).JSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, plain := m.Score(metric.Sum(stats)), metric.DefaultBLEU()
+	want := devFigure(t, ctx, o, m, l.Epoch(1).JSON())
 	e := res.Epochs[0]
 	if e.DevScore == nil || math.Abs(*e.DevScore-want) > 1e-9 {
 		t.Fatalf("dev %v, want %v (BLEU, 13a, order 3)", e.DevScore, want)
 	}
-	defaultStats, err := pipelines.DevScorer(ctx, pipelines.Options{Config: o.Config, DevSrc: o.DevSrc, DevRefs: o.DevRefs, Seed: o.Seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := defaultStats(ctx, l.Epoch(1).JSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := plain.Score(metric.Sum(ds)); math.Abs(d-want) < 1e-6 {
+	plain := o
+	plain.Metric = ""
+	if d := devFigure(t, ctx, plain, metric.DefaultBLEU(), l.Epoch(1).JSON()); math.Abs(d-want) < 1e-6 {
 		t.Fatalf("default BLEU %v equals BLEU with 13a and order 3 (%v): the test cannot tell the options apart", d, want)
 	}
 	var man rundir.Manifest
