@@ -121,6 +121,10 @@ func Canonical(spec string, o Options) (string, error) {
 	return c, err
 }
 
+// ParseSpec is Parse and Canonical in one parse: the metric spec names
+// under o and its canonical form.
+func ParseSpec(spec string, o Options) (Metric, string, error) { return parse(spec, o) }
+
 func parse(s string, o Options) (Metric, string, error) {
 	parts := strings.Split(s, ",")
 	var ms []Metric

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,4 +80,55 @@ func (r Registry) WriteRecord(ctx context.Context) error {
 	}
 	m.Status = "registry"
 	return rec.Write(ctx, m)
+}
+
+// Adopt records a registry an mtune before the record wrote (no
+// manifest.json at its top, so that every command refuses it) as one of
+// this mtune's: first each night's run folder R/runs/ID/ that has no
+// record yet (rundir.Adopt, as tune's folders), then R's top, whose
+// promoted.json, history.jsonl and report.html become the registry's.
+// The history must parse: R is a registry, not a folder of the user's
+// that happens to hold a file of those names. An adoption killed halfway
+// is taken up again by the next call.
+func (r Registry) Adopt(ctx context.Context, lo rundir.LeaseOptions) ([]rundir.Adoption, error) {
+	if _, err := r.record().Load(ctx); err == nil {
+		return nil, fmt.Errorf("%s %w", r.Root, rundir.ErrRecorded)
+	}
+	// Every line of the history must be a night's, the last too (a torn
+	// last line, which a night drops, is for repair to mend first).
+	data, err := storage.ReadFile(ctx, r.History())
+	if err != nil && !notExist(err) {
+		return nil, err
+	}
+	for n, line := range bytes.Split(bytes.TrimSpace(data), []byte{'\n'}) {
+		if _, err := parseEntry(line); err != nil && len(data) > 0 {
+			return nil, fmt.Errorf("registry: %s:%d: %w: not a registry's history to adopt (mend or remove that line first)", r.History(), n+1, err)
+		}
+	}
+	files, err := storage.Walk(ctx, storage.Join(r.Root, "runs"))
+	if err != nil {
+		return nil, err
+	}
+	var out []rundir.Adoption
+	for _, f := range files {
+		id, rest, _ := strings.Cut(strings.TrimPrefix(r.Rel(f), "runs/"), "/")
+		if rest != "manifest.json" || CheckRunID(id) != nil {
+			continue
+		}
+		a, err := rundir.Adopt(ctx, r.Run(id).Root, rundir.AdoptOptions{Command: "tune", Owns: rundir.Layout{}.Owns,
+			From: []string{"retrain", "tune"}, Lease: lo})
+		if errors.Is(err, rundir.ErrRecorded) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, a)
+	}
+	top, err := rundir.Adopt(ctx, r.Root, rundir.AdoptOptions{Command: registryCommand, Owns: ownsTop, Lease: lo,
+		Manifest: &rundir.Manifest{Version: rundir.Version(), Start: time.Now().UTC(), Status: "registry"}})
+	if err != nil {
+		return out, err
+	}
+	return append(out, top), nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/mtune/mtune/internal/cliflag"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/weights"
@@ -19,7 +20,7 @@ import (
 // its settings; for the commands that read n-best lists (nbestFlags) the
 // lists, and with --metric external their score files and label.
 type scoringFlags struct {
-	refs, nbests, scores, features listFlag
+	refs, nbests, scores, features cliflag.List
 	feats                          []poolfile.FeatureFile // --feature, parsed by parseMetric
 	label                          string
 	metric                         string
@@ -61,13 +62,11 @@ func (f *scoringFlags) parseMetric() (metric.Metric, error) {
 	if f.tokenize != "none" {
 		o.Tokenize = f.tokenize
 	}
-	m, err := metric.Parse(f.metric, o)
+	m, spec, err := metric.ParseSpec(f.metric, o)
 	if err != nil {
 		return nil, usagef("--metric: %v", err)
 	}
-	if f.spec, err = metric.Canonical(f.metric, o); err != nil {
-		return nil, usagef("--metric: %v", err)
-	}
+	f.spec = spec
 	switch _, ext := m.(metric.FileScored); {
 	case ext && (len(f.scores) == 0 || len(f.scores) != len(f.nbests) || len(f.refs) > 0):
 		return nil, usagef("--metric external: scores computed elsewhere come from score files aligned with n-best lists: one --scores a --nbest (%d for %d) and no -r (rerank, extract, tune-nbest)", len(f.scores), len(f.nbests))

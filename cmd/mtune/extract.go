@@ -35,7 +35,7 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		}
 		var res poolfile.ExtractResult
 		err = rundir.Produce(ctx, *out, rundir.OutputOptions{Command: "extract", CommandLine: commandLine("extract"), Overwrite: *overwrite,
-			Owns: func(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }}, rundir.Inputs("input", in.nbests, in.refs, in.scores),
+			Owns: extractOwns}, rundir.Inputs("input", in.nbests, in.refs, in.scores),
 			func(ctx context.Context) (err error) {
 				res, err = poolfile.Extract(ctx, in.nbests, sc, feat, scores, in.options(*threads))
 				return err
@@ -49,3 +49,6 @@ func extractFlags(fs *flag.FlagSet) runFunc {
 		return nil
 	}
 }
+
+// extractOwns says which files of its --out extract writes.
+func extractOwns(rel string) bool { return rel == "features.dat" || rel == "scores.dat" }

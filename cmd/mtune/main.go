@@ -20,6 +20,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/mtune/mtune/internal/cliflag"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
@@ -169,6 +170,11 @@ var commands = []command{
 		flags: retrainFlags,
 	},
 	{
+		name:    "adopt",
+		summary: "give folders an mtune before the record wrote (runs, builds, registries) the record that makes them mtune's again: the files of mtune's names become its own, the others stay yours",
+		usage:   "DIR…", flags: adoptFlags,
+	},
+	{
 		name:    "registry",
 		summary: "a retraining registry: status (what is promoted, since when), history (every night as a table), rollback [--to ID] (put an earlier night's weights back), repair (drop history lines and rebuild a promoted.json that do not parse)",
 		usage:   "status|history|rollback|repair --registry R [--to ID]",
@@ -232,7 +238,7 @@ func run(ctx context.Context, args []string, a *app) int {
 			return 2
 		}
 	}
-	positional, err := parseInterspersed(fs, expandMulti(cmdArgs, c.multi))
+	positional, err := cliflag.ParseInterspersed(fs, cliflag.ExpandMulti(cmdArgs, c.multi))
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -174,26 +173,6 @@ func TestScoreBadInput(t *testing.T) {
 		code, _, errOut := mtune(t, "", "score", "-r", ref, tc.hyp)
 		if code != 1 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want %q", tc.name, code, errOut, tc.want)
-		}
-	}
-}
-
-func TestExpandMulti(t *testing.T) {
-	tests := []struct {
-		name string
-		in   []string
-		want []string
-	}{
-		{"several values", []string{"--nbest", "a", "b", "-r", "r"}, []string{"--nbest", "a", "--nbest", "b", "-r", "r"}},
-		{"single dash", []string{"-nbest", "a", "b"}, []string{"-nbest", "a", "-nbest", "b"}},
-		{"other flags untouched", []string{"--out", "d", "--nbest", "a"}, []string{"--out", "d", "--nbest", "a"}},
-		{"equals form", []string{"--nbest=a", "b"}, []string{"--nbest=a", "b"}},
-		{"no value", []string{"--nbest"}, []string{"--nbest"}},
-		{"after --", []string{"--", "--nbest", "a", "b"}, []string{"--", "--nbest", "a", "b"}},
-	}
-	for _, tc := range tests {
-		if got := expandMulti(tc.in, []string{"nbest", "r"}); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: expandMulti(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/shared"
+	"github.com/mtune/mtune/testsupport/storagetest"
 )
 
 // TestBuildOutput: build refuses an --out holding an earlier build
@@ -246,5 +247,45 @@ func TestBuildPathFlags(t *testing.T) {
 	}
 	if !strings.Contains(string(ini), "path="+out) {
 		t.Fatalf("--relative-paths=false wrote relative paths:\n%s", ini)
+	}
+}
+
+// TestAdoptCommand (issue 33): mtune adopt gives a run folder and a model
+// folder an mtune before the record wrote their record: the run, refused
+// by --resume before, resumes; the model's notes stay the user's; a
+// folder that is not mtune's is refused with exit 1.
+func TestAdoptCommand(t *testing.T) {
+	base := t.TempDir()
+	run, model := filepath.Join(base, "run"), filepath.Join(base, "model")
+	if code, _, errOut := mtune(t, "", "tune", "--epochs", "1", "--out", run); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := mtune(t, "", "build", "--demo", "--out", model); code != 0 {
+		t.Fatalf("build: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(model, "notes.txt"), []byte("mine\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	storagetest.EarlierManifest(t, filepath.Join(run, "manifest.json"), "tune")
+	storagetest.EarlierManifest(t, filepath.Join(model, "manifest.json"), "build")
+	if code, _, errOut := mtune(t, "", "tune", "--epochs", "2", "--resume", "--out", run); code != 1 || !strings.Contains(errOut, "no run of mtune") {
+		t.Fatalf("--resume of the earlier run before adopting: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := mtune(t, "", "adopt", run, model)
+	if code != 0 || !strings.Contains(out, run+": recorded") || !strings.Contains(out, "kept 1 as yours (notes.txt)") {
+		t.Fatalf("adopt: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := mtune(t, "", "tune", "--epochs", "2", "--resume", "--out", run); code != 0 || !strings.Contains(errOut, "resum") {
+		t.Fatalf("--resume after adopting: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := mtune(t, "", "adopt", run); code != 1 || !strings.Contains(errOut, "already holds a record") {
+		t.Errorf("adopt of an adopted run: exit %d, stderr %q", code, errOut)
+	}
+	mine := t.TempDir()
+	if err := os.WriteFile(filepath.Join(mine, "manifest.json"), []byte(`{"name":"my-package"}`), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := mtune(t, "", "adopt", mine); code != 1 || !strings.Contains(errOut, "not a manifest of mtune's") {
+		t.Errorf("adopt of another program's folder: exit %d, stderr %q", code, errOut)
 	}
 }

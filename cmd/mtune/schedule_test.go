@@ -22,6 +22,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mtune/mtune/internal/cliflag"
 	"github.com/mtune/mtune/registry"
 )
 
@@ -146,7 +147,7 @@ func scheduleParseRetrain(t *testing.T, args []string) *flag.FlagSet {
 	}
 	var out bytes.Buffer
 	fs, _ := newFlagSet(c, &out)
-	pos, err := parseInterspersed(fs, expandMulti(args, c.multi))
+	pos, err := cliflag.ParseInterspersed(fs, cliflag.ExpandMulti(args, c.multi))
 	if err != nil {
 		t.Fatalf("mtune retrain %q: %v\n%s", args, err, out.String())
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/mtune/mtune/decoder/build"
+	"github.com/mtune/mtune/internal/cliflag"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
@@ -119,7 +120,7 @@ func runPipeline(ctx context.Context, o pipelines.Options, dir *rundir.RunDir) (
 // references as given.
 type tuneArgs struct {
 	o             pipelines.Options
-	refs, devRefs listFlag
+	refs, devRefs cliflag.List
 }
 
 // registerTuneFlags registers the data, learner and pipeline flags of tune

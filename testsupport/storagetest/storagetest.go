@@ -6,6 +6,7 @@ package storagetest
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,4 +48,30 @@ func Read[T any](tb testing.TB, read func(context.Context) (T, int64, error)) T 
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// EarlierManifest rewrites the manifest.json at path as an mtune before
+// the record wrote it (mtune adopt's input): no schema, command or record
+// of files; command_line ["mtune", command, …] and a version.
+func EarlierManifest(tb testing.TB, path, command string) {
+	tb.Helper()
+	ctx := context.Background()
+	data, err := storage.ReadFile(ctx, path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	for _, k := range []string{"schema", "schema_version", "command", "files", "kept"} {
+		delete(m, k)
+	}
+	m["command_line"], m["version"] = []string{"mtune", command, "--out", "OUT"}, "v0.9.0"
+	if data, err = json.Marshal(m); err != nil {
+		tb.Fatal(err)
+	}
+	if err := storage.WriteFile(ctx, path, data); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -1,25 +1,29 @@
-package main
+// Package cliflag holds the command-line conventions mtune's commands share
+// beyond Go's flag package: a flag given several times (List), several
+// values after one flag as Moses users write them (ExpandMulti), and flags
+// after positional arguments as GNU tools take them (ParseInterspersed).
+package cliflag
 
 import (
 	"flag"
 	"strings"
 )
 
-// listFlag is a flag that may be given several times; each value is added.
-type listFlag []string
+// List is a flag that may be given several times; each value is added.
+type List []string
 
-func (l *listFlag) String() string { return strings.Join(*l, " ") }
+func (l *List) String() string { return strings.Join(*l, " ") }
 
-func (l *listFlag) Set(v string) error {
+func (l *List) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
 
-// expandMulti rewrites "--name a b c" as "--name a --name b --name c" for the
+// ExpandMulti rewrites "--name a b c" as "--name a --name b --name c" for the
 // flags in multi, so that a shell glob after such a flag works as Moses
 // users expect (--nbest run*/nbest.gz). A value that starts with "-" ends
 // the list.
-func expandMulti(args []string, multi []string) []string {
+func ExpandMulti(args []string, multi []string) []string {
 	if len(multi) == 0 {
 		return args
 	}
@@ -60,10 +64,10 @@ func expandMulti(args []string, multi []string) []string {
 	return out
 }
 
-// parseInterspersed parses args with fs, allowing flags after positional
+// ParseInterspersed parses args with fs, allowing flags after positional
 // arguments (mtune score HYP -r REF) as GNU tools do. Everything after "--"
 // is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for i, a := range args {
 		if a == "--" {
