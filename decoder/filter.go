@@ -18,6 +18,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/model"
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/proctemp"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -125,7 +126,9 @@ func LoadFiltered(ctx context.Context, iniPath string, sources []string, opts Lo
 	var set *model.PhraseSet
 	if !st.CacheHit {
 		if entry == "" {
-			if entry, err = os.MkdirTemp("", "mtune-filtered-"); err != nil {
+			// No cache: a temporary folder, removed on return, or by
+			// the next process's sweep if this one is killed.
+			if entry, err = proctemp.MkdirTemp("mtune-filtered"); err != nil {
 				return nil, st, fmt.Errorf("decoder: filter: %w", err)
 			}
 			defer os.RemoveAll(entry)

@@ -17,9 +17,14 @@ import (
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/proctemp"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/weights"
 )
+
+// TempPrefix starts the names of the decoder's temporary folders
+// (proctemp.MkdirTemp).
+const TempPrefix = "mtune-decoder"
 
 // Config is an external decoder: a command and the model it decodes with.
 type Config struct {
@@ -120,7 +125,7 @@ func (d *Decoder) NBest(ctx context.Context, sentID int, src string, w feature.W
 // when the decoder exits, and when this process dies, even by SIGKILL.
 // Its files go to a temporary folder removed after the run; one that a
 // killed process left is removed by the next process that runs a
-// decoder on the host (mkdirTemp).
+// decoder on the host (proctemp.MkdirTemp).
 func (d *Decoder) NBestBatch(ctx context.Context, ids []int, srcs []string, w feature.Weights, n, threads int) ([][]decoder.Hypothesis, error) {
 	if len(ids) != len(srcs) {
 		panic("external: NBestBatch with different numbers of ids and sentences")
@@ -134,7 +139,7 @@ func (d *Decoder) NBestBatch(ctx context.Context, ids []int, srcs []string, w fe
 			return nil, fmt.Errorf("external: sentence %d holds a line break", ids[k])
 		}
 	}
-	dir, err := mkdirTemp()
+	dir, err := proctemp.MkdirTemp(TempPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("external: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mtune/mtune/internal/proctemp"
 	"github.com/mtune/mtune/testsupport/proctest"
 )
 
@@ -56,13 +57,13 @@ func TestKilledParent(t *testing.T) {
 		t.Errorf("the decoder's process group %d outlived mtune's SIGKILL", pgid)
 	}
 
-	stale, _ := filepath.Glob(filepath.Join(tmp, tempPrefix+"*"))
+	stale, _ := filepath.Glob(filepath.Join(tmp, TempPrefix+"-*"))
 	if len(stale) != 1 {
 		t.Fatalf("the killed helper left %q, want its one temporary folder", stale)
 	}
 	// A live process's folder: this test's.
 	t.Setenv("TMPDIR", tmp)
-	live, err := os.MkdirTemp("", tempPrefix+owner(os.Getpid())+"-")
+	live, err := os.MkdirTemp("", TempPrefix+"-"+proctemp.Owner(os.Getpid())+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
