@@ -20,6 +20,7 @@ import (
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/rundir"
+	"github.com/mtune/mtune/testsupport/gobuild"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
@@ -27,6 +28,7 @@ import (
 // The tests run their pipelines on prism (ptest's default runner).
 func TestMain(m *testing.M) {
 	code := ptest.MainRet(m)
+	gobuild.RemoveShared()
 	if demoDir != "" {
 		os.RemoveAll(demoDir)
 	}

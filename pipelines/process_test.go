@@ -45,7 +45,7 @@ func TestProcessEnvironment(t *testing.T) {
 	tmp := t.TempDir()
 
 	// The worker binary: this module's mtune, as a user builds it.
-	bin := gobuild.Binary(t, "..", "./cmd/mtune", filepath.Join(tmp, "mtune"))
+	bin := gobuild.Shared(t, "..", "./cmd/mtune")
 	script, err := filepath.Abs(filepath.Join("..", "scripts", "prism-process-worker.sh"))
 	if err != nil {
 		t.Fatal(err)
