@@ -246,16 +246,13 @@ func (o *Options) decoding() error {
 		return err
 	}
 	o.Decoder, o.Sparse, o.SearchAlgorithm = o.dec.Name, o.dec.Sparse, o.dec.Search
-	m, err := o.decodeOptions(0).ParseMetric()
+	// The workers and the manifest get the spec in its canonical form, so
+	// that "TER:case=false" and "ter" are one run's metric.
+	m, spec, err := o.decodeOptions(0).ParseMetricSpec()
 	if err != nil {
 		return fmt.Errorf("pipelines: --metric: %w", err)
 	}
-	// The workers and the manifest get the spec in its canonical form, so
-	// that "TER:case=false" and "ter" are one run's metric.
-	if o.Metric, err = o.decodeOptions(0).MetricSpec(); err != nil {
-		return fmt.Errorf("pipelines: --metric: %w", err)
-	}
-	o.metric = m
+	o.metric, o.Metric = m, spec
 	return nil
 }
 

@@ -123,27 +123,24 @@ func (o DecodeOptions) Validate() error {
 	return err
 }
 
-// MetricSpec returns Metric in its canonical form (metric.Canonical: the
-// options at their defaults left out, "bleu" for ""), the spec a run's
-// workers and manifest carry.
-func (o DecodeOptions) MetricSpec() (string, error) {
-	s, err := metric.Canonical(cmp.Or(o.Metric, "bleu"), metric.Options{})
-	if err != nil {
-		return "", fmt.Errorf("tune: %w", err)
-	}
-	return s, nil
-}
-
 // ParseMetric returns the metric hypotheses are scored with (Metric).
 func (o DecodeOptions) ParseMetric() (metric.Metric, error) {
-	m, err := metric.Parse(cmp.Or(o.Metric, "bleu"), metric.Options{})
+	m, _, err := o.ParseMetricSpec()
+	return m, err
+}
+
+// ParseMetricSpec is ParseMetric with Metric in its canonical form
+// (metric.Canonical: the options at their defaults left out, "bleu" for
+// ""), the spec a run's workers and manifest carry, from one parse.
+func (o DecodeOptions) ParseMetricSpec() (metric.Metric, string, error) {
+	m, spec, err := metric.ParseSpec(cmp.Or(o.Metric, "bleu"), metric.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("tune: %w", err)
+		return nil, "", fmt.Errorf("tune: %w", err)
 	}
 	if _, ok := m.(metric.FileScored); ok {
-		return nil, fmt.Errorf("tune: metric %q: scores computed elsewhere score given n-best lists (tune-nbest, rerank), not a decoder's new translations", o.Metric)
+		return nil, "", fmt.Errorf("tune: metric %q: scores computed elsewhere score given n-best lists (tune-nbest, rerank), not a decoder's new translations", o.Metric)
 	}
-	return m, nil
+	return m, spec, nil
 }
 
 // Metric is what a run's hypotheses are scored with (metric.Metric), as
