@@ -32,7 +32,7 @@ var swept sync.Map // prefix → *sync.Once
 // dead processes first, once a process.
 func MkdirTemp(prefix string) (string, error) {
 	once, _ := swept.LoadOrStore(prefix, new(sync.Once))
-	once.(*sync.Once).Do(func() { Sweep(os.TempDir(), prefix, time.Now()) })
+	once.(*sync.Once).Do(func() { RemoveStale(os.TempDir(), prefix, time.Now()) })
 	return os.MkdirTemp("", prefix+"-"+Owner(os.Getpid())+"-")
 }
 
@@ -50,12 +50,12 @@ func hostHash() string {
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 
-// Sweep removes the folders of dir named after prefix whose process of
+// RemoveStale removes the folders of dir named after prefix whose process of
 // this host no longer runs (no process of its id, or one that started at
 // another time), and those of the legacy name untouched since LegacyAge
 // before now; it keeps the others. It removes what it can: a folder it
 // cannot remove stays for the next sweep. It returns the paths removed.
-func Sweep(dir, prefix string, now time.Time) []string {
+func RemoveStale(dir, prefix string, now time.Time) []string {
 	names, _ := filepath.Glob(filepath.Join(dir, prefix+"-*"))
 	host := hostHash()
 	var removed []string

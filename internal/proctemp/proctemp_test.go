@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// TestSweep: a sweep removes the folders of dead processes of this host
+// TestRemoveStale: a sweep removes the folders of dead processes of this host
 // and the legacy folders untouched for LegacyAge, and keeps a live
 // process's, another host's, a fresh legacy one, a file of the legacy
 // name and another prefix's.
-func TestSweep(t *testing.T) {
+func TestRemoveStale(t *testing.T) {
 	dir := t.TempDir()
 	// A process that ran and ended: its pid names no process of its
 	// start time now.
@@ -52,7 +52,7 @@ func TestSweep(t *testing.T) {
 		mk("mtune-x-2222222", true, old),                                         // a file
 		mk("mtune-y-"+dead+"-5", false, old),                                     // another prefix
 	}
-	removed := Sweep(dir, "mtune-x", now)
+	removed := RemoveStale(dir, "mtune-x", now)
 	slices.Sort(removed)
 	slices.Sort(gone)
 	if !slices.Equal(removed, gone) {
