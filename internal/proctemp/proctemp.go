@@ -77,9 +77,10 @@ func dead(rest, host, path string, now time.Time) bool {
 	pid, err1 := strconv.Atoi(f[0])
 	start, err2 := strconv.ParseUint(f[min(1, len(f)-1)], 10, 64)
 	if len(f) != 4 || err1 != nil || err2 != nil || pid <= 0 {
-		// The legacy name, PREFIX-RANDOM: by its age alone.
+		// The legacy name, PREFIX-RANDOM (os.MkdirTemp's decimal
+		// random part): by its age alone.
 		fi, err := os.Lstat(path)
-		return len(f) == 1 && err == nil && fi.IsDir() && now.Sub(fi.ModTime()) > LegacyAge
+		return len(f) == 1 && err1 == nil && err == nil && fi.IsDir() && now.Sub(fi.ModTime()) > LegacyAge
 	}
 	if f[2] != host {
 		return false

@@ -51,6 +51,7 @@ func TestRemoveStale(t *testing.T) {
 		mk("mtune-x-7654321", false, now),                                        // legacy, fresh
 		mk("mtune-x-2222222", true, old),                                         // a file
 		mk("mtune-y-"+dead+"-5", false, old),                                     // another prefix
+		mk("mtune-x-notes", false, old),                                          // not a random number
 	}
 	removed := RemoveStale(dir, "mtune-x", now)
 	slices.Sort(removed)
