@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
@@ -35,20 +36,11 @@ type Options struct {
 	// n-best lists of every epoch, run the batch optimizer Algo on the
 	// pool; Shards and Mix are ignored; a dev set chooses the best epoch)
 	// or tune.Stale (IPM with Green et al.'s stale gradients inside each
-	// shard: Threads, MaxStaleness).
+	// shard: Stale).
 	Mode tune.Mode
-	// Threads is stale mode's number of gradient goroutines per shard; 0
-	// means 2.
-	Threads int
-	// DecodeThreads is the number of sentences of a mini-batch a shard
-	// (or a stale gradient goroutine) decodes at once in ipm and stale
-	// mode; 0 means the worker's cores, which the built-in decoder shares
-	// among the shards a worker runs at once. Results do not depend on it
-	// (but for stale mode's timing with Threads > 1).
-	DecodeThreads int
-	// MaxStaleness is stale mode's staleness bound (a staler gradient is
-	// recomputed against fresh weights); 0 means unlimited.
-	MaxStaleness int
+	// Stale holds stale mode's options (their zero values the defaults);
+	// other modes ignore them.
+	Stale tune.StaleOptions
 	// Mix merges an epoch's shards (transforms.ParseMixer); nil means
 	// transforms.AverageMixer (mtune tune's default is
 	// transforms.LineSearchMixer).
@@ -57,13 +49,11 @@ type Options struct {
 	// search's direction): by its updates (tune.ByUpdates, the zero
 	// value) or alike (tune.Uniform).
 	MixWeights tune.MixWeights
-	// EvalTune, in ipm and stale mode, decodes the tuning set once more
-	// each epoch (1-best, with the mixed weights) for its tune BLEU, as a
-	// dev set is decoded. Without it the tune BLEU is the progressive BLEU
-	// of the epoch's own decoding (Metrics.TuneDecoded), and an epoch
-	// decodes each tuning sentence once. The weights do not depend on it;
-	// the best epoch does only without a dev set.
-	EvalTune bool
+	// ShardOptions are ipm and stale mode's options of the shards
+	// (EvalTune, DecodeThreads).
+	ShardOptions
+	// BatchOptions are batch mode's (KeepScale).
+	BatchOptions
 	// Algo names a learner of learner/algo; "" means the default online
 	// learner in ipm and stale mode (which need an online one), the
 	// default batch one in batch mode (tune.DefaultLearner).
@@ -71,10 +61,6 @@ type Options struct {
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).
 	AlgoConfig tune.AlgoConfig
-	// KeepScale, in batch mode, keeps the optimizer's weights as they
-	// are; by default they are scaled to an L1 norm of 1 (as Moses' mert
-	// does), since the decoder's pruning depends on their scale.
-	KeepScale bool
 	// Shards is the number of shards; 0 means 2.
 	Shards int
 	// Epochs is the number of epochs; 0 means 5.
@@ -185,6 +171,43 @@ type Options struct {
 	metric tune.Metric
 }
 
+// ShardOptions are ipm and stale mode's options of an epoch's shards,
+// each declared once (internal/option): the flag, the refusal in batch
+// mode, the manifest's record and --resume's check come from its tags.
+type ShardOptions struct {
+	// EvalTune decodes the tuning set once more each epoch (1-best, with
+	// the mixed weights) for its tune BLEU, as a dev set is decoded.
+	// Without it the tune BLEU is the progressive BLEU of the epoch's own
+	// decoding (Metrics.TuneDecoded), and an epoch decodes each tuning
+	// sentence once. The weights do not depend on it; the best epoch does
+	// only without a dev set.
+	EvalTune bool `option:"eval-tune" modes:"ipm,stale" help:"ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights"`
+	// DecodeThreads is the number of sentences of a mini-batch a shard
+	// (or a stale gradient goroutine) decodes at once; 0 means the
+	// worker's cores, which the built-in decoder shares among the shards a
+	// worker runs at once. Results do not depend on it (but for stale
+	// mode's timing with more than one thread), so no manifest records it.
+	DecodeThreads int `option:"decode-threads" modes:"ipm,stale" min:"1" manifest:"-" help:"ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores, shared by the shards it runs at once)"`
+}
+
+// BatchOptions are batch mode's options, declared as ShardOptions are.
+type BatchOptions struct {
+	// KeepScale keeps the optimizer's weights as they are; by default
+	// they are scaled to an L1 norm of 1 (as Moses' mert does), since the
+	// decoder's pruning depends on their scale.
+	KeepScale bool `option:"keep-scale" modes:"batch" help:"batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)"`
+}
+
+func init() {
+	option.Declare(ShardOptions{})
+	option.Declare(BatchOptions{})
+}
+
+// Methods returns the options of o's modes that are declared once
+// (internal/option), pointers into o: what a command registers as flags
+// and checks against the mode.
+func (o *Options) Methods() []any { return []any{&o.Stale, &o.ShardOptions, &o.BatchOptions} }
+
 // decodeOptions returns the decoding and scoring options of the run's
 // decodings of n-best lists of size nbest: the run's metric, the launch's
 // progress folder.
@@ -200,10 +223,11 @@ func (o *Options) added() tune.FeatureCommands {
 func (o *Options) manifestFlags() rundir.ManifestFlags {
 	f := tune.LearnerManifest(o.Algo, o.AlgoConfig)
 	f.Mode, f.Shards, f.Epochs, f.NBest, f.Sparse = o.Mode.String(), o.Shards, o.Epochs, o.NBest, strings.Join(o.Sparse, ",")
-	f.KeepScale, f.EvalTune = o.KeepScale && o.Mode == tune.Batch, o.EvalTune
-	if o.Mode == tune.Stale {
-		f.Threads, f.MaxStaleness = o.Threads, o.MaxStaleness
+	stale, shard, batch := o.Stale, o.ShardOptions, o.BatchOptions
+	for _, p := range []any{&stale, &shard, &batch} {
+		option.ForMode(p, o.Mode.String())
 	}
+	f.Method = option.Record(&stale, &shard, &batch)
 	if o.Mix != nil {
 		f.Mix = o.Mix.Name()
 	}
@@ -270,8 +294,13 @@ func (o *Options) defaults() error {
 	if err := o.decoding(); err != nil {
 		return err
 	}
-	if o.Mode == tune.Stale && o.Threads == 0 {
-		o.Threads = 2
+	for _, p := range o.Methods() {
+		if err := option.Check(p, o.Mode.String(), nil); err != nil {
+			return fmt.Errorf("pipelines: %w", err)
+		}
+	}
+	if o.Mode == tune.Stale {
+		option.Defaults(&o.Stale)
 	}
 	if o.DecodeBatches == 0 {
 		o.DecodeBatches = RunnerWorkers()
@@ -281,12 +310,10 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
 	case o.Replicas > 1 && o.Mode == tune.Batch:
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
-	case o.Threads < 0 || o.MaxStaleness < 0 || o.DecodeThreads < 0 || o.DecodeBatches < 0:
-		return fmt.Errorf("pipelines: invalid --threads %d, --max-staleness %d, --decode-threads %d or --decode-batches %d", o.Threads, o.MaxStaleness, o.DecodeThreads, o.DecodeBatches)
+	case o.DecodeBatches < 0:
+		return fmt.Errorf("pipelines: invalid --decode-batches %d", o.DecodeBatches)
 	case len(o.FeatureCommands) > 0 && o.Mode != tune.Batch:
 		return errors.New("pipelines: " + tune.FeatureInBatchOnly)
-	case o.Mode == tune.Batch && o.EvalTune:
-		return errors.New("pipelines: --eval-tune applies to --mode ipm and stale (batch mode's tune BLEU re-ranks its pool)")
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
 		return fmt.Errorf("pipelines: invalid mode %v or mix weights %v", o.Mode, o.MixWeights)
 	case o.Shards < 1 || o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
@@ -679,7 +706,7 @@ func (o *Options) replicaEpoch(s beam.Scope, r, n int, tuneSet, dev *corpus.Inde
 	learn := &transforms.LearnFn{Decoder: o.Decoder, DecoderConfig: o.dec.Config(), Shards: o.Shards, Options: lo, DropLists: !o.Mix.UsesLists(), StateDir: stateDir,
 		NonZeroWeights: !o.Mix.UsesLists()}
 	if o.Mode == tune.Stale {
-		learn.Stale, learn.ReportDir = &tune.StaleOptions{Threads: o.Threads, MaxStaleness: o.MaxStaleness}, work
+		learn.Stale, learn.ReportDir = &o.Stale, work
 	}
 	results, lists := transforms.Learn(s, learn, sents, w, states)
 	mixed, report := o.Mix.Mix(s, transforms.MixInput{Results: results, Lists: lists, Prev: w, Weights: o.MixWeights, Metric: o.Metric, ListDir: dir.Lists()})

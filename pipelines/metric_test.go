@@ -74,7 +74,7 @@ func checkMetricRun(t *testing.T, r metricRun) {
 		o.AlgoConfig.Restarts = 2
 	}
 	if r.mode == tune.Stale {
-		o.Threads = 1 // more threads apply gradients in the order of their timing
+		o.Stale.Threads = 1 // more threads apply gradients in the order of their timing
 	}
 	if r.mix != "" {
 		var err error

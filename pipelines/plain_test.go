@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/mix"
@@ -138,13 +139,16 @@ func TestOptionErrors(t *testing.T) {
 		edit func(*pipelines.Options)
 		want string
 	}{
-		{"negative max staleness", func(o *pipelines.Options) { o.Mode, o.MaxStaleness = tune.Stale, -1 }, "max-staleness"},
+		{"negative max staleness", func(o *pipelines.Options) { o.Mode, o.Stale.MaxStaleness = tune.Stale, -1 }, "max-staleness"},
 		{"stale with a batch learner", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Stale, "mert" }, "batch learner"},
 		{"batch learner", func(o *pipelines.Options) { o.Algo = "pro" }, "batch learner"},
 		{"dev without refs", func(o *pipelines.Options) { o.DevSrc = d.devSrc }, "dev"},
 		{"reference count", func(o *pipelines.Options) { o.Refs = []string{d.devRef} }, "line counts differ"},
 		{"missing init", func(o *pipelines.Options) { o.Init = filepath.Join(o.Out, "none") }, "none"},
-		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = tune.Batch, true }, "--eval-tune"},
+		{"batch mode evaluating the tuning set", func(o *pipelines.Options) { o.Mode, o.EvalTune = tune.Batch, true }, "--eval-tune applies to --mode ipm and stale, not batch"},
+		{"stale threads in ipm mode", func(o *pipelines.Options) { o.Stale.Threads = 3 }, "--threads applies to --mode stale, not ipm"},
+		{"keep-scale in ipm mode", func(o *pipelines.Options) { o.KeepScale = true }, "--keep-scale applies to --mode batch, not ipm"},
+		{"negative decode threads", func(o *pipelines.Options) { o.DecodeThreads = -2 }, "--decode-threads -2: must be positive"},
 		{"feature command in ipm mode", func(o *pipelines.Options) {
 			o.FeatureCommands = []tune.FeatureCommand{{Name: "rev", Command: "awk 1"}}
 		}, "--feature-command applies to --mode batch"},
@@ -166,6 +170,26 @@ func TestOptionErrors(t *testing.T) {
 				t.Error("an epoch started")
 			}
 		})
+	}
+}
+
+// TestDeclaredOptions: every option declared once (internal/option) names
+// modes that --mode parses, and no two declare one flag (Declare panics
+// at init otherwise).
+func TestDeclaredOptions(t *testing.T) {
+	var o pipelines.Options
+	if len(option.Declared()) != len(o.Methods()) {
+		t.Errorf("%d declared structs, %d in Options.Methods", len(option.Declared()), len(o.Methods()))
+	}
+	for _, d := range option.Declared() {
+		for _, f := range option.Fields(d) {
+			for _, m := range f.Modes {
+				var mode tune.Mode
+				if err := mode.UnmarshalText([]byte(m)); err != nil || mode.String() != m {
+					t.Errorf("--%s: mode %q: %v", f.Flag, m, err)
+				}
+			}
+		}
 	}
 }
 

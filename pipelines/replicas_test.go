@@ -113,7 +113,7 @@ func TestReplicasStale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	o := options(d, filepath.Join(dir, "stale"))
-	o.Mode, o.Threads, o.Algo, o.Epochs, o.Replicas = tune.Stale, 1, "oro", 1, 2
+	o.Mode, o.Stale.Threads, o.Algo, o.Epochs, o.Replicas = tune.Stale, 1, "oro", 1, 2
 	launches := countLaunches(&o)
 	mustRun(t, ctx, o)
 	if *launches != 1+1 {

@@ -90,7 +90,7 @@ func TestSparseReproducible(t *testing.T) {
 	for i, threads := range []int{0, 1, 4} {
 		o := pipelines.Options{Config: freshConfig(t, ini), Src: src, Refs: []string{ref},
 			Out: filepath.Join(dir, fmt.Sprintf("run%d-threads%d", i, threads)), Sparse: []string{"all"},
-			Epochs: 1, Seed: 1, DecodeThreads: threads, Execute: execute}
+			Epochs: 1, Seed: 1, ShardOptions: pipelines.ShardOptions{DecodeThreads: threads}, Execute: execute}
 		res := mustRun(t, ctx, o)
 		t.Logf("--decode-threads %d: %d non-zero weights, progressive BLEU %.4f", threads, res.Epochs[0].NonZero, res.Epochs[0].TuneScore)
 		runs = append(runs, o.Out)
@@ -152,7 +152,7 @@ func TestSparseModesReproducible(t *testing.T) {
 	}{
 		{"ipm, 3 shards, line search", func(o *pipelines.Options) { o.Shards, o.Mix = 3, transforms.LineSearchMixer{} },
 			[]func(*pipelines.Options){threads(1), threads(4), direct}, false, nil},
-		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Threads = tune.Stale, 1 },
+		{"stale, one thread", func(o *pipelines.Options) { o.Mode, o.Stale.Threads = tune.Stale, 1 },
 			[]func(*pipelines.Options){threads(1), threads(4)}, false, nil},
 		{"batch, pro", func(o *pipelines.Options) { o.Mode, o.Algo = tune.Batch, "pro" },
 			[]func(*pipelines.Options){nil, nil}, false, poolFiles},

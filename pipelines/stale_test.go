@@ -31,7 +31,7 @@ func TestStaleMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
 			o := options(d, out)
-			o.Mode, o.Epochs, o.Threads, o.MaxStaleness = tune.Stale, 2, tc.threads, tc.maxS
+			o.Mode, o.Epochs, o.Stale = tune.Stale, 2, tune.StaleOptions{Threads: tc.threads, MaxStaleness: tc.maxS}
 			o.AlgoConfig = algo.Config{MiniBatch: 4}
 			launches := countLaunches(&o)
 			res := mustRun(t, ctx, o)
@@ -94,7 +94,10 @@ func TestStaleOneThreadIsIPM(t *testing.T) {
 	dir := t.TempDir()
 	weightsOf := func(mode tune.Mode) []byte {
 		o := options(d, filepath.Join(dir, mode.String()))
-		o.Mode, o.Epochs, o.Threads, o.Algo = mode, 2, 1, "oro"
+		o.Mode, o.Epochs, o.Algo = mode, 2, "oro"
+		if mode == tune.Stale {
+			o.Stale.Threads = 1 // ipm refuses stale mode's options
+		}
 		o.AlgoConfig = algo.Config{MiniBatch: 4}
 		mustRun(t, ctx, o)
 		b, err := os.ReadFile(rundir.Layout{Root: o.Out}.Epoch(2).JSON())

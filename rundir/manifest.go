@@ -1,17 +1,23 @@
 package rundir
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/io/storage"
 )
 
@@ -80,15 +86,13 @@ type ManifestFlags struct {
 	Replicas int `json:",omitempty"`
 	// Sparse lists the sparse templates, comma-separated ("" = none).
 	Sparse string `json:",omitempty"`
-	// KeepScale is batch mode's (false elsewhere).
-	KeepScale bool `json:",omitempty"`
-	// EvalTune (ipm and stale mode) decodes the tuning set once more
-	// each epoch for its tune BLEU, which chooses the best epoch
-	// without a dev set.
-	EvalTune bool `json:",omitempty"`
-	// Threads and MaxStaleness are stale mode's (0 elsewhere).
-	Threads      int `json:",omitempty"`
-	MaxStaleness int `json:",omitempty"`
+	// Method holds the options declared once where they are used
+	// (internal/option: stale mode's --threads and --max-staleness, ipm's
+	// --eval-tune, batch mode's --keep-scale, …),
+	// as option.Record gives them: in JSON each sits beside the fields
+	// above under its Go name (MarshalJSON), as earlier manifests wrote
+	// the same options by hand.
+	Method option.Values `json:"-"`
 	// The learner's settings; nil L1/L2 mean the learner's default.
 	Loss  string   `json:",omitempty"`
 	L1    *float64 `json:",omitempty"`
@@ -143,7 +147,7 @@ func (f ManifestFlags) Settings() []Setting {
 		return s
 	}
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return []Setting{
+	rows := []Setting{
 		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.MetricSpec, f.Metric, "BLEU")},
 		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
@@ -151,9 +155,9 @@ func (f ManifestFlags) Settings() []Setting {
 		{"feature-command", quote(strings.Join(f.FeatureCommands, "; "))},
 		{"shards", strconv.Itoa(f.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas))}, {"nbest", strconv.Itoa(f.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch)}, {"sparse", quote(f.Sparse)},
-		{"keep-scale", strconv.FormatBool(f.KeepScale)},
-		{"eval-tune", strconv.FormatBool(f.EvalTune)},
-		{"threads", strconv.Itoa(f.Threads)}, {"max-staleness", strconv.Itoa(f.MaxStaleness)},
+	}
+	rows = append(rows, f.methodSettings()...)
+	return append(rows, []Setting{
 		{"loss", quote(f.Loss)}, {"l1", show(f.L1)}, {"l2", show(f.L2)},
 		{"noise", num(f.Noise)},
 		{"noise-type", cmp.Or(f.NoiseType, "dropout")},
@@ -164,17 +168,101 @@ func (f ManifestFlags) Settings() []Setting {
 		{"mira-c", num(f.MIRAC)},
 		{"mira-decay", num(f.MIRADecay)},
 		{"rate", num(f.Rate)},
-	}
+	}...)
 }
 
-// Diff lists the options that differ between the run's f and g (Epochs
-// aside), each as "--flag: VALUE in the run, VALUE now".
-func (f ManifestFlags) Diff(g ManifestFlags) []string {
-	a, b := f.Settings(), g.Settings()
+// methodSettings lists the declared options (option.Declared) that f's
+// mode uses, as f.Method records them; a value that does not read as its
+// option's type is shown as recorded, so that --resume names it.
+func (f ManifestFlags) methodSettings() []Setting {
+	var out []Setting
+	for _, d := range option.Declared() {
+		err := option.Load(d, f.Method)
+		for i, s := range option.Settings(d) {
+			fd := option.Recorded(d)[i]
+			switch {
+			case f.Mode != "" && !fd.Applies(f.Mode):
+				continue
+			case err != nil:
+				s.Value = "unreadable " + string(f.Method[fd.Key])
+			}
+			out = append(out, Setting(s))
+		}
+	}
+	return out
+}
+
+// manifestFlags is ManifestFlags without its JSON methods.
+type manifestFlags ManifestFlags
+
+// MarshalJSON writes f's fields and, beside them, its Method's values,
+// sorted by key.
+func (f ManifestFlags) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(manifestFlags(f))
+	if err != nil || len(f.Method) == 0 {
+		return b, err
+	}
+	buf := bytes.NewBuffer(b[:len(b)-1])
+	for i, k := range slices.Sorted(maps.Keys(f.Method)) {
+		if i > 0 || len(b) > 2 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		if err := json.Compact(buf, f.Method[k]); err != nil {
+			return nil, fmt.Errorf("rundir: option %s: %w", k, err)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads f's fields, and every other key into Method.
+func (f *ManifestFlags) UnmarshalJSON(b []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, (*manifestFlags)(f)); err != nil {
+		return err
+	}
+	f.Method = nil
+	for k, v := range all {
+		if !slices.Contains(flagFieldNames, k) {
+			if f.Method == nil {
+				f.Method = option.Values{}
+			}
+			f.Method[k] = v
+		}
+	}
+	return nil
+}
+
+// flagFieldNames are the JSON keys of ManifestFlags' own fields.
+var flagFieldNames = func() []string {
 	var out []string
-	for i := range a {
-		if a[i].Value != b[i].Value {
-			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", a[i].Flag, a[i].Value, b[i].Value))
+	t := reflect.TypeFor[manifestFlags]()
+	for i := range t.NumField() {
+		if t.Field(i).Tag.Get("json") != "-" {
+			out = append(out, t.Field(i).Name)
+		}
+	}
+	return out
+}()
+
+// Diff lists the options that differ between the run's f and g (Epochs
+// aside), each as "--flag: VALUE in the run, VALUE now"; an option only
+// one of the runs' modes uses is named by the mode's difference.
+func (f ManifestFlags) Diff(g ManifestFlags) []string {
+	now := map[string]string{}
+	for _, s := range g.Settings() {
+		now[s.Flag] = s.Value
+	}
+	var out []string
+	for _, s := range f.Settings() {
+		if v, ok := now[s.Flag]; ok && v != s.Value {
+			out = append(out, fmt.Sprintf("--%s: %s in the run, %s now", s.Flag, s.Value, v))
 		}
 	}
 	return out

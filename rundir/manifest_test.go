@@ -1,8 +1,12 @@
 package rundir
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mtune/mtune/internal/option"
 )
 
 // TestSameRun: a run resumes with its starting weights and inputs at other
@@ -57,12 +61,47 @@ func TestDistributionMerge(t *testing.T) {
 	}
 }
 
+// testShardOptions declares an option as pipelines.ShardOptions does, so
+// that rundir's own tests see a declared option in the settings, the
+// diffs and the report (pipelines, which declares the real ones, is not
+// linked here).
+type testShardOptions struct {
+	EvalTune bool `option:"eval-tune" modes:"ipm,stale" help:"decode the tuning set again"`
+}
+
+func init() { option.Declare(testShardOptions{}) }
+
 // TestManifestDiffEvalTune: --eval-tune changes what chooses the best epoch
-// without a dev set, so a resume names it.
+// without a dev set, so a resume names it; a declared option reads from
+// and writes to the manifest's JSON beside the fields of its own, and
+// batch mode, which does not use it, shows no row of it.
 func TestManifestDiffEvalTune(t *testing.T) {
-	d := ManifestFlags{Mode: "ipm", EvalTune: true}.Diff(ManifestFlags{Mode: "ipm"})
+	run := ManifestFlags{Mode: "ipm", Method: option.Record(&testShardOptions{EvalTune: true})}
+	d := run.Diff(ManifestFlags{Mode: "ipm"})
 	if len(d) != 1 || !strings.Contains(d[0], "--eval-tune: true in the run, false now") {
 		t.Errorf("diff %q", d)
+	}
+	b, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"Mode":"ipm"`) || !strings.HasSuffix(string(b), `,"EvalTune":true}`) {
+		t.Errorf("JSON %s", b)
+	}
+	var back ManifestFlags
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := back.Diff(run); len(d) != 0 || string(back.Method["EvalTune"]) != "true" {
+		t.Errorf("read back: %+v, diff %q", back, d)
+	}
+	for _, s := range (ManifestFlags{Mode: "batch"}).Settings() {
+		if s.Flag == "eval-tune" {
+			t.Errorf("batch mode shows %v", s)
+		}
+	}
+	if b, _ := json.Marshal(ManifestFlags{}); bytes.Contains(b, []byte("EvalTune")) {
+		t.Errorf("an option at its zero value is written: %s", b)
 	}
 }
 

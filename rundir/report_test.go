@@ -17,6 +17,7 @@ import (
 
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/internal/chart"
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner/algo"
@@ -349,7 +350,8 @@ func TestWriteReportStartAndOptions(t *testing.T) {
 	if err := ReadJSON(ctx, Layout{Root: dir}.Manifest(), &man); err != nil {
 		t.Fatal(err)
 	}
-	man.Options.Sparse, man.Options.Search, man.Options.MiniBatch, man.Options.EvalTune = "pt,lo", "cube", 0, true
+	man.Options.Sparse, man.Options.Search, man.Options.MiniBatch = "pt,lo", "cube", 0
+	man.Options.Method = option.Record(&testShardOptions{EvalTune: true})
 	if err := WriteJSON(ctx, Layout{Root: dir}.Manifest(), man); err != nil {
 		t.Fatal(err)
 	}

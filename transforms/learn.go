@@ -122,9 +122,6 @@ func (f *LearnFn) check() error {
 	if f.Shards < 1 {
 		return fmt.Errorf("transforms: %d shards", f.Shards)
 	}
-	if f.Stale != nil && (f.Stale.MaxStaleness < 0 || f.Stale.Threads < 0) {
-		return fmt.Errorf("transforms: invalid stale options %+v", *f.Stale)
-	}
 	if err := checkDecoder(f.Decoder); err != nil {
 		return err
 	}

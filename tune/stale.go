@@ -6,31 +6,29 @@ import (
 	"sync"
 
 	"github.com/mtune/mtune/feature"
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/learner"
 	"github.com/mtune/mtune/pool"
 )
 
 // StaleOptions configure Green et al.'s stale-gradient parallelism
-// (their Algorithm 2) inside a shard's worker.
+// (their Algorithm 2) inside a shard's worker: stale mode's options,
+// declared once here (internal/option) for the flags, their refusals, the
+// manifest and --resume.
 type StaleOptions struct {
 	// Threads is the number of goroutines decoding mini-batches and
 	// computing gradients; 0 means 2. At most Threads gradients are in
 	// flight (read but not yet applied) at once, so Threads = 1 is plain
 	// sequential online learning.
-	Threads int
+	Threads int `option:"threads" modes:"stale" min:"1" default:"2" help:"stale mode: goroutines per shard decoding mini-batches and computing gradients"`
 	// MaxStaleness is the largest staleness a gradient may be applied
 	// with; a staler one is recomputed against fresh weights first. 0
 	// means unlimited.
-	MaxStaleness int
+	MaxStaleness int `option:"max-staleness" modes:"stale" min:"1" help:"stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)"`
 }
 
-func (o StaleOptions) threads() int {
-	if o.Threads <= 0 {
-		return 2
-	}
-	return o.Threads
-}
+func init() { option.Declare(StaleOptions{}) }
 
 // StaleStats records the staleness of a run's updates: the number of
 // updates applied between reading the weights a gradient was computed at
@@ -137,9 +135,10 @@ func RunStale(ctx context.Context, on learner.Online, n int, prepare BatchFunc, 
 	if n <= 0 {
 		return st, nil
 	}
-	if o.MaxStaleness < 0 {
-		return st, fmt.Errorf("tune: negative max staleness %d", o.MaxStaleness)
+	if err := option.Validate(&o); err != nil {
+		return st, fmt.Errorf("tune: stale options: %w", err)
 	}
+	option.Defaults(&o)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -154,7 +153,7 @@ func RunStale(ctx context.Context, on learner.Online, n int, prepare BatchFunc, 
 	}
 	jobs := make(chan *staleJob)
 	var wg sync.WaitGroup
-	for t := 0; t < min(o.threads(), n); t++ {
+	for t := 0; t < min(o.Threads, n); t++ {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				nextMu.Lock()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/internal/cliflag"
+	"github.com/mtune/mtune/internal/option"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
@@ -133,10 +134,10 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.DevSrc, "dev-src", "", "source of a held-out dev set whose BLEU picks best/weights (default: tune BLEU picks; see --eval-tune)")
 	fs.Var(&t.devRefs, "dev-ref", "references of the dev set")
 	fs.TextVar(&t.o.Mode, "mode", tune.IPM, "ipm (per-shard online learning with the decoder in the loop, then mixing) batch (decode, pool the n-best lists of every epoch, run --algo on the pool; with a dev set, each epoch's new weights are scored on it, as Moses' --return-best-dev) or stale (ipm with Green et al.'s stale gradients: --threads goroutines per shard decode and compute gradients, one applier applies them as they finish)")
-	fs.IntVar(&t.o.Threads, "threads", 2, "stale mode: goroutines per shard decoding mini-batches and computing gradients")
-	fs.IntVar(&t.o.DecodeThreads, "decode-threads", 0, "ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores, shared by the shards it runs at once)")
-	fs.IntVar(&t.o.MaxStaleness, "max-staleness", 0, "stale mode: recompute against fresh weights a gradient staler than this many updates (default: no bound)")
-	fs.BoolVar(&t.o.EvalTune, "eval-tune", false, "ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights")
+	for _, p := range t.o.Methods() {
+		option.Defaults(p)
+		option.Register(fs, p)
+	}
 	fs.StringVar(&t.o.SearchAlgorithm, "search-algorithm", "", "decoder search for every decoding of the run, overriding the moses.ini's [search-algorithm]: normal (or 0: Moses' stack search) or cube (or 1: cube pruning; on Moses' 8k model the same tuned test BLEU in 58% of the tuning time, RESULTS.md); default: the moses.ini's (Moses' stack search when it sets none)")
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch (ipm, stale) or a worker's share of a decoding of the tuning or dev set (--decode-batches) (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.IntVar(&t.o.DecodeBatches, "decode-batches", 0, "with --decoder: the runs of the decoder each decoding of the tuning or dev set (batch mode's, every dev decoding) is dealt into, one a worker, each given its share of the sentences and the worker's cores (default: Beam's --num_workers, else --max_num_workers, else 1); results do not depend on it")
@@ -155,7 +156,6 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		return nil
 	})
 	t.o.AlgoConfig.RegisterBatchSearchFlags(fs)
-	fs.BoolVar(&t.o.KeepScale, "keep-scale", false, "batch mode: keep the optimizer's weights as they are instead of scaling them to an L1 norm of 1 (Moses' mert convention; the decoder's pruning depends on the scale)")
 	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 	fs.IntVar(&t.o.NBest, "nbest", 100, "size of the n-best lists")
@@ -189,7 +189,7 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	o.Progress = a.stderr
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := checkTuneFlags(fs, set, o.Mode); err != nil {
+	if err := checkTuneFlags(fs, set, o.Mode, o); err != nil {
 		return false, err
 	}
 	if cmd == "retrain" && set["feature-command"] {
@@ -224,15 +224,18 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 // what they are about; the rest are Beam's.
 var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse", "feature-command"}},
-	{"learner", []string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay", "keep-scale", "seed"}},
-	{"pipeline", []string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest", "threads", "max-staleness", "decode-threads", "eval-tune", "search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"}},
+	{"learner", slices.Concat([]string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay"},
+		option.Names(pipelines.BatchOptions{}), []string{"seed"})},
+	{"pipeline", slices.Concat([]string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest"}, option.Names(tune.StaleOptions{}), option.Names(pipelines.ShardOptions{}),
+		[]string{"search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"})},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
 
-// modeFlags names the flags only some modes use.
+// modeFlags names the flags only some modes use (besides the declared
+// options of internal/option, whose modes their declarations give).
 var modeFlags = map[string][]tune.Mode{
-	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale}, "shards": {tune.IPM, tune.Stale}, "decode-threads": {tune.IPM, tune.Stale},
-	"eval-tune": {tune.IPM, tune.Stale}, "threads": {tune.Stale}, "max-staleness": {tune.Stale}, "keep-scale": {tune.Batch}, "replicas": {tune.IPM, tune.Stale},
+	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale}, "shards": {tune.IPM, tune.Stale},
+	"replicas": {tune.IPM, tune.Stale},
 }
 
 // mixFlag is the flag.Value of --mix: a registered mixer
@@ -253,8 +256,14 @@ func (f mixFlag) Set(s string) (err error) {
 
 // checkTuneFlags refuses typed-in values that mean nothing: a zero or
 // negative count, a flag the mode does not use, --resume with --overwrite.
-func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode tune.Mode) error {
-	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "threads", "max-staleness", "decode-threads", "decode-batches", "rate", "noise-unlabeled", "replicas"); err != nil {
+func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode tune.Mode, o *pipelines.Options) error {
+	for _, p := range o.Methods() {
+		if err := option.Check(p, mode.String(), func(name string) bool { return set[name] }); err != nil {
+			return usagef("%v", err)
+		}
+		option.ForMode(p, mode.String()) // the defaults of the options the mode does not use
+	}
+	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "decode-batches", "rate", "noise-unlabeled", "replicas"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {
