@@ -77,8 +77,8 @@ func BenchmarkEpochEuroparl8k(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/shards=%d", runner, shards), func(b *testing.B) {
 				for b.Loop() {
 					o := pipelines.Options{Config: ini, Src: src, Refs: []string{ref}, Out: b.TempDir(),
-						Shards: shards, Epochs: 1, Seed: 1,
-						ShardOptions: pipelines.ShardOptions{EvalTune: true}, // plain's figure: the tuning set decoded again
+						Epochs: 1, Seed: 1,
+						ShardOptions: pipelines.ShardOptions{Shards: shards, EvalTune: true}, // plain's figure: the tuning set decoded again
 						Execute: func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 							return beam.Run(ctx, runner, p)
 						}}

@@ -50,7 +50,7 @@ type Options struct {
 	// value) or alike (tune.Uniform).
 	MixWeights tune.MixWeights
 	// ShardOptions are ipm and stale mode's options of the shards
-	// (EvalTune, DecodeThreads).
+	// (Shards, EvalTune, DecodeThreads).
 	ShardOptions
 	// BatchOptions are batch mode's (KeepScale).
 	BatchOptions
@@ -61,8 +61,6 @@ type Options struct {
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).
 	AlgoConfig tune.AlgoConfig
-	// Shards is the number of shards; 0 means 2.
-	Shards int
 	// Epochs is the number of epochs; 0 means 5.
 	Epochs int
 	// NBest is the size of the n-best lists; 0 means 100.
@@ -175,6 +173,8 @@ type Options struct {
 // each declared once (internal/option): the flag, the refusal in batch
 // mode, the manifest's record and --resume's check come from its tags.
 type ShardOptions struct {
+	// Shards is the number of shards; 0 means 2.
+	Shards int `option:"shards" modes:"ipm,stale" min:"1" default:"2" help:"ipm and stale mode: shards of the tuning set, each learnt by its own worker"`
 	// EvalTune decodes the tuning set once more each epoch (1-best, with
 	// the mixed weights) for its tune BLEU, as a dev set is decoded.
 	// Without it the tune BLEU is the progressive BLEU of the epoch's own
@@ -222,7 +222,7 @@ func (o *Options) added() tune.FeatureCommands {
 
 func (o *Options) manifestFlags() rundir.ManifestFlags {
 	f := tune.LearnerManifest(o.Algo, o.AlgoConfig)
-	f.Mode, f.Shards, f.Epochs, f.NBest, f.Sparse = o.Mode.String(), o.Shards, o.Epochs, o.NBest, strings.Join(o.Sparse, ",")
+	f.Mode, f.Epochs, f.NBest, f.Sparse = o.Mode.String(), o.Epochs, o.NBest, strings.Join(o.Sparse, ",")
 	stale, shard, batch := o.Stale, o.ShardOptions, o.BatchOptions
 	for _, p := range []any{&stale, &shard, &batch} {
 		option.ForMode(p, o.Mode.String())
@@ -290,7 +290,7 @@ func (o *Options) defaults() error {
 	if o.Algo == "" {
 		o.Algo = tune.DefaultLearner(o.Mode)
 	}
-	o.Shards, o.Epochs, o.NBest = cmp.Or(o.Shards, 2), cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
+	o.Epochs, o.NBest = cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
 	if err := o.decoding(); err != nil {
 		return err
 	}
@@ -301,6 +301,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Mode == tune.Stale {
 		option.Defaults(&o.Stale)
+	}
+	if o.Mode != tune.Batch {
+		option.Defaults(&o.ShardOptions)
 	}
 	if o.DecodeBatches == 0 {
 		o.DecodeBatches = RunnerWorkers()
@@ -316,9 +319,9 @@ func (o *Options) defaults() error {
 		return errors.New("pipelines: " + tune.FeatureInBatchOnly)
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
 		return fmt.Errorf("pipelines: invalid mode %v or mix weights %v", o.Mode, o.MixWeights)
-	case o.Shards < 1 || o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
-		return fmt.Errorf("pipelines: shards %d, epochs %d, n-best size %d and mini-batch %d must be positive",
-			o.Shards, o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
+	case o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
+		return fmt.Errorf("pipelines: epochs %d, n-best size %d and mini-batch %d must be positive",
+			o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
 	case o.Config == "" || o.Src == "" || len(o.Refs) == 0 || o.Out == "":
 		return errors.New("pipelines: the moses.ini, the tuning source, its references and the output folder are required")
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):

@@ -116,7 +116,7 @@ func countLaunches(o *pipelines.Options) *int {
 
 func options(d demo, out string) pipelines.Options {
 	return pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, Out: out,
-		Shards: 2, Epochs: 3, NBest: 20, Seed: 7, Execute: execute,
+		ShardOptions: pipelines.ShardOptions{Shards: 2}, Epochs: 3, NBest: 20, Seed: 7, Execute: execute,
 		ProgressEvery: time.Hour} // no in-epoch progress line in the tests that count lines (TestEpochProgress sets its own)
 }
 

@@ -78,9 +78,9 @@ type ManifestFlags struct {
 	Decoder string `json:",omitempty"`
 	// FeatureCommands are batch mode's --feature-command values,
 	// NAME=CMD (none: no added feature).
-	FeatureCommands       []string `json:",omitempty"`
-	Shards, Epochs, NBest int
-	MiniBatch             int
+	FeatureCommands []string `json:",omitempty"`
+	Epochs, NBest   int
+	MiniBatch       int
 	// Replicas is the number of independent runs (--replicas) when more
 	// than one (0 is one).
 	Replicas int `json:",omitempty"`
@@ -153,7 +153,7 @@ func (f ManifestFlags) Settings() []Setting {
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},
 		{"feature-command", quote(strings.Join(f.FeatureCommands, "; "))},
-		{"shards", strconv.Itoa(f.Shards)}, {"replicas", strconv.Itoa(max(1, f.Replicas))}, {"nbest", strconv.Itoa(f.NBest)},
+		{"replicas", strconv.Itoa(max(1, f.Replicas))}, {"nbest", strconv.Itoa(f.NBest)},
 		{"minibatch", strconv.Itoa(f.MiniBatch)}, {"sparse", quote(f.Sparse)},
 	}
 	rows = append(rows, f.methodSettings()...)

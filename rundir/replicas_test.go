@@ -139,7 +139,7 @@ func TestReportReplicas(t *testing.T) {
 	for _, dev := range []bool{true, false} {
 		t.Run(fmt.Sprintf("dev %v", dev), func(t *testing.T) {
 			man := Manifest{Status: "done", Seed: 7, ReplicaSeeds: []uint64{7, 11, 13},
-				Options: ManifestFlags{Mode: "ipm", Mix: "average", Algo: "adagrad", Shards: 2, Epochs: 2, Replicas: 3}}
+				Options: ManifestFlags{Mode: "ipm", Mix: "average", Algo: "adagrad", Epochs: 2, Replicas: 3}}
 			ms := replicaMetrics([][]float64{{20, 21}, {22, 26}, {19, 20}})
 			if !dev {
 				for i := range ms {

@@ -98,7 +98,7 @@ func writeFixture(t *testing.T, dir string, fx reportFixture) {
 				{Role: "src", Path: "tune.fr", SHA256: "ef34ab"},
 			},
 			Seed:    42,
-			Options: ManifestFlags{Mode: "ipm", Mix: "linesearch", Algo: "adagrad", Shards: 2, Epochs: 3, NBest: 100, MiniBatch: 8},
+			Options: ManifestFlags{Mode: "ipm", Mix: "linesearch", Algo: "adagrad", Epochs: 3, NBest: 100, MiniBatch: 8},
 			Start:   time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC),
 			End:     &end,
 			Status:  "done",

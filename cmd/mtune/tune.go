@@ -156,7 +156,6 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 		return nil
 	})
 	t.o.AlgoConfig.RegisterBatchSearchFlags(fs)
-	fs.IntVar(&t.o.Shards, "shards", 2, "ipm and stale mode: shards of the tuning set, each learnt by its own worker")
 	fs.IntVar(&t.o.Epochs, "epochs", 5, "epochs (one pipeline launch each)")
 	fs.IntVar(&t.o.NBest, "nbest", 100, "size of the n-best lists")
 	fs.StringVar(&t.o.Metric, "metric", "bleu", "what the run tunes toward, chooses the best epoch by and reports, NAME[:KEY=VALUE…]: "+strings.Join(metric.MetricNames(), ", ")+" but external (options such as ter:case=true and bleu:tokenize=13a in docs/commands.md), or a weighted sum NAME:W,NAME:W (bleu:0.5,ter:0.5)")
@@ -226,7 +225,7 @@ var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse", "feature-command"}},
 	{"learner", slices.Concat([]string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay"},
 		option.Names(pipelines.BatchOptions{}), []string{"seed"})},
-	{"pipeline", slices.Concat([]string{"mode", "mix", "mix-weights", "shards", "epochs", "nbest"}, option.Names(tune.StaleOptions{}), option.Names(pipelines.ShardOptions{}),
+	{"pipeline", slices.Concat([]string{"mode", "mix", "mix-weights", "epochs", "nbest"}, option.Names(pipelines.ShardOptions{}), option.Names(tune.StaleOptions{}),
 		[]string{"search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"})},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
@@ -234,7 +233,7 @@ var tuneFlagGroups = []flagGroup{
 // modeFlags names the flags only some modes use (besides the declared
 // options of internal/option, whose modes their declarations give).
 var modeFlags = map[string][]tune.Mode{
-	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale}, "shards": {tune.IPM, tune.Stale},
+	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale},
 	"replicas": {tune.IPM, tune.Stale},
 }
 
@@ -263,7 +262,7 @@ func checkTuneFlags(fs *flag.FlagSet, set map[string]bool, mode tune.Mode, o *pi
 		}
 		option.ForMode(p, mode.String()) // the defaults of the options the mode does not use
 	}
-	if err := positiveFlags(fs, "shards", "epochs", "nbest", "minibatch", "decode-batches", "rate", "noise-unlabeled", "replicas"); err != nil {
+	if err := positiveFlags(fs, "epochs", "nbest", "minibatch", "decode-batches", "rate", "noise-unlabeled", "replicas"); err != nil {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(modeFlags)) {

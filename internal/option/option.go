@@ -164,7 +164,8 @@ func ForMode(ptr any, mode string) {
 }
 
 // Check refuses, for a run of mode, each option given (given reports
-// whether a flag was typed in; nil: whether the field is not zero) that
+// whether a flag was typed in; nil: whether the field holds a value other
+// than zero and its declared default, as a library's caller sets it) that
 // does not apply to the mode, and each value out of its bounds
 // (Validate); its messages name the flag, as the command's other
 // refusals do.
@@ -174,7 +175,8 @@ func Check(ptr any, mode string, given func(flag string) bool) error {
 		given = func(name string) bool {
 			for _, f := range Fields(ptr) {
 				if f.Flag == name {
-					return !s.Field(f.index).IsZero()
+					fv := s.Field(f.index)
+					return !fv.IsZero() && (f.Default == "" || format(fv) != f.Default)
 				}
 			}
 			return false

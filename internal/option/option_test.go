@@ -70,6 +70,20 @@ func TestDefaultsAndHelp(t *testing.T) {
 	}
 }
 
+// TestCheckValues: without the flags given, a field is given when it holds
+// neither zero nor its default.
+func TestCheckValues(t *testing.T) {
+	if err := Check(&poolOptions{Workers: 3}, "other", nil); err != nil {
+		t.Errorf("the default refused: %v", err)
+	}
+	if err := Check(&poolOptions{Workers: 4}, "other", nil); err == nil || !strings.Contains(err.Error(), "--workers applies to --mode fast and slow, not other") {
+		t.Errorf("got %v", err)
+	}
+	if err := Check(&poolOptions{Depth: -1}, "slow", nil); err == nil || !strings.Contains(err.Error(), "--depth -1: must be positive") {
+		t.Errorf("got %v", err)
+	}
+}
+
 func TestValidateKeepsZero(t *testing.T) {
 	// A zero field is the default, valid where a typed-in 0 is not.
 	if err := Validate(&poolOptions{}); err != nil {
