@@ -22,6 +22,7 @@ import (
 
 	"github.com/mtune/mtune/internal/cliflag"
 	"github.com/mtune/mtune/internal/option"
+	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pipelines"
@@ -109,7 +110,7 @@ var commands = []command{
 	{
 		name:    "rerank",
 		summary: "the best hypothesis of each sentence of n-best lists under given weights (BLEU on stderr with -r)",
-		usage:   "--weights W [--sparse-weights S] --nbest F… [--nbest-format auto|moses|marian|fairseq|sockeye] [--feature NAME=FILE…] [-r REF… | --metric external --scores S…] [--out-nbest F] [--detok]",
+		usage:   "--weights W [--sparse-weights S] --nbest F… [--nbest-format " + strings.Join(nbest.FormatNames(), "|") + "] [--feature NAME=FILE…] [-r REF… | --metric external --scores S…] [--out-nbest F] [--detok]",
 		noArgs:  true,
 		multi:   nbestMulti,
 		flags:   rerankFlags,

@@ -109,7 +109,7 @@ func TestRerankMarian(t *testing.T) {
 		t.Fatalf("--nbest-format moses: exit %d, %q; want %q…", code, errOut, want)
 	}
 	code, _, errOut = mtune(t, "", "rerank", "--nbest-format", "nematus", "--weights", w, "--nbest", nb)
-	if code != 2 || !strings.Contains(errOut, `unknown n-best format "nematus": choose from auto, moses, marian, fairseq, sockeye`) {
+	if code != 2 || !strings.Contains(errOut, `unknown n-best format "nematus": choose from auto, fairseq, marian, moses, sockeye`) {
 		t.Fatalf("--nbest-format nematus: exit %d, %q", code, errOut)
 	}
 }

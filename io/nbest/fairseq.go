@@ -224,3 +224,18 @@ func fairseqLine(line []byte) (kind byte, id int, rest []byte, ok bool) {
 	}
 	return line[0], id, line[tab+1:], true
 }
+
+// fairseqFormat is the fairseq format's registration (Formats); it has no option.
+type fairseqFormat struct{}
+
+func init() {
+	registerFormat("fairseq", "fairseq-generate's and fairseq-interactive's output (H-, D- lines)", fairseqFormat{})
+}
+
+func (fairseqFormat) spec() string { return "fairseq" }
+
+func (fairseqFormat) open(r io.Reader, name string, idx *feature.Index) SentenceReader {
+	return NewFairseqReader(r, name, idx)
+}
+
+func (fairseqFormat) hasDetok() bool { return true }

@@ -6,58 +6,111 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mtune/mtune/feature"
-	"github.com/mtune/mtune/internal/enum"
+	"github.com/mtune/mtune/internal/spec"
 	"github.com/mtune/mtune/internal/textpos"
 )
 
-// Format names an n-best list format. The zero value is FormatAuto. A
-// *Format is a flag.Value (`--nbest-format`).
-type Format int
+// Format is an n-best list format with its options, a choice registered
+// in Formats (--nbest-format moses, marian, fairseq, sockeye; auto). The
+// zero value is FormatAuto. A *Format is a flag.Value. Formats compare
+// with ==: two values are one format with the same options.
+type Format struct{ f format }
 
-const (
+// format is one registered format: its options struct (comparable, its
+// fields tagged spec:"key" as internal/spec declares them), which opens
+// its reader.
+type format interface {
+	// spec is the format's canonical spec ("marian").
+	spec() string
+	// open returns the reader of the list r in this format.
+	open(r io.Reader, name string, idx *feature.Index) SentenceReader
+}
+
+// detoker is the behaviour of a format whose lists give a hypothesis a
+// detokenized text besides its target.
+type detoker interface{ hasDetok() bool }
+
+// Formats holds the n-best formats by name, each with its options (the
+// idiom of every named choice: internal/spec). ParseFormat decodes a
+// spec; help texts and docs list its names.
+var Formats = &spec.Registry[Format]{Kind: "n-best format"}
+
+// registerFormat adds the format name, read by readers of type T's open,
+// to Formats; defaults is T at its default options.
+func registerFormat[T format](name, summary string, defaults T) {
+	spec.Register(Formats, name, summary, defaults, func(o T) (Format, error) {
+		if c, ok := any(o).(interface{ check() error }); ok {
+			if err := c.check(); err != nil {
+				return Format{}, err
+			}
+		}
+		return Format{o}, nil
+	})
+}
+
+// autoFormat is FormatAuto's registration: it has no reader of its own.
+type autoFormat struct{}
+
+func init() {
+	spec.Register(Formats, "auto", "detected from each list's first lines (DetectLine)", autoFormat{},
+		func(autoFormat) (Format, error) { return FormatAuto, nil })
+}
+
+var (
 	// FormatAuto detects the format from the list's first lines
 	// (DetectLine).
-	FormatAuto Format = iota
+	FormatAuto = Format{}
 	// FormatMoses is Moses', Joshua's, cdec's and Travatar's lists
 	// (Reader).
-	FormatMoses
+	FormatMoses = Format{mosesFormat{}}
 	// FormatMarian is marian-decoder's and marian-scorer's --n-best
 	// output (MarianReader).
-	FormatMarian
+	FormatMarian = Format{marianFormat{}}
 	// FormatFairseq is fairseq-generate's and fairseq-interactive's
 	// output (FairseqReader).
-	FormatFairseq
+	FormatFairseq = Format{fairseqFormat{}}
 	// FormatSockeye is Sockeye's JSON lines (SockeyeReader).
-	FormatSockeye
+	FormatSockeye = Format{sockeyeFormat{}}
 )
 
-// formatNames are the names String gives the formats and ParseFormat
-// takes.
-var formatNames = []string{FormatAuto: "auto", FormatMoses: "moses", FormatMarian: "marian",
-	FormatFairseq: "fairseq", FormatSockeye: "sockeye"}
+// String is the format's canonical spec: "auto", "marian", ….
+func (f Format) String() string {
+	if f.f == nil {
+		return "auto"
+	}
+	return f.f.spec()
+}
 
-func (f Format) String() string { return enum.Name(f, formatNames, "Format") }
-
-// FormatNames returns the names of the formats, "auto" first.
-func FormatNames() []string { return append([]string(nil), formatNames...) }
+// FormatNames returns the names of the formats, "auto" first, the others
+// sorted.
+func FormatNames() []string {
+	names := Formats.Names()
+	i := slices.Index(names, "auto")
+	return slices.Concat(names[i:i+1], names[:i], names[i+1:])
+}
 
 // ErrFormat: a format name that is none of FormatNames.
 var ErrFormat = errors.New("unknown n-best format")
 
-// ParseFormat returns the format named s (FormatNames; case matters not).
+// ParseFormat returns the format spec s names, NAME[:KEY=VALUE…]
+// (FormatNames; case matters not), with its options.
 func ParseFormat(s string) (Format, error) {
-	for f, name := range formatNames {
-		if strings.EqualFold(s, name) {
-			return Format(f), nil
-		}
+	name, _, _ := strings.Cut(s, ":")
+	if names := FormatNames(); !slices.Contains(names, strings.ToLower(strings.TrimSpace(name))) {
+		return FormatAuto, fmt.Errorf("%w %s: choose from %s", ErrFormat, textpos.Quote(s), strings.Join(names, ", "))
 	}
-	return FormatAuto, fmt.Errorf("%w %s: choose from %s", ErrFormat, textpos.Quote(s), strings.Join(formatNames, ", "))
+	f, _, err := Formats.Parse(s)
+	if err != nil {
+		return FormatAuto, fmt.Errorf("nbest: %w", err)
+	}
+	return f, nil
 }
 
-// Set sets f to the format named s, for the flag package.
+// Set sets f to the format spec s names, for the flag package.
 func (f *Format) Set(s string) error {
 	x, err := ParseFormat(s)
 	if err != nil {
@@ -70,7 +123,10 @@ func (f *Format) Set(s string) error {
 // HasDetok reports whether lists of format f give a hypothesis a
 // detokenized text besides its target (Hypothesis.Detok): fairseq's, whose
 // D- lines hold it.
-func (f Format) HasDetok() bool { return f == FormatFairseq }
+func (f Format) HasDetok() bool {
+	d, ok := f.f.(detoker)
+	return ok && d.hasDetok()
+}
 
 // SentenceReader reads an n-best list of any format sentence by
 // sentence. Reader (Moses), MarianReader, FairseqReader and SockeyeReader
@@ -108,17 +164,7 @@ func NewSentenceReader(r io.Reader, name string, idx *feature.Index, f Format) (
 			return nil, fmt.Errorf("nbest: %s: %w", name, err)
 		}
 	}
-	switch f {
-	case FormatMoses:
-		return NewReader(r, name, idx), nil
-	case FormatMarian:
-		return NewMarianReader(r, name, idx), nil
-	case FormatFairseq:
-		return NewFairseqReader(r, name, idx), nil
-	case FormatSockeye:
-		return NewSockeyeReader(r, name, idx), nil
-	}
-	return nil, fmt.Errorf("nbest: %s: %w %v", name, ErrFormat, f)
+	return f.f.open(r, name, idx), nil
 }
 
 // DetectBytes is how much of a list FormatAuto looks at, at most.
@@ -150,7 +196,7 @@ func detect(r io.Reader) (Format, io.Reader, error) {
 		case io.EOF:
 			return FormatMoses, again(), nil
 		default:
-			return 0, nil, err
+			return FormatAuto, nil, err
 		}
 	}
 	return FormatMoses, again(), nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -20,8 +21,17 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %v, %v", strings.ToUpper(name), f, err)
 		}
 	}
-	if _, err := ParseFormat("nematus"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "auto, moses, marian, fairseq, sockeye") {
+	if _, err := ParseFormat("nematus"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "auto, fairseq, marian, moses, sockeye") {
 		t.Errorf("ParseFormat(nematus): %v", err)
+	}
+	// A format takes only the options it declares (none, for these).
+	if _, err := ParseFormat("Moses:n=3"); err == nil || !strings.Contains(err.Error(), `moses takes no option "n"`) {
+		t.Errorf("ParseFormat(Moses:n=3): %v", err)
+	}
+	for _, name := range Formats.Names() {
+		if name != "auto" && !slices.Contains(FormatNames(), name) {
+			t.Errorf("%s not in FormatNames", name)
+		}
 	}
 	var f Format
 	if err := f.Set("marian"); err != nil || f != FormatMarian {
@@ -34,7 +44,7 @@ func TestParseFormat(t *testing.T) {
 
 // TestHasDetok: only fairseq's lists have a detokenized text (D- lines).
 func TestHasDetok(t *testing.T) {
-	for f := range Format(len(FormatNames())) {
+	for _, f := range []Format{FormatAuto, FormatMoses, FormatMarian, FormatFairseq, FormatSockeye} {
 		if got := f.HasDetok(); got != (f == FormatFairseq) {
 			t.Errorf("%v.HasDetok() = %v", f, got)
 		}
@@ -133,7 +143,18 @@ func TestNewSentenceReaderAuto(t *testing.T) {
 			t.Errorf("%v: %v, %v", f, r, err)
 		}
 	}
-	if _, err := NewSentenceReader(strings.NewReader(""), "x", feature.NewIndex(), Format(9)); !errors.Is(err, ErrFormat) {
-		t.Errorf("Format(9): %v", err)
+}
+
+// TestDocsNameFormats: docs/formats.md names every registered format, so
+// that a format added to Formats cannot go undocumented.
+func TestDocsNameFormats(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range FormatNames() {
+		if !bytes.Contains(doc, []byte("`"+name+"`")) {
+			t.Errorf("docs/formats.md does not name the n-best format `%s`", name)
+		}
 	}
 }

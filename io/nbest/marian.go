@@ -382,3 +382,16 @@ func cutOff(err error, complete bool) error {
 	}
 	return err
 }
+
+// marianFormat is the marian format's registration (Formats); it has no option.
+type marianFormat struct{}
+
+func init() {
+	registerFormat("marian", "marian-decoder's and marian-scorer's --n-best output", marianFormat{})
+}
+
+func (marianFormat) spec() string { return "marian" }
+
+func (marianFormat) open(r io.Reader, name string, idx *feature.Index) SentenceReader {
+	return NewMarianReader(r, name, idx)
+}

@@ -539,3 +539,14 @@ func equalFold(s, lower string) bool {
 	}
 	return true
 }
+
+// mosesFormat is the moses format's registration (Formats); it has no option.
+type mosesFormat struct{}
+
+func init() { registerFormat("moses", "Moses', Joshua's, cdec's and Travatar's lists", mosesFormat{}) }
+
+func (mosesFormat) spec() string { return "moses" }
+
+func (mosesFormat) open(r io.Reader, name string, idx *feature.Index) SentenceReader {
+	return NewReader(r, name, idx)
+}

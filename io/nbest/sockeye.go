@@ -419,3 +419,14 @@ func jsonNumbers(raw json.RawMessage) ([]float64, bool) {
 	}
 	return out, true
 }
+
+// sockeyeFormat is the sockeye format's registration (Formats); it has no option.
+type sockeyeFormat struct{}
+
+func init() { registerFormat("sockeye", "sockeye-translate --output-type json lines", sockeyeFormat{}) }
+
+func (sockeyeFormat) spec() string { return "sockeye" }
+
+func (sockeyeFormat) open(r io.Reader, name string, idx *feature.Index) SentenceReader {
+	return NewSockeyeReader(r, name, idx)
+}
