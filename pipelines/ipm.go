@@ -45,12 +45,8 @@ type Options struct {
 	// transforms.AverageMixer (mtune tune's default is
 	// transforms.LineSearchMixer).
 	Mix transforms.Mixer
-	// MixWeights weighs each shard in the average (and so in the line
-	// search's direction): by its updates (tune.ByUpdates, the zero
-	// value) or alike (tune.Uniform).
-	MixWeights tune.MixWeights
 	// ShardOptions are ipm and stale mode's options of the shards
-	// (Shards, EvalTune, DecodeThreads).
+	// (Shards, MixWeights, EvalTune, DecodeThreads).
 	ShardOptions
 	// BatchOptions are batch mode's (KeepScale).
 	BatchOptions
@@ -175,6 +171,10 @@ type Options struct {
 type ShardOptions struct {
 	// Shards is the number of shards; 0 means 2.
 	Shards int `option:"shards" modes:"ipm,stale" min:"1" default:"2" help:"ipm and stale mode: shards of the tuning set, each learnt by its own worker"`
+	// MixWeights weighs each shard in the average (and so in the line
+	// search's direction): by its updates (tune.ByUpdates, the zero
+	// value) or alike (tune.Uniform).
+	MixWeights tune.MixWeights `option:"mix-weights" modes:"ipm,stale" help:"ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform"`
 	// EvalTune decodes the tuning set once more each epoch (1-best, with
 	// the mixed weights) for its tune BLEU, as a dev set is decoded.
 	// Without it the tune BLEU is the progressive BLEU of the epoch's own
@@ -230,9 +230,6 @@ func (o *Options) manifestFlags() rundir.ManifestFlags {
 	f.Method = option.Record(&stale, &shard, &batch)
 	if o.Mix != nil {
 		f.Mix = o.Mix.Name()
-	}
-	if o.MixWeights != tune.ByUpdates {
-		f.MixWeights = o.MixWeights.String()
 	}
 	if o.replicas() > 1 {
 		f.Replicas = o.Replicas

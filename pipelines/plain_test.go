@@ -2,6 +2,7 @@ package pipelines_test
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"math"
 	"os"
@@ -190,6 +191,25 @@ func TestDeclaredOptions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMixWeightsManifest: --mix-weights, declared in ShardOptions, reads
+// from a manifest written before the declaration ("MixWeights":"uniform")
+// and --resume names a change of it.
+func TestMixWeightsManifest(t *testing.T) {
+	var prev rundir.ManifestFlags
+	if err := json.Unmarshal([]byte(`{"Mode":"ipm","Mix":"average","Shards":2,"MixWeights":"uniform"}`), &prev); err != nil {
+		t.Fatal(err)
+	}
+	cur := prev
+	cur.Method = option.Record(&pipelines.ShardOptions{Shards: 2})
+	if d := prev.Diff(cur); len(d) != 1 || d[0] != "--mix-weights: uniform in the run, updates now" {
+		t.Errorf("diff %q", d)
+	}
+	cur.Method = option.Record(&pipelines.ShardOptions{Shards: 2, MixWeights: tune.Uniform})
+	if d := prev.Diff(cur); len(d) != 0 {
+		t.Errorf("same options: diff %q", d)
 	}
 }
 

@@ -67,9 +67,6 @@ type ManifestFlags struct {
 	// ("bleu:tokenize=13a", "ter:case=true"); "" is the metric's defaults,
 	// as in a manifest written before options were recorded.
 	MetricSpec string `json:",omitempty"`
-	// MixWeights is "uniform" when the shards' average weighs them alike
-	// ("" is by updates, the default).
-	MixWeights string `json:",omitempty"`
 	// Search is the search algorithm set by --search-algorithm ("" is the
 	// moses.ini's).
 	Search string `json:",omitempty"`
@@ -149,7 +146,6 @@ func (f ManifestFlags) Settings() []Setting {
 	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	rows := []Setting{
 		{"mode", f.Mode}, {"mix", f.Mix}, {"algo", f.Algo}, {"metric", cmp.Or(f.MetricSpec, f.Metric, "BLEU")},
-		{"mix-weights", cmp.Or(f.MixWeights, "updates")},
 		{"search-algorithm", cmp.Or(f.Search, "the moses.ini's")},
 		{"decoder", cmp.Or(f.Decoder, "in process")},
 		{"feature-command", quote(strings.Join(f.FeatureCommands, "; "))},

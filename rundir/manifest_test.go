@@ -117,7 +117,6 @@ func TestManifestDiffNoise(t *testing.T) {
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseType: "gaussian"}, "--noise-type: dropout in the run, gaussian now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, NoiseUnlabeled: 15}, "--noise-unlabeled: 0 in the run, 15 now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, Search: "cube"}, "--search-algorithm: the moses.ini's in the run, cube now"},
-		{ManifestFlags{Mode: "ipm", Noise: 0.1, MixWeights: "uniform"}, "--mix-weights: updates in the run, uniform now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, Decoder: "moses -v 0"}, "--decoder: in process in the run, moses -v 0 now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, RestartRange: &[2]float64{-1, 1}}, "--restart-range: the default in the run, -1,1 now"},
 		{ManifestFlags{Mode: "ipm", Noise: 0.1, MIRAC: 0.1}, "--mira-c: 0 in the run, 0.1 now"},

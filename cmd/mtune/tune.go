@@ -142,7 +142,6 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.StringVar(&t.o.DecoderCommand, "decoder", "", "run this Moses-compatible decoder command as a subprocess on the workers instead of mtune's own decoder, one run a mini-batch (ipm, stale) or a worker's share of a decoding of the tuning or dev set (--decode-batches) (sentences on its stdin; -f CONFIG, -threads N, -n-best-list FILE N distinct, -weight-overwrite '…' and -weight-file FILE added, as Moses takes them), e.g. \"/opt/moses/bin/moses -v 0\" or \"mtune decode\"; its program must be on PATH or a path")
 	fs.IntVar(&t.o.DecodeBatches, "decode-batches", 0, "with --decoder: the runs of the decoder each decoding of the tuning or dev set (batch mode's, every dev decoding) is dealt into, one a worker, each given its share of the sentences and the worker's cores (default: Beam's --num_workers, else --max_num_workers, else 1); results do not depend on it")
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
-	fs.TextVar(&t.o.MixWeights, "mix-weights", tune.ByUpdates, "ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform")
 	t.o.Mix = transforms.LineSearchMixer{}
 	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+transforms.Mixers.Help())
 	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
@@ -225,7 +224,7 @@ var tuneFlagGroups = []flagGroup{
 	{"data", []string{"config", "src", "ref", "r", "dev-src", "dev-ref", "init", "sparse", "feature-command"}},
 	{"learner", slices.Concat([]string{"metric", "algo", "loss", "rate", "l1", "l2", "noise", "noise-type", "noise-unlabeled", "minibatch", "restarts", "random-directions", "restart-range", "mira-c", "mira-decay"},
 		option.Names(pipelines.BatchOptions{}), []string{"seed"})},
-	{"pipeline", slices.Concat([]string{"mode", "mix", "mix-weights", "epochs", "nbest"}, option.Names(pipelines.ShardOptions{}), option.Names(tune.StaleOptions{}),
+	{"pipeline", slices.Concat([]string{"mode", "mix", "epochs", "nbest"}, option.Names(pipelines.ShardOptions{}), option.Names(tune.StaleOptions{}),
 		[]string{"search-algorithm", "filter-model", "decoder", "decode-batches", "replicas", "runner"})},
 	{"output", []string{"out", "resume", "overwrite"}},
 }
@@ -233,7 +232,7 @@ var tuneFlagGroups = []flagGroup{
 // modeFlags names the flags only some modes use (besides the declared
 // options of internal/option, whose modes their declarations give).
 var modeFlags = map[string][]tune.Mode{
-	"mix": {tune.IPM, tune.Stale}, "mix-weights": {tune.IPM, tune.Stale},
+	"mix":      {tune.IPM, tune.Stale},
 	"replicas": {tune.IPM, tune.Stale},
 }
 

@@ -16,7 +16,10 @@
 //	default:"2"              the value a zero field stands for
 //	manifest:"-"             not recorded: the results do not depend on it
 //
-// The field's type is bool, int, float64 or string. The manifest records
+// The field's type is bool, int, float64 or string, or a type that
+// marshals to text and back (encoding.TextMarshaler, its pointer a
+// TextUnmarshaler: an enumeration such as tune.MixWeights, whose zero
+// value is its default). The manifest records
 // it under the field's Go name, left out at its zero value, so a manifest
 // of an earlier mtune that held the same field by hand reads the same.
 // The structs whose options the manifest records are declared once, at
@@ -24,6 +27,7 @@
 package option
 
 import (
+	"encoding"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -44,6 +48,7 @@ type Field struct {
 	// Recorded says whether the manifest records the option (not for one
 	// the results do not depend on, tagged manifest:"-").
 	Recorded bool
+	text     bool // the field's type marshals to text
 	min      *float64
 	index    int
 }
@@ -76,12 +81,15 @@ func Fields(v any) []Field {
 		if !ok || name == "" || name != strings.ToLower(name) {
 			panic(fmt.Sprintf("option: %s.%s: want an option:\"flag-name\" tag in lower case", t, sf.Name))
 		}
+		text := sf.Type.Implements(textMarshaler) && reflect.PointerTo(sf.Type).Implements(textUnmarshaler)
 		switch sf.Type.Kind() {
 		case reflect.Bool, reflect.Int, reflect.Float64, reflect.String:
 		default:
-			panic(fmt.Sprintf("option: %s.%s is a %s (want bool, int, float64 or string)", t, sf.Name, sf.Type))
+			if !text {
+				panic(fmt.Sprintf("option: %s.%s is a %s (want bool, int, float64, string or a text marshaler)", t, sf.Name, sf.Type))
+			}
 		}
-		f := Field{Flag: name, Key: sf.Name, Help: sf.Tag.Get("help"), Default: sf.Tag.Get("default"), Recorded: sf.Tag.Get("manifest") != "-", index: i}
+		f := Field{Flag: name, Key: sf.Name, Help: sf.Tag.Get("help"), Default: sf.Tag.Get("default"), Recorded: sf.Tag.Get("manifest") != "-", text: text, index: i}
 		if m := sf.Tag.Get("modes"); m != "" {
 			f.Modes = strings.Split(m, ",")
 		}
@@ -118,6 +126,11 @@ func elem(ptr any) reflect.Value {
 func Register(fs *flag.FlagSet, ptr any) {
 	s := elem(ptr)
 	for _, f := range Fields(ptr) {
+		if f.text {
+			fv := s.Field(f.index)
+			fs.TextVar(fv.Addr().Interface().(encoding.TextUnmarshaler), f.Flag, fv.Interface().(encoding.TextMarshaler), f.Help)
+			continue
+		}
 		switch p := s.Field(f.index).Addr().Interface().(type) {
 		case *bool:
 			fs.BoolVar(p, f.Flag, *p, f.Help)
@@ -210,7 +223,7 @@ func Validate(ptr any) error {
 // inBounds checks fv against f's least value; zero passes unless typed
 // in (a flag given as 0 is refused where 0 only means "the default").
 func (f Field) inBounds(fv reflect.Value, typed bool) error {
-	if f.min == nil || (fv.IsZero() && !typed) {
+	if f.min == nil || f.text || (fv.IsZero() && !typed) {
 		return nil
 	}
 	var x float64
@@ -358,8 +371,16 @@ func IsDeclared(key string) bool {
 	return false
 }
 
+var (
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
 // parse sets fv from s.
 func parse(fv reflect.Value, s string) error {
+	if u, ok := fv.Addr().Interface().(encoding.TextUnmarshaler); ok {
+		return u.UnmarshalText([]byte(s))
+	}
 	switch fv.Kind() {
 	case reflect.Bool:
 		b, err := strconv.ParseBool(s)
@@ -387,6 +408,13 @@ func parse(fv reflect.Value, s string) error {
 
 // format writes a field's value as the manifest's settings show it.
 func format(fv reflect.Value) string {
+	if m, ok := fv.Interface().(encoding.TextMarshaler); ok {
+		b, err := m.MarshalText()
+		if err != nil {
+			return fmt.Sprintf("%v (%v)", fv.Interface(), err)
+		}
+		return string(b)
+	}
 	switch fv.Kind() {
 	case reflect.Bool:
 		return strconv.FormatBool(fv.Bool())
@@ -408,6 +436,9 @@ func Usage(v any) string {
 	var parts []string
 	for _, f := range Fields(v) {
 		meta := map[reflect.Kind]string{reflect.Int: " N", reflect.Float64: " X", reflect.String: " S"}[t.Field(f.index).Type.Kind()]
+		if f.text {
+			meta = " V"
+		}
 		parts = append(parts, "[--"+f.Flag+meta+"]")
 	}
 	return strings.Join(parts, " ")

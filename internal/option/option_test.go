@@ -3,6 +3,8 @@ package option
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -81,6 +83,55 @@ func TestCheckValues(t *testing.T) {
 	}
 	if err := Check(&poolOptions{Depth: -1}, "slow", nil); err == nil || !strings.Contains(err.Error(), "--depth -1: must be positive") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// speed is an enumeration that marshals to text, as tune.MixWeights does.
+type speed int
+
+func (v speed) MarshalText() ([]byte, error) { return []byte([]string{"slow", "fast"}[v]), nil }
+
+func (v *speed) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "slow":
+		*v = 0
+	case "fast":
+		*v = 1
+	default:
+		return fmt.Errorf("want slow or fast, not %q", b)
+	}
+	return nil
+}
+
+// TestTextOption: an option of a text-marshalling type takes its flag by
+// name, records its name, and reads it back.
+func TestTextOption(t *testing.T) {
+	var o struct {
+		Speed speed `option:"speed" modes:"fast" help:"how fast"`
+	}
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	Register(fs, &o)
+	if err := fs.Parse([]string{"--speed", "fast"}); err != nil || o.Speed != 1 {
+		t.Fatalf("parse: %v, %v", o.Speed, err)
+	}
+	if err := fs.Parse([]string{"--speed", "warp"}); err == nil {
+		t.Fatal("--speed warp taken")
+	}
+	vals := Record(&o)
+	if string(vals["Speed"]) != `"fast"` {
+		t.Fatalf("Record = %s", vals["Speed"])
+	}
+	o.Speed = 0
+	if err := Load(&o, vals); err != nil || o.Speed != 1 || Settings(&o)[0].Value != "fast" {
+		t.Fatalf("Load: %v, %v, %v", o.Speed, err, Settings(&o))
+	}
+	if Usage(o) != "[--speed V]" {
+		t.Errorf("Usage = %q", Usage(o))
+	}
+	o.Speed = 0
+	if vals := Record(&o); len(vals) != 0 {
+		t.Errorf("the zero value recorded: %v", vals)
 	}
 }
 
