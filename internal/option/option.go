@@ -10,7 +10,7 @@
 //
 //	option:"max-staleness"   the flag's name (required)
 //	help:"…"                 the flag's help text
-//	modes:"stale"            the modes it applies to, comma-separated (none: all)
+//	modes:"ipm,stale"        the modes it applies to, comma-separated (none: all)
 //	min:"1"                  the least value a flag may give (0 in the struct
 //	                         still means the default)
 //	default:"2"              the value a zero field stands for
