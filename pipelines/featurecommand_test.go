@@ -20,7 +20,6 @@ import (
 	"github.com/mtune/mtune/pipelines"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/rundir"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -31,7 +30,7 @@ const watchedDecoder = "watched-moses"
 var addedLeaks atomic.Int32
 
 func init() {
-	transforms.RegisterDecoder(watchedDecoder, func(ctx context.Context, config string) (tune.Decoder, error) {
+	tune.RegisterDecoder(watchedDecoder, "a test decoder", func(ctx context.Context, config string, _ tune.Logf) (tune.Decoder, error) {
 		m, err := decoder.Load(ctx, config, decoder.LoadOptions{})
 		if err != nil {
 			return nil, err

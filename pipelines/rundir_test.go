@@ -215,7 +215,7 @@ const failingDecoder = "failing-moses"
 var errDecoderTest = errors.New("decoder test: sentence 3 could not be decoded")
 
 func init() {
-	transforms.RegisterDecoder(failingDecoder, func(ctx context.Context, config string) (tune.Decoder, error) {
+	tune.RegisterDecoder(failingDecoder, "a test decoder", func(ctx context.Context, config string, _ tune.Logf) (tune.Decoder, error) {
 		m, err := decoder.Load(ctx, config, decoder.LoadOptions{})
 		if err != nil {
 			return nil, err
@@ -292,7 +292,7 @@ var errBrokenModel = errors.New("decoder test: phrase-table.gz:7: bad score")
 var modelLoads atomic.Int32
 
 func init() {
-	transforms.RegisterDecoder(brokenDecoder, func(ctx context.Context, config string) (tune.Decoder, error) {
+	tune.RegisterDecoder(brokenDecoder, "a test decoder", func(ctx context.Context, config string, _ tune.Logf) (tune.Decoder, error) {
 		modelLoads.Add(1)
 		return nil, errBrokenModel
 	})

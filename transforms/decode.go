@@ -33,7 +33,7 @@ import (
 // batch, with all the batch's sentences and the worker's cores.
 func Decode(s beam.Scope, fn *DecodeFn, sents, weights beam.PCollection) beam.PCollection {
 	s = s.Scope("transforms.Decode")
-	if err := checkDecoder(fn.Decoder); err != nil {
+	if err := tune.CheckDecoder(fn.Decoder); err != nil {
 		panic(err)
 	}
 	if err := fn.Options.Validate(); err != nil {
@@ -72,7 +72,7 @@ func (f *batchKeyFn) ProcessElement(x tune.Sentence) (int, tune.Sentence) {
 // DecodeFn is the DoFn of Decode. The decoder is loaded once per worker
 // process in Setup.
 type DecodeFn struct {
-	// Decoder is the registered name of the decoder (RegisterDecoder);
+	// Decoder is the registered name of the decoder (tune.RegisterDecoder);
 	// building the transform panics if it is empty or unknown.
 	Decoder string
 	// DecoderConfig is passed to the decoder's factory.

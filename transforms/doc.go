@@ -74,12 +74,13 @@
 // # Decoders
 //
 // The transforms reach the decoder through the tune.Decoder interface. A
-// program registers factories by name (RegisterDecoder) in an init
-// function; this package registers the real decoders in its own, so that
-// every program that links it, workers included, has them:
-// tune.MosesDecoderName (tune.OpenMoses) and tune.ExternalDecoderName
-// (tune.OpenExternal); the DoFns name one in their tune.Decoder field with a configuration
-// string, and load it once per worker process in Setup (OpenDecoder).
+// decoder registers its factory by name (tune.RegisterDecoder, into
+// tune.Decoders, a spec.Registry) in an init function of its own file; the
+// real ones do so in tune, so that every program that links this package,
+// workers included, has them: tune.MosesDecoderName (tune/moses.go) and
+// tune.ExternalDecoderName (tune/external.go). The DoFns name one in their
+// Decoder field with a configuration string, and load it once per worker
+// process in Setup (OpenDecoder, which logs to Beam's log).
 // Package testsupport/decodertest registers "nbest-pool", a fake that
 // re-ranks fixed n-best lists.
 //

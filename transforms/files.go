@@ -169,7 +169,7 @@ func readRange(ctx context.Context, r corpus.Range, emit func(tune.Sentence)) er
 // that does not load fails the pipeline with the loader's error.
 func CheckModel(s beam.Scope, fn *CheckModelFn) {
 	s = s.Scope("transforms.CheckModel")
-	if err := checkDecoder(fn.Decoder); err != nil {
+	if err := tune.CheckDecoder(fn.Decoder); err != nil {
 		panic(err)
 	}
 	beam.ParDo0(s, fn, beam.Impulse(s))

@@ -68,7 +68,7 @@ func keyStateFn(st tune.ShardState) (int, tune.ShardState) { return st.Shard, st
 // with Stale set) on a shard's group of sentences with the decoder in the
 // loop. The decoder is loaded once per worker process in Setup.
 type LearnFn struct {
-	// Decoder is the registered name of the decoder (RegisterDecoder);
+	// Decoder is the registered name of the decoder (tune.RegisterDecoder);
 	// building the transform panics if it is empty or unknown.
 	Decoder string
 	// DecoderConfig is passed to the decoder's factory.
@@ -122,7 +122,7 @@ func (f *LearnFn) check() error {
 	if f.Shards < 1 {
 		return fmt.Errorf("transforms: %d shards", f.Shards)
 	}
-	if err := checkDecoder(f.Decoder); err != nil {
+	if err := tune.CheckDecoder(f.Decoder); err != nil {
 		return err
 	}
 	return f.Options.Validate()

@@ -145,11 +145,11 @@ func TestRegistration(t *testing.T) {
 	}
 }
 
-// TestRealDecodersRegistered: the package registers the real decoders
-// itself, so that every program linking it (a worker process too: see
+// TestRealDecodersRegistered: tune registers the real decoders itself, so
+// that every program linking this package (a worker process too: see
 // pipelines' TestProcessEnvironment) can open them.
 func TestRealDecodersRegistered(t *testing.T) {
-	got := transforms.Decoders()
+	got := tune.Decoders.Names()
 	for _, name := range []string{tune.MosesDecoderName, tune.ExternalDecoderName} {
 		if !slices.Contains(got, name) {
 			t.Errorf("decoder %q is not registered (registered: %q)", name, got)

@@ -18,7 +18,7 @@ import (
 // own hypotheses (decoder.Hypothesis: the one hypothesis type from the
 // decoder to the learner's pool lists). An epoch reaches a decoder only
 // through this interface: the pipeline binds a real one by name
-// (transforms.RegisterDecoder) and tests bind a fake (see
+// (RegisterDecoder) and tests bind a fake (see
 // testsupport/decodertest).
 //
 // A Decoder is loaded once per worker process and shared by every DoFn

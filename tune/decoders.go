@@ -2,21 +2,26 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/mtune/mtune/decoder"
 	"github.com/mtune/mtune/decoder/external"
 	"github.com/mtune/mtune/decoder/model"
+	"github.com/mtune/mtune/internal/spec"
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 )
 
-// The names the real decoders are registered under
-// (transforms.RegisterDecoder, with OpenMoses and OpenExternal).
+// The names the real decoders register themselves under (RegisterDecoder:
+// OpenMoses in moses.go, OpenExternal in external.go).
 const (
 	// MosesDecoderName is the in-process decoder (package decoder). Its
 	// configuration string is the path of a moses.ini (local or gs://)
@@ -237,4 +242,74 @@ func ScanSet(ctx context.Context, src string, refs []string, rangeLines int) (*c
 		return nil, fmt.Errorf("tune: %w", err)
 	}
 	return ix, nil
+}
+
+// Logf logs a message where the process logs: Beam's log on a worker
+// (transforms passes log.Infof), slog elsewhere.
+type Logf func(ctx context.Context, format string, args ...any)
+
+// DecoderFactory loads a decoder from a configuration string whose meaning
+// is the factory's (a MosesConfig for the real decoder, an n-best file for
+// decodertest's pool); logf is where it may log what it loaded.
+type DecoderFactory func(ctx context.Context, config string, logf Logf) (Decoder, error)
+
+// Decoders holds the decoders by name (the idiom of every named choice:
+// internal/spec), each registered by its own file with RegisterDecoder.
+var Decoders = &spec.Registry[DecoderFactory]{Kind: "decoder"}
+
+// RegisterDecoder makes the decoder factory f available under name to
+// OpenDecoder (and so to the DoFns' Decoder field). Call it from an init
+// function of a package that both the launching program and the workers
+// link in. It panics if name is malformed or already registered, or if f
+// is nil.
+func RegisterDecoder(name, summary string, f DecoderFactory) {
+	if f == nil {
+		panic("tune: RegisterDecoder " + name + " with a nil factory")
+	}
+	spec.Register(Decoders, name, summary, struct{}{}, func(struct{}) (DecoderFactory, error) { return f, nil })
+}
+
+// ErrUnknownDecoder: a decoder name no package registered.
+var ErrUnknownDecoder = errors.New("tune: unknown decoder")
+
+// CheckDecoder reports whether name is a registered decoder.
+func CheckDecoder(name string) error {
+	if !slices.Contains(Decoders.Names(), name) {
+		return fmt.Errorf("%w %q (registered: %s)", ErrUnknownDecoder, name, strings.Join(Decoders.Names(), ", "))
+	}
+	return nil
+}
+
+var (
+	openMu sync.Mutex
+	opened = map[[2]string]Decoder{}
+)
+
+// OpenDecoder returns the decoder the factory registered as name loads
+// from config. A decoder loads once per process: later calls with the
+// same name and config return the same Decoder (a failed load is tried
+// again by the next call).
+func OpenDecoder(ctx context.Context, name, config string, logf Logf) (Decoder, error) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	k := [2]string{name, config}
+	if d, ok := opened[k]; ok {
+		return d, nil
+	}
+	if err := CheckDecoder(name); err != nil {
+		return nil, err
+	}
+	f, _, err := Decoders.Parse(name)
+	if err != nil {
+		return nil, fmt.Errorf("tune: %w", err)
+	}
+	d, err := f(ctx, config, logf)
+	if err != nil {
+		return nil, fmt.Errorf("tune: loading decoder %s(%q): %w", name, config, err)
+	}
+	if d == nil || d.Features() == nil {
+		return nil, fmt.Errorf("tune: decoder %s(%q) has no feature index", name, config)
+	}
+	opened[k] = d
+	return d, nil
 }

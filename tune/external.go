@@ -63,3 +63,8 @@ func OpenExternal(ctx context.Context, config string) (Decoder, error) {
 	}
 	return d, nil
 }
+
+func init() {
+	RegisterDecoder(ExternalDecoderName, "a Moses-compatible decoder command run as a subprocess (decoder/external)",
+		func(ctx context.Context, config string, _ Logf) (Decoder, error) { return OpenExternal(ctx, config) })
+}

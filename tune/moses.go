@@ -69,7 +69,7 @@ func ParseMosesConfig(s string) (MosesConfig, error) {
 // transforms.OpenDecoder calls once per worker process and configuration.
 // With c.Filter it loads nothing yet and returns a FilteringDecoder, whose
 // For reports what the filter kept to logf (nil: nowhere).
-func OpenMoses(ctx context.Context, config string, logf func(ctx context.Context, format string, args ...any)) (Decoder, error) {
+func OpenMoses(ctx context.Context, config string, logf Logf) (Decoder, error) {
 	c, err := ParseMosesConfig(config)
 	if err != nil {
 		return nil, err
@@ -199,4 +199,8 @@ func (d *Moses) NBest(ctx context.Context, sentID int, src string, w feature.Wei
 		return nil, fmt.Errorf("tune: sentence %d: %w", sentID, err)
 	}
 	return res.NBest, nil
+}
+
+func init() {
+	RegisterDecoder(MosesDecoderName, "mtune's own phrase-based decoder, in process (package decoder)", OpenMoses)
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/mtune/mtune/feature"
 	"github.com/mtune/mtune/io/nbest"
 	"github.com/mtune/mtune/io/storage"
-	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -20,10 +19,10 @@ import (
 const Name = "nbest-pool"
 
 func init() {
-	transforms.RegisterDecoder(Name, open)
+	tune.RegisterDecoder(Name, "a fixed pool of hypotheses read from an n-best file (tests)", open)
 }
 
-func open(ctx context.Context, config string) (tune.Decoder, error) {
+func open(ctx context.Context, config string, _ tune.Logf) (tune.Decoder, error) {
 	return Load(ctx, config)
 }
 
