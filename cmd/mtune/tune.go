@@ -144,7 +144,7 @@ func registerTuneFlags(fs *flag.FlagSet, t *tuneArgs) {
 	fs.BoolVar(&t.o.FilterModel, "filter-model", false, "each shard and decoding batch loads the model filtered to its sentences' source phrases (as Moses' filter-model-given-input.pl; cached in the worker's user cache folder, mtune/filtered) instead of each worker the whole phrase and reordering tables; the translations are the same")
 	t.o.Mix = transforms.LineSearchMixer{}
 	fs.Var(mixFlag{&t.o.Mix}, "mix", "ipm and stale mode: how the shards' weights are merged each epoch: linesearch (an exact line search on the epoch's n-best lists along the shards' average; the better tuner on Moses' 8k model, RESULTS.md) or average; one of "+transforms.Mixers.Help())
-	fs.StringVar(&t.o.Algo, "algo", algo.DefaultOnline, "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"), in batch mode any (default there: "+algo.DefaultBatch+")")
+	fs.StringVar(&t.o.Algo, "algo", "", "learner: in ipm and stale mode an online one ("+strings.Join(algo.OnlineNames(), ", ")+"; default "+tune.DefaultLearner(tune.IPM)+"), in batch mode any (default "+tune.DefaultLearner(tune.Batch)+")")
 	t.o.AlgoConfig.RegisterLearnerFlags(fs)
 	fs.Func("restarts", "batch mode, mert: random restarts (default 20)", func(s string) error {
 		n, err := strconv.Atoi(s)
@@ -198,9 +198,6 @@ func (t *tuneArgs) prepare(fs *flag.FlagSet, a *app, cmd string) (demo bool, err
 	}
 	if set["decode-batches"] && !set["decoder"] {
 		return false, usagef("--decode-batches: the in-process decoder loads its model once per worker and decodes in batches of %d sentences; the flag deals an external decoder's (--decoder) runs", transforms.DefaultDecodeBatchSize)
-	}
-	if o.Mode == tune.Batch && !set["algo"] {
-		o.Algo = algo.DefaultBatch
 	}
 	if o.Mode == tune.Batch {
 		o.Mix = nil // batch mode mixes nothing (--mix is refused there)

@@ -22,7 +22,7 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 	var in nbestFlags
 	in.add(fs, "n-best lists (several files are several decoding iterations, pooled per sentence)",
 		"references of the tuning set (file, folder or prefix; repeat for several)")
-	algoName := fs.String("algo", algo.DefaultBatch, "learner: "+strings.Join(algo.Names(), ", "))
+	algoName := fs.String("algo", tune.DefaultLearner(tune.Batch), "learner: "+strings.Join(algo.Names(), ", "))
 	var cfg algo.Config
 	cfg.RegisterLearnerFlags(fs)
 	fs.IntVar(&cfg.Restarts, "restarts", 0, "MERT's random restarts (default 20)")
