@@ -36,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mtune/mtune/internal/spec"
 )
 
 // Field is one declared option of a struct.
@@ -415,15 +417,7 @@ func format(fv reflect.Value) string {
 		}
 		return string(b)
 	}
-	switch fv.Kind() {
-	case reflect.Bool:
-		return strconv.FormatBool(fv.Bool())
-	case reflect.Int:
-		return strconv.FormatInt(fv.Int(), 10)
-	case reflect.Float64:
-		return strconv.FormatFloat(fv.Float(), 'g', -1, 64)
-	}
-	return fv.String()
+	return spec.Format(fv)
 }
 
 // Usage returns the options of v's struct type as a usage line shows

@@ -98,7 +98,7 @@ func Register[T, O any](r *Registry[T], name, summary string, defaults O, build 
 		if key == "" || key != strings.ToLower(key) || strings.ContainsAny(key, ":=,") || slices.ContainsFunc(e.options, func(o Option) bool { return o.Key == key }) {
 			panic(fmt.Sprintf("spec: %s %q: bad or repeated option key %q", r.Kind, name, key))
 		}
-		e.options = append(e.options, Option{Key: key, Default: format(v.Field(i)), Help: f.Tag.Get("help"), field: i, kind: f.Type.Kind()})
+		e.options = append(e.options, Option{Key: key, Default: Format(v.Field(i)), Help: f.Tag.Get("help"), field: i, kind: f.Type.Kind()})
 	}
 	e.build = func(o reflect.Value) (T, error) { return build(o.Interface().(O)) }
 	r.entries = append(r.entries, e)
@@ -196,7 +196,7 @@ func (r *Registry[T]) Parse(spec string, defaults ...Setting) (T, Choice, error)
 	}
 	c := Choice{Name: name}
 	for _, opt := range e.options {
-		if v := format(o.Field(opt.field)); v != opt.Default {
+		if v := Format(o.Field(opt.field)); v != opt.Default {
 			c.Set = append(c.Set, Setting{opt.Key, v})
 		}
 	}
@@ -276,8 +276,9 @@ func sameValue(opt Option, a, b string) (bool, error) {
 
 var kindZero = map[reflect.Kind]any{reflect.Bool: false, reflect.Int: 0, reflect.Float64: 0.0, reflect.String: ""}
 
-// format writes an option's value as a spec does.
-func format(f reflect.Value) string {
+// Format writes an option's value (a bool, int, float64 or string) as a
+// spec does: what internal/option shows of its options too.
+func Format(f reflect.Value) string {
 	switch f.Kind() {
 	case reflect.Bool:
 		return strconv.FormatBool(f.Bool())
