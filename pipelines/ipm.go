@@ -223,11 +223,11 @@ func (o *Options) added() tune.FeatureCommands {
 func (o *Options) manifestFlags() rundir.ManifestFlags {
 	f := tune.LearnerManifest(o.Algo, o.AlgoConfig)
 	f.Mode, f.Epochs, f.NBest, f.Sparse = o.Mode.String(), o.Epochs, o.NBest, strings.Join(o.Sparse, ",")
-	stale, shard, batch := o.Stale, o.ShardOptions, o.BatchOptions
-	for _, p := range []any{&stale, &shard, &batch} {
+	used := *o // the options of o's mode; the others zero, as unused
+	for _, p := range used.Methods() {
 		option.ForMode(p, o.Mode.String())
 	}
-	f.Method = option.Record(&stale, &shard, &batch)
+	f.Method = option.Record(used.Methods()...)
 	if o.Mix != nil {
 		f.Mix = o.Mix.Name()
 	}
