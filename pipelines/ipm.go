@@ -175,6 +175,12 @@ type ShardOptions struct {
 	// search's direction): by its updates (tune.ByUpdates, the zero
 	// value) or alike (tune.Uniform).
 	MixWeights tune.MixWeights `option:"mix-weights" modes:"ipm,stale" help:"ipm and stale mode: how the shards' average (and the line search's direction) weighs each shard: updates (by its number of updates) or uniform"`
+	// DecodeThreads is the number of sentences of a mini-batch a shard
+	// (or a stale gradient goroutine) decodes at once; 0 means the
+	// worker's cores, which the built-in decoder shares among the shards a
+	// worker runs at once. Results do not depend on it (but for stale
+	// mode's timing with more than one thread), so no manifest records it.
+	DecodeThreads int `option:"decode-threads" modes:"ipm,stale" min:"1" manifest:"-" help:"ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores, shared by the shards it runs at once)"`
 	// EvalTune decodes the tuning set once more each epoch (1-best, with
 	// the mixed weights) for its tune BLEU, as a dev set is decoded.
 	// Without it the tune BLEU is the progressive BLEU of the epoch's own
@@ -182,12 +188,6 @@ type ShardOptions struct {
 	// sentence once. The weights do not depend on it; the best epoch does
 	// only without a dev set.
 	EvalTune bool `option:"eval-tune" modes:"ipm,stale" help:"ipm and stale mode: decode the tuning set once more each epoch, with the mixed weights, for its tune BLEU (default: the tune BLEU is the BLEU of the epoch's own decoding, \"decoded\", and each tuning sentence is decoded once an epoch); without a dev set the tune BLEU picks best/weights"`
-	// DecodeThreads is the number of sentences of a mini-batch a shard
-	// (or a stale gradient goroutine) decodes at once; 0 means the
-	// worker's cores, which the built-in decoder shares among the shards a
-	// worker runs at once. Results do not depend on it (but for stale
-	// mode's timing with more than one thread), so no manifest records it.
-	DecodeThreads int `option:"decode-threads" modes:"ipm,stale" min:"1" manifest:"-" help:"ipm and stale mode: sentences of a mini-batch a shard decodes at once (default: the worker's cores, shared by the shards it runs at once)"`
 }
 
 // BatchOptions are batch mode's options, declared as ShardOptions are.

@@ -194,6 +194,25 @@ func TestDeclaredOptions(t *testing.T) {
 	}
 }
 
+// TestDefaultLearner: a run that names no learner gets its mode's
+// default, resolved by Validate alone (tune's --algo defaults to none).
+func TestDefaultLearner(t *testing.T) {
+	d := smallDemo(t)
+	for _, mode := range []tune.Mode{tune.IPM, tune.Stale, tune.Batch} {
+		o := options(d, t.TempDir())
+		o.Mode = mode
+		if mode == tune.Batch {
+			o.Shards = 0
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[tune.Mode]string{tune.IPM: "adagrad", tune.Stale: "adagrad", tune.Batch: "mert"}[mode]; o.Algo != want {
+			t.Errorf("--mode %s: learner %q, want %q", mode, o.Algo, want)
+		}
+	}
+}
+
 // TestMixWeightsManifest: --mix-weights, declared in ShardOptions, reads
 // from a manifest written before the declaration ("MixWeights":"uniform")
 // and --resume names a change of it.

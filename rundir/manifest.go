@@ -174,8 +174,9 @@ func (f ManifestFlags) methodSettings() []Setting {
 	var out []Setting
 	for _, d := range option.Declared() {
 		err := option.Load(d, f.Method)
+		fields := option.Recorded(d) // in the order of Settings
 		for i, s := range option.Settings(d) {
-			fd := option.Recorded(d)[i]
+			fd := fields[i]
 			switch {
 			case f.Mode != "" && !fd.Applies(f.Mode):
 				continue

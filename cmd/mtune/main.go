@@ -148,7 +148,7 @@ var commands = []command{
 	{
 		name:    "tune",
 		summary: "tune a model's weights on Apache Beam (no flags: tune the embedded demo system on the local runner)",
-		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale " + option.Usage(tune.StaleOptions{}) + "] [--feature-command NAME=CMD (batch)] [--mix linesearch|average] [--algo " + strings.Join(append(algo.OnlineNames(), algo.BatchNames()...), "|") + "] [--shards N] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] [--eval-tune] [--search-algorithm normal|cube] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
+		usage:   "[--config moses.ini --src F --ref R… [--dev-src F --dev-ref R…]] [--mode ipm|batch|stale " + option.Usage(tune.StaleOptions{}) + "] [--feature-command NAME=CMD (batch)] [--mix linesearch|average] [--algo " + strings.Join(append(algo.OnlineNames(), algo.BatchNames()...), "|") + "] [--minibatch N] [--epochs N] [--nbest N] [--sparse pt,lo,…] " + option.Usage(pipelines.ShardOptions{}) + " [--search-algorithm normal|cube] [--decoder \"CMD …\"] [--seed N] [--out DIR] [--resume|--overwrite] [--init W] [--runner prism|direct|dataflow|universal …]",
 		noArgs:  true,
 		multi:   []string{"ref", "r", "dev-ref"},
 		groups:  tuneFlagGroups,

@@ -66,10 +66,7 @@ var fieldCache sync.Map // reflect.Type → []Field
 // (an untagged field, an unsupported type, a bad bound): declarations are
 // the program's, and such a mistake must stop it at once.
 func Fields(v any) []Field {
-	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t := structType(v)
 	if fs, ok := fieldCache.Load(t); ok {
 		return fs.([]Field)
 	}
@@ -111,6 +108,15 @@ func Fields(v any) []Field {
 	}
 	fieldCache.Store(t, out)
 	return out
+}
+
+// structType returns the type of v, or of what v points to.
+func structType(v any) reflect.Type {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 // elem returns the struct ptr points to; it panics unless ptr is a
@@ -186,25 +192,20 @@ func ForMode(ptr any, mode string) {
 // refusals do.
 func Check(ptr any, mode string, given func(flag string) bool) error {
 	s := elem(ptr)
-	if given == nil {
-		given = func(name string) bool {
-			for _, f := range Fields(ptr) {
-				if f.Flag == name {
-					fv := s.Field(f.index)
-					return !fv.IsZero() && (f.Default == "" || format(fv) != f.Default)
-				}
-			}
-			return false
-		}
-	}
 	for _, f := range Fields(ptr) {
-		if given(f.Flag) && !f.Applies(mode) {
+		fv := s.Field(f.index)
+		set := !fv.IsZero() && (f.Default == "" || format(fv) != f.Default)
+		if given != nil {
+			set = given(f.Flag)
+		}
+		if !set {
+			continue
+		}
+		if !f.Applies(mode) {
 			return fmt.Errorf("--%s applies to --mode %s, not %s", f.Flag, strings.Join(f.Modes, " and "), mode)
 		}
-		if given(f.Flag) {
-			if err := f.inBounds(s.Field(f.index), true); err != nil {
-				return err
-			}
+		if err := f.inBounds(fv, true); err != nil {
+			return err
 		}
 	}
 	return Validate(ptr)
@@ -330,11 +331,7 @@ var (
 // the package that declares the struct. It panics on a malformed
 // declaration or on a flag or key another declared struct has.
 func Declare(v any) {
-	fields := Fields(v)
-	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	fields, t := Fields(v), structType(v)
 	declaredMu.Lock()
 	defer declaredMu.Unlock()
 	for _, d := range declared {
@@ -361,51 +358,18 @@ func Declared() []any {
 	return out
 }
 
-// IsDeclared reports whether key is the manifest key of a declared option.
-func IsDeclared(key string) bool {
-	for _, d := range Declared() {
-		for _, f := range Fields(d) {
-			if f.Key == key {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 var (
 	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// parse sets fv from s.
+// parse sets fv from s: by its UnmarshalText, else as a spec writes a
+// value (spec.SetValue).
 func parse(fv reflect.Value, s string) error {
 	if u, ok := fv.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		return u.UnmarshalText([]byte(s))
 	}
-	switch fv.Kind() {
-	case reflect.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		fv.SetBool(b)
-	case reflect.Int:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return err
-		}
-		fv.SetInt(int64(n))
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		fv.SetFloat(x)
-	default:
-		fv.SetString(s)
-	}
-	return nil
+	return spec.SetValue(fv, s)
 }
 
 // format writes a field's value as the manifest's settings show it.
@@ -423,10 +387,7 @@ func format(fv reflect.Value) string {
 // Usage returns the options of v's struct type as a usage line shows
 // them: "[--threads N] [--max-staleness N]" (a bool takes no value).
 func Usage(v any) string {
-	t := reflect.TypeOf(v)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t := structType(v)
 	var parts []string
 	for _, f := range Fields(v) {
 		meta := map[reflect.Kind]string{reflect.Int: " N", reflect.Float64: " X", reflect.String: " S"}[t.Field(f.index).Type.Kind()]

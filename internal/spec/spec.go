@@ -15,6 +15,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -230,7 +231,18 @@ func (e *entry[T]) keys() string {
 
 // set parses s as opt's value into f.
 func set(f reflect.Value, opt Option, s string) error {
-	switch opt.kind {
+	if err := SetValue(f, s); err != nil {
+		return fmt.Errorf("%s=%s: %w", opt.Key, s, err)
+	}
+	return nil
+}
+
+// SetValue parses s into f, a bool, int, float64 or string, as a spec
+// writes them (what Format writes): "true" or "false", a whole or a finite
+// decimal number without a sign of +, a string not empty. internal/option
+// reads its declared defaults with it too.
+func SetValue(f reflect.Value, s string) error {
+	switch f.Kind() {
 	case reflect.Bool:
 		switch s {
 		case "true":
@@ -238,25 +250,27 @@ func set(f reflect.Value, opt Option, s string) error {
 		case "false":
 			f.SetBool(false)
 		default:
-			return fmt.Errorf("%s=%s: want true or false", opt.Key, s)
+			return errors.New("want true or false")
 		}
 	case reflect.Int:
 		n, err := strconv.ParseInt(s, 10, 0)
 		if err != nil || strings.HasPrefix(s, "+") {
-			return fmt.Errorf("%s=%s: want a whole number", opt.Key, s)
+			return errors.New("want a whole number")
 		}
 		f.SetInt(n)
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || strings.ContainsAny(s, "_xXpP") || strings.HasPrefix(s, "+") {
-			return fmt.Errorf("%s=%s: want a decimal number", opt.Key, s)
+			return errors.New("want a decimal number")
 		}
 		f.SetFloat(x)
 	case reflect.String:
 		if s == "" {
-			return fmt.Errorf("%s=: want a value", opt.Key)
+			return errors.New("want a value")
 		}
 		f.SetString(s)
+	default:
+		return fmt.Errorf("a %s is no option's type", f.Type())
 	}
 	return nil
 }
