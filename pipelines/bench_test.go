@@ -20,6 +20,7 @@ import (
 	"github.com/mtune/mtune/learner/mix"
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/testsupport/shared"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -76,8 +77,8 @@ func BenchmarkEpochEuroparl8k(b *testing.B) {
 		for _, runner := range []string{"prism", "direct"} {
 			b.Run(fmt.Sprintf("%s/shards=%d", runner, shards), func(b *testing.B) {
 				for b.Loop() {
-					o := pipelines.Options{Config: ini, Src: src, Refs: []string{ref}, Out: b.TempDir(),
-						Epochs: 1, Seed: 1,
+					o := pipelines.Options{Problem: run.Problem{Config: ini, Src: src, Refs: []string{ref}},
+						Settings:     run.Settings{Out: b.TempDir(), Epochs: 1, Seed: 1},
 						ShardOptions: pipelines.ShardOptions{Shards: shards, EvalTune: true}, // plain's figure: the tuning set decoded again
 						Execute: func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 							return beam.Run(ctx, runner, p)

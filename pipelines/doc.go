@@ -1,7 +1,9 @@
-// Package pipelines holds mtune's tuning pipelines on Apache Beam and the
-// epoch driver that launches them (DESIGN.md §1, §6): Run tunes a
-// moses.ini's weights for a number of epochs, each epoch one pipeline
-// launch, and writes the run's output folder.
+// Package pipelines holds mtune's tuning pipelines on Apache Beam, the
+// methods of package run that launch them (DESIGN.md §1, §6, §13): Run
+// tunes a moses.ini's weights for a number of epochs, each epoch one
+// pipeline launch, by run.Run, which writes the run's output folder;
+// Options.Method is the same method for a caller that runs it itself (a
+// night of retraining, registry.Night).
 //
 // # Modes
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mtune/mtune/metric"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/tune"
 )
 
@@ -17,8 +18,8 @@ import (
 func TestDevScorer(t *testing.T) {
 	d := smallDemo(t)
 	ctx := context.Background()
-	o := pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, DevSrc: d.devSrc, DevRefs: []string{d.devRef},
-		Epochs: 1, Seed: 1, Out: filepath.Join(t.TempDir(), "run"), Execute: execute}
+	o := pipelines.Options{Problem: run.Problem{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, DevSrc: d.devSrc, DevRefs: []string{d.devRef}},
+		Settings: run.Settings{Epochs: 1, Seed: 1, Out: filepath.Join(t.TempDir(), "run")}, Execute: execute}
 	res := mustRun(t, ctx, o)
 	want := *res.Epochs[0].DevScore
 	for _, mode := range []tune.Mode{tune.IPM, tune.Batch} {

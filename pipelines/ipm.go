@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,21 +16,30 @@ import (
 	"github.com/mtune/mtune/io/corpus"
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/io/weights"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
 )
 
-// Options configure a tuning run (Run). Fields whose zero value is not
-// valid say so.
+// Options configure a tuning run (Run): the problem and the settings of
+// the run (package run), and the method, ipm, stale or batch, with its
+// decoder and runner. Fields whose zero value is not valid say so.
 type Options struct {
-	// Config is the moses.ini of the system to tune (local or gs://);
-	// required.
-	Config string
-	// Src and Refs are the tuning set (required); DevSrc and DevRefs an
-	// optional held-out set whose BLEU chooses best/weights.
-	Src, DevSrc   string
-	Refs, DevRefs []string
+	// Problem is what the run tunes: the moses.ini (Config, required),
+	// the tuning set (Src, Refs; required), an optional dev set (DevSrc,
+	// DevRefs) whose score chooses best/weights, the metric (a --metric
+	// spec; "" means BLEU: every hypothesis is scored with it, the learner
+	// optimises it, line-search mixing and the best epoch maximise it, its
+	// negation for TER) and the weights to start from (Init; "" means the
+	// moses.ini's).
+	run.Problem
+	// Settings are where and how the run is kept: Out (required), Resume
+	// or Overwrite, Dir (Out opened and held by the caller), Epochs (0
+	// means 5), Seed, Replicas (ipm and stale mode: independent runs each
+	// epoch's one launch holds), CommandLine, Progress (a line per epoch,
+	// and while an epoch's launch runs a line every ProgressEvery).
+	run.Settings
 	// Mode is tune.IPM (the zero value), tune.Batch (decode, pool the
 	// n-best lists of every epoch, run the batch optimizer Algo on the
 	// pool; Shards and Mix are ignored; a dev set chooses the best epoch)
@@ -57,42 +65,12 @@ type Options struct {
 	// AlgoConfig holds the learner's settings (its MiniBatch is the
 	// mini-batch size; zero fields: the learner's defaults).
 	AlgoConfig tune.AlgoConfig
-	// Epochs is the number of epochs; 0 means 5.
-	Epochs int
 	// NBest is the size of the n-best lists; 0 means 100.
 	NBest int
-	// Metric is what the run tunes toward and reports, a --metric spec
-	// (metric.Parse: "bleu", "chrf", "chrf++", "ter", weighted sums);
-	// "" means BLEU. Every hypothesis is scored with it, the learner
-	// optimises it, line-search mixing and the best epoch maximise it
-	// (its negation for TER), and the dev figures are its.
-	Metric string
-	// Seed seeds the run; epoch k's seeds derive from Seed and k.
-	Seed uint64
-	// Replicas is the number of independent runs of the tuning (ipm and
-	// stale mode; Clark et al. 2011): replica r is the run seeded with
-	// tune.ReplicaSeed(Seed, r) (Seed itself for replica 0), its files in
-	// rundir.Layout.Replica; every replica's epoch runs in the epoch's one
-	// launch. 0 means 1, the run without replicas.
-	Replicas int
-	// Out is the output folder (local or gs://); required.
-	Out string
-	// Resume continues from the last complete epoch in Out.
-	Resume bool
-	// Overwrite empties Out first. Without Resume or Overwrite an Out that
-	// holds files is refused (rundir.ErrNotEmpty).
-	Overwrite bool
-	// Dir is Out already opened (rundir.Open) and held by the caller;
-	// nil means Run opens Out itself, holds its lease and releases it.
-	Dir *rundir.RunDir
-	// Init is a weights file to start from; "" means the moses.ini's.
-	Init string
 	// Sparse names the decoder's sparse feature templates to switch on
 	// (decoder.ParseTemplates: pt, al, lo, tu, cb, lb or all); none means
 	// the dense features only.
 	Sparse []string
-	// CommandLine is recorded in the manifest.
-	CommandLine []string
 	// Decoder is the registered decoder name; "" means
 	// tune.MosesDecoderName (the real decoder, configured by Config), or
 	// tune.ExternalDecoderName when DecoderCommand is set.
@@ -145,11 +123,9 @@ type Options struct {
 	// before the first epoch (init/model.json): for a dry run, which runs
 	// no job.
 	SkipModelCheck bool
-	// Progress receives a line per epoch, and while an epoch's launch
-	// runs a line every ProgressEvery (0: tune.DecodeProgressEvery, 10 s)
-	// with the sentences decoded so far in this process
-	// (tune.WatchDecoding); nil means none.
-	Progress      io.Writer
+	// ProgressEvery is how often a launch's progress line is printed to
+	// Progress while it runs, with the sentences decoded so far in this
+	// process (tune.WatchDecoding); 0 means tune.DecodeProgressEvery, 10 s.
 	ProgressEvery time.Duration
 	// progress is the progress folder of the launch being built
 	// (startLaunch): its decodings' DecodeOptions.Progress.
@@ -242,22 +218,8 @@ func (o *Options) manifestFlags() rundir.ManifestFlags {
 	return f
 }
 
-// Result is what Run returns.
-type Result struct {
-	// Epochs holds every epoch's metrics, resumed ones included (with
-	// replicas, every replica's, epoch by epoch: metrics.jsonl's lines).
-	Epochs []rundir.Metrics
-	// Best is the epoch of best/; BestWeights the path of its complete
-	// weights, best/weights.json (dense and sparse; best/weights holds the
-	// dense ones only, best/weights.sparse the sparse ones).
-	Best        int
-	BestWeights string
-	// BestReplica is the replica of best/weights (0 for a run of one).
-	BestReplica int
-	// Resumed is the number of epochs a resumed run found complete (of
-	// each replica) and did not run again; 0 for a new run.
-	Resumed int
-}
+// Result is what Run returns (run.Result).
+type Result = run.Result
 
 // decoding fills in and checks what o's decodings need: the decoder's
 // setup and the metric their hypotheses are scored with.
@@ -287,7 +249,7 @@ func (o *Options) defaults() error {
 	if o.Algo == "" {
 		o.Algo = tune.DefaultLearner(o.Mode)
 	}
-	o.Epochs, o.NBest = cmp.Or(o.Epochs, 5), cmp.Or(o.NBest, 100)
+	o.NBest = cmp.Or(o.NBest, 100)
 	if err := o.decoding(); err != nil {
 		return err
 	}
@@ -305,9 +267,10 @@ func (o *Options) defaults() error {
 	if o.DecodeBatches == 0 {
 		o.DecodeBatches = RunnerWorkers()
 	}
+	if err := o.Settings.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case o.Replicas < 0:
-		return fmt.Errorf("pipelines: invalid --replicas %d (at least 1)", o.Replicas)
 	case o.Replicas > 1 && o.Mode == tune.Batch:
 		return fmt.Errorf("pipelines: --replicas applies to --mode ipm and stale, not batch")
 	case o.DecodeBatches < 0:
@@ -316,11 +279,10 @@ func (o *Options) defaults() error {
 		return errors.New("pipelines: " + tune.FeatureInBatchOnly)
 	case o.Mode < tune.IPM || o.Mode > tune.Batch || o.MixWeights < tune.ByUpdates || o.MixWeights > tune.Uniform:
 		return fmt.Errorf("pipelines: invalid mode %v or mix weights %v", o.Mode, o.MixWeights)
-	case o.Epochs < 1 || o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
-		return fmt.Errorf("pipelines: epochs %d, n-best size %d and mini-batch %d must be positive",
-			o.Epochs, o.NBest, o.AlgoConfig.MiniBatch)
-	case o.Config == "" || o.Src == "" || len(o.Refs) == 0 || o.Out == "":
-		return errors.New("pipelines: the moses.ini, the tuning source, its references and the output folder are required")
+	case o.NBest < 1 || o.AlgoConfig.MiniBatch < 0:
+		return fmt.Errorf("pipelines: n-best size %d and mini-batch %d must be positive", o.NBest, o.AlgoConfig.MiniBatch)
+	case o.Config == "" || o.Src == "" || len(o.Refs) == 0:
+		return errors.New("pipelines: the moses.ini, the tuning source and its references are required")
 	case (o.DevSrc == "") != (len(o.DevRefs) == 0):
 		return errors.New("pipelines: give both the dev source and its references, or neither")
 	}
@@ -330,9 +292,6 @@ func (o *Options) defaults() error {
 	o.AlgoConfig.SetMetric(o.metric)
 	if err := tune.CheckLearner(o.Mode, o.Algo, o.AlgoConfig); err != nil {
 		return err
-	}
-	if o.Resume && o.Overwrite {
-		return errors.New("pipelines: --resume continues the run in the output folder, --overwrite removes it: give one")
 	}
 	return nil
 }
@@ -396,20 +355,6 @@ func (o *Options) inputs(ctx context.Context, tuneSet, dev *corpus.Index) ([]run
 	return out, nil
 }
 
-// keep returns what Clear must keep in the run folder l on --overwrite:
-// every input, init/model.json (written by this run's model check), and
-// the demo model whole when the run tunes it.
-func (o *Options) keep(l rundir.Layout, inputs []rundir.InputFile) []string {
-	keep := []string{l.ModelCheck()}
-	for _, in := range inputs {
-		keep = append(keep, in.Path)
-	}
-	if o.tunesDemo(l) {
-		keep = append(keep, l.DemoModel())
-	}
-	return keep
-}
-
 // tunesDemo reports whether the run in l tunes the demo system it built
 // in l's demo-model/.
 func (o *Options) tunesDemo(l rundir.Layout) bool {
@@ -424,7 +369,7 @@ func (o *Options) outsideDemo(l rundir.Layout, inputs []rundir.InputFile) []rund
 	if !o.tunesDemo(l) {
 		return inputs
 	}
-	var out []rundir.InputFile
+	out := []rundir.InputFile{} // not nil: run.Prepared.Outside
 	for _, in := range inputs {
 		if !sameFolder(in.Path, l.DemoModel()) && !(storage.IsGCS(in.Path) && strings.HasPrefix(in.Path, l.DemoModel()+"/")) {
 			out = append(out, in)
@@ -451,147 +396,110 @@ func scanned(ix *corpus.Index, src, ref string) []rundir.InputFile {
 	return out
 }
 
-// Run tunes the weights of o.Config. In ipm mode (see the package
-// documentation for batch mode) each epoch is one Beam pipeline launch
-// (o.Execute) that deals the tuning set
-// out to o.Shards shards, runs each shard's online learner with the
-// decoder in the loop, mixes the shards' weights (average or line search
-// over the epoch's n-best lists), decodes the dev set (and with
-// o.EvalTune the tuning set) once more with the mixed weights for their
-// BLEU, and writes the epoch's weights and learner states. The driver then writes the output folder of
-// DESIGN.md §6 (every file atomically): manifest.json, epochs/NNN/{weights,
-// weights.sparse, weights.json, state/, complete}, metrics.jsonl and
-// best/. Before any epoch starts the driver streams the inputs once to
+// Run tunes the weights of o.Config: run.Run with o's problem and
+// settings, by o's method (ipm, stale or batch). In ipm mode (see the
+// package documentation for batch mode) each epoch is one Beam pipeline
+// launch (o.Execute) that deals the tuning set out to o.Shards shards, runs
+// each shard's online learner with the decoder in the loop, mixes the
+// shards' weights (average or line search over the epoch's n-best lists),
+// decodes the dev set (and with o.EvalTune the tuning set) once more with
+// the mixed weights for their score, and writes the epoch's weights and
+// learner states; run.Run writes the output folder of DESIGN.md §6 around
+// them. Before any epoch starts the driver streams the inputs once to
 // check and checksum them (holding neither the sets nor the model), and a
 // worker loads the model (init/model.json).
 //
 // With o.Replicas > 1 every epoch's launch holds o.Replicas independent
 // runs (replicaEpoch), replica r's files in replicas/RRR/ and the best
 // replica's best epoch in best/ (tune.Driver, rundir.BestReplica).
-//
-// With o.Resume, epochs whose "complete" file exists (for every replica)
-// are kept and the run continues after the last of them (the options
-// other than Epochs must be those of the interrupted run); since an
-// epoch's pipeline reads only the previous epoch's files and seeds derive
-// from o.Seed, the replica and the epoch number, the result equals an
-// uninterrupted run's.
 func Run(ctx context.Context, o Options) (Result, error) {
-	if err := o.defaults(); err != nil {
-		return Result{}, err
+	return run.Run(ctx, o.Problem, o.Settings, o.Method())
+}
+
+// Method returns o's method (run.Method): what run.Run, or a night of
+// retraining (registry.Night), runs o's problem with. Its Validate takes
+// the problem and settings it is given.
+func (o Options) Method() run.Method { return &method{o: &o} }
+
+// method is the run.Method of ipm, stale and batch mode: the inputs of
+// a decoding run (Prepare) and one Beam launch an epoch (Epocher).
+type method struct {
+	o         *Options
+	tune, dev *corpus.Index // the sets, scanned by Prepare (dev nil without one)
+}
+
+func (m *method) Validate(p *run.Problem, s *run.Settings) error {
+	m.o.Problem, m.o.Settings = *p, *s
+	if err := m.o.defaults(); err != nil {
+		return err
 	}
-	dir := o.Dir
-	if dir == nil {
-		var err error
-		dir, err = rundir.Open(ctx, o.Out, rundir.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
-		if err != nil {
-			return Result{}, err
-		}
-		defer dir.Close(context.WithoutCancel(ctx))
-		ctx = dir.Hold(ctx)
+	*p, *s = m.o.Problem, m.o.Settings
+	return nil
+}
+
+func (m *method) Metric() tune.Metric { return m.o.metric }
+
+func (m *method) Manifest() rundir.ManifestFlags { return m.o.manifestFlags() }
+
+// Prepare streams the sets once, to check and count them (the pipelines
+// read them on workers, transforms.ReadSentences, from the reference
+// files found now), checksums every input and reads the starting weights.
+func (m *method) Prepare(ctx context.Context, dir *rundir.RunDir) (run.Prepared, error) {
+	o := m.o
+	var err error
+	if m.tune, err = tune.ScanSet(ctx, o.Src, o.Refs, ReadRangeLines); err != nil {
+		return run.Prepared{}, err
 	}
-	// The driver streams the sets once, to check and count them; the
-	// pipelines read them on workers (transforms.ReadSentences), from the
-	// reference files found now.
-	tuneSet, err := tune.ScanSet(ctx, o.Src, o.Refs, ReadRangeLines)
-	if err != nil {
-		return Result{}, err
-	}
-	var dev *corpus.Index
 	if o.DevSrc != "" {
-		if dev, err = tune.ScanSet(ctx, o.DevSrc, o.DevRefs, ReadRangeLines); err != nil {
-			return Result{}, err
+		if m.dev, err = tune.ScanSet(ctx, o.DevSrc, o.DevRefs, ReadRangeLines); err != nil {
+			return run.Prepared{}, err
 		}
-		o.DevRefs = dev.RefPaths
+		o.DevRefs = m.dev.RefPaths
 	}
-	o.Refs = tuneSet.RefPaths
-	man := rundir.Manifest{CommandLine: o.CommandLine, Version: rundir.Version(), Seed: o.Seed, Init: o.Init, Start: time.Now().UTC(), Status: "running",
-		Options: o.manifestFlags()}
-	if o.replicas() > 1 {
-		for r := range o.replicas() {
-			man.ReplicaSeeds = append(man.ReplicaSeeds, tune.ReplicaSeed(o.Seed, r))
-		}
+	o.Refs = m.tune.RefPaths
+	var in run.Prepared
+	if in.Inputs, err = o.inputs(ctx, m.tune, m.dev); err != nil {
+		return run.Prepared{}, err
 	}
-	if man.Inputs, err = o.inputs(ctx, tuneSet, dev); err != nil {
-		return Result{}, err
+	in.Outside = o.outsideDemo(dir.Layout, in.Inputs)
+	if o.tunesDemo(dir.Layout) {
+		in.Keep = []string{dir.DemoModel()}
 	}
-	if err := dir.CheckInputs(o.outsideDemo(dir.Layout, man.Inputs)...); err != nil {
-		return Result{}, err
-	}
-	initPath := o.Init
-	if initPath == "" {
-		initPath = o.Config
-	}
-	init, err := weights.ReadByName(ctx, initPath)
+	return in, nil
+}
+
+// Start reads the starting weights (Init's, else the moses.ini's), with
+// the added features' (FeatureCommands) grown in.
+func (m *method) Start(ctx context.Context) (*weights.ByName, error) {
+	o := m.o
+	init, err := weights.ReadByName(ctx, cmp.Or(o.Init, o.Config))
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if len(o.FeatureCommands) > 0 {
 		init = o.added().StartWeights(init)
 	}
 	o.dense = init.Names
-	startPath := dir.Init()
+	return &init, nil
+}
 
-	var res Result
-	if o.Resume {
-		if res.Epochs, err = rundir.CompleteReplicas(ctx, dir.Layout, o.replicas()); err != nil {
-			return Result{}, err
-		}
-		// Another number of replicas would look for the run's epochs in
-		// other folders (rundir.Layout.Replica) and find none: the
-		// manifest says so first.
-		var prev rundir.Manifest
-		perr := rundir.ReadJSON(ctx, dir.Manifest(), &prev)
-		started := perr == nil && prev.Status != rundir.StatusStarting // else the folder's record alone: no run started
-		otherReplicas := started && max(1, prev.Options.Replicas) != o.replicas()
-		if len(res.Epochs) > 0 || otherReplicas {
-			if perr != nil {
-				return Result{}, perr
-			}
-			if err := rundir.SameRun(o.Out, prev, man); err != nil {
-				return Result{}, err
-			}
-			man.Start = prev.Start
-		}
+// CheckModel has a worker load the model now, the run's own checks done
+// (it writes init/model.json, which must not be left by a run that fails
+// on something else): a model that does not load stops the run before any
+// epoch, and the driver never holds it. A dry run (SkipModelCheck) runs no
+// job.
+func (m *method) CheckModel(ctx context.Context, path string) error {
+	if m.o.SkipModelCheck {
+		return nil
 	}
-	// A worker loads the model now, the driver's own checks done (it
-	// writes init/model.json, which must not be left by a run that fails
-	// on something else): a model that does not load stops the run before
-	// any epoch, and the driver never holds it.
-	if !o.SkipModelCheck {
-		if err := checkModel(ctx, &o, dir.ModelCheck()); err != nil {
-			return Result{}, err
-		}
+	return checkModel(ctx, m.o, path)
+}
+
+func (m *method) Epocher(ctx context.Context, dir *rundir.RunDir, start tune.Weights) (run.Epocher, error) {
+	if m.o.Mode == tune.Batch {
+		return run.Epocher{Epocher: &batchEpoch{o: m.o, ranges: m.tune, dev: m.dev, start: start.File}}, nil
 	}
-	if o.Overwrite {
-		// The inputs are good: now the earlier run goes, but for the
-		// inputs and the model check just written.
-		if err := dir.Clear(ctx, o.keep(dir.Layout, man.Inputs)...); err != nil {
-			return Result{}, err
-		}
-	}
-	if len(res.Epochs) == 0 {
-		if err := weights.WriteByName(ctx, startPath, init); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := dir.WriteManifest(ctx, man); err != nil {
-		return Result{}, err
-	}
-	var e tune.Epocher = &ipmEpoch{o: &o, tune: tuneSet, dev: dev, start: startPath}
-	if o.Mode == tune.Batch {
-		e = &batchEpoch{o: &o, ranges: tuneSet, dev: dev, start: startPath}
-	}
-	res.Resumed = len(res.Epochs) / o.replicas()
-	report := tune.NewReport(dir.Layout, o.metric)
-	d := tune.Driver{Dir: dir.Layout, Epochs: o.Epochs, Replicas: o.replicas(), Start: tune.Weights{ByName: init, File: startPath},
-		Recorders: []tune.Recorder{report, dir.Checkpoints(), tune.NewPrinter(o.Progress)}}
-	res.Epochs, err = d.Run(ctx, e, res.Epochs)
-	if err == nil {
-		res.BestReplica, res.Best = rundir.BestReplica(res.Epochs)
-		res.BestWeights = dir.Best().JSON()
-	}
-	return res, rundir.Finish(ctx, dir, report, man, err)
+	return run.Epocher{Epocher: &ipmEpoch{o: m.o, tune: m.tune, dev: m.dev, start: start.File}}, nil
 }
 
 // ipmEpoch is the tune.Epocher (and tune.ReplicasEpocher) of --mode ipm

@@ -19,6 +19,7 @@ import (
 	"github.com/mtune/mtune/decoder/build"
 	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gobuild"
 	"github.com/mtune/mtune/transforms"
@@ -115,8 +116,9 @@ func countLaunches(o *pipelines.Options) *int {
 }
 
 func options(d demo, out string) pipelines.Options {
-	return pipelines.Options{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}, Out: out,
-		ShardOptions: pipelines.ShardOptions{Shards: 2}, Epochs: 3, NBest: 20, Seed: 7, Execute: execute,
+	return pipelines.Options{Problem: run.Problem{Config: d.ini, Src: d.tuneSrc, Refs: []string{d.tuneRef}},
+		Settings:     run.Settings{Out: out, Epochs: 3, Seed: 7},
+		ShardOptions: pipelines.ShardOptions{Shards: 2}, NBest: 20, Execute: execute,
 		ProgressEvery: time.Hour} // no in-epoch progress line in the tests that count lines (TestEpochProgress sets its own)
 }
 

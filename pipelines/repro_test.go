@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/mtune/mtune/pipelines"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/transforms"
 	"github.com/mtune/mtune/tune"
@@ -88,9 +89,9 @@ func TestSparseReproducible(t *testing.T) {
 	dir := t.TempDir()
 	var runs []string
 	for i, threads := range []int{0, 1, 4} {
-		o := pipelines.Options{Config: freshConfig(t, ini), Src: src, Refs: []string{ref},
-			Out: filepath.Join(dir, fmt.Sprintf("run%d-threads%d", i, threads)), Sparse: []string{"all"},
-			Epochs: 1, Seed: 1, ShardOptions: pipelines.ShardOptions{DecodeThreads: threads}, Execute: execute}
+		o := pipelines.Options{Problem: run.Problem{Config: freshConfig(t, ini), Src: src, Refs: []string{ref}},
+			Settings: run.Settings{Out: filepath.Join(dir, fmt.Sprintf("run%d-threads%d", i, threads)), Epochs: 1, Seed: 1},
+			Sparse:   []string{"all"}, ShardOptions: pipelines.ShardOptions{DecodeThreads: threads}, Execute: execute}
 		res := mustRun(t, ctx, o)
 		t.Logf("--decode-threads %d: %d non-zero weights, progressive BLEU %.4f", threads, res.Epochs[0].NonZero, res.Epochs[0].TuneScore)
 		runs = append(runs, o.Out)

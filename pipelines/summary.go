@@ -15,7 +15,7 @@ import (
 // (best/weights.json, dense and sparse) and the decode command that uses
 // them (none with an external decoder, whose weights they are; a pointer
 // to re-ranking with added features).
-func (r Result) Summary(o Options, elapsed time.Duration) (ran string, files []string) {
+func Summary(r Result, o Options, elapsed time.Duration) (ran string, files []string) {
 	last := r.Epochs[len(r.Epochs)-1]
 	ran = fmt.Sprintf("%s in %.1f s", plural(last.Epoch-r.Resumed, "epoch"), elapsed.Seconds())
 	switch {

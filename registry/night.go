@@ -9,6 +9,7 @@ import (
 
 	"github.com/mtune/mtune/io/storage"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 )
 
@@ -17,10 +18,17 @@ type Night struct {
 	Registry Registry
 	// RunID names the night's run folder R/runs/ID.
 	RunID string
-	// Tune tunes into dir (held by the night, opened for resuming: it may
-	// hold epochs of a killed call), starting from the weights file init
-	// ("" for the model's own weights), and leaves the run's best weights
-	// in dir.Best().
+	// Problem, Settings and Method are the night's tuning run (run.Run,
+	// as `mtune tune` runs it): the night runs it in its folder R/runs/ID
+	// (Settings' Out, Dir and Resume are the night's: it may hold epochs of
+	// a killed call), starting from the promoted weights (Problem's Init:
+	// the night's), and gates the run's best weights, best/weights.json.
+	Problem  run.Problem
+	Settings run.Settings
+	Method   run.Method
+	// Tune, when set, is run instead of run.Run: it tunes into dir from
+	// the weights file init ("" for the model's own) and leaves the run's
+	// best weights in dir.Best() (the registry's tests fake a run so).
 	Tune func(ctx context.Context, dir *rundir.RunDir, init string) error
 	// Score decodes the dev set with the weights file at path ("" for the
 	// model's own weights) and returns each sentence's statistics under the
@@ -70,8 +78,8 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	if err := n.Gate.Validate(); err != nil {
 		return Outcome{}, err
 	}
-	if n.Tune == nil || n.Score == nil {
-		return Outcome{}, errors.New("registry: a night needs its Tune and Score functions")
+	if (n.Method == nil && n.Tune == nil) || n.Score == nil {
+		return Outcome{}, errors.New("registry: a night needs its run's Method and its Score function")
 	}
 	if n.Lease.Owner == "" {
 		n.Lease.Owner = "mtune retrain"
@@ -210,7 +218,7 @@ func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, erro
 		return d, err
 	}
 	n.logf("night %s: tuning into %s, starting from %s", n.RunID, dir.Root, describeWeights(init))
-	if err := n.Tune(ctx, dir, init); err != nil {
+	if err := n.tune(ctx, dir, init); err != nil {
 		return d, err
 	}
 	cand := dir.Best().JSON()
@@ -218,6 +226,19 @@ func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, erro
 		return d, fmt.Errorf("registry: the run left no best weights (%s): %v", cand, err)
 	}
 	return n.gate(ctx, cand, ptr)
+}
+
+// tune runs the night's tuning run into its folder dir from the weights
+// file init ("" for the model's own).
+func (n Night) tune(ctx context.Context, dir *rundir.RunDir, init string) error {
+	if n.Tune != nil {
+		return n.Tune(ctx, dir, init)
+	}
+	p, s := n.Problem, n.Settings
+	p.Init = init
+	s.Out, s.Dir, s.Resume, s.Overwrite = dir.Root, dir, true, false
+	_, err := run.Run(ctx, p, s, n.Method)
+	return err
 }
 
 // startFile is R/runs/ID/start.json.

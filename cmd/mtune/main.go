@@ -196,13 +196,13 @@ func main() {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &app{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin})
+	code := runMain(ctx, os.Args[1:], &app{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin})
 	stop()
 	os.Exit(code)
 }
 
-// run executes the command line args and returns the exit status.
-func run(ctx context.Context, args []string, a *app) int {
+// runMain executes the command line args and returns the exit status.
+func runMain(ctx context.Context, args []string, a *app) int {
 	slog.SetDefault(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	if len(args) == 0 {
 		printHelp(a.stderr)

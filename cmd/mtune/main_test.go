@@ -23,7 +23,7 @@ import (
 func mtune(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, &app{stdout: &out, stderr: &errOut, stdin: strings.NewReader(stdin)})
+	code = runMain(context.Background(), args, &app{stdout: &out, stderr: &errOut, stdin: strings.NewReader(stdin)})
 	return code, out.String(), errOut.String()
 }
 

@@ -91,20 +91,12 @@ func retrainFlags(fs *flag.FlagSet) runFunc {
 			return usagef("%v", err)
 		}
 		beam.Init()
-		n := registry.Night{Registry: reg, RunID: id, Gate: gate, Log: a.stderr,
-			Tune: func(ctx context.Context, dir *rundir.RunDir, init string) error {
-				if demo {
-					if err := buildDemo(ctx, a, o); err != nil {
-						return err
-					}
-				}
-				ro := *o
-				ro.Out, ro.Dir, ro.Init = dir.Root, dir, init
-				_, err := runPipeline(ctx, ro, dir)
-				return err
-			},
-			Score: devScorer(devOpts),
+		if demo {
+			o.Build = buildDemo(a, o.Out)
 		}
+		o.Command, o.RunLog = "tune", true
+		n := registry.Night{Registry: reg, RunID: id, Gate: gate, Log: a.stderr,
+			Problem: o.Problem, Settings: o.Settings, Method: o.Method(), Score: devScorer(devOpts)}
 		out, err := n.Run(ctx)
 		if errors.Is(err, rundir.ErrBusy) {
 			return exitError{code: exitBusy, err: fmt.Errorf("registry busy: %w", err)}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -54,18 +53,8 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 			return usagef("%v", err)
 		}
 		beam.Init()
-		dir, err := rundir.Open(ctx, o.Out, rundir.OpenOptions{Resume: o.Resume, Overwrite: o.Overwrite,
-			Command: "tune", Lease: rundir.LeaseOptions{Owner: "mtune tune"}})
-		if err != nil {
-			return err
-		}
-		defer dir.Close(context.WithoutCancel(ctx))
-		ctx = dir.Hold(ctx)
-		o.Dir = dir
 		if demo {
-			if err := buildDemo(ctx, a, o); err != nil {
-				return err
-			}
+			o.Build = buildDemo(a, o.Out)
 		}
 		if f := flag.Lookup("dry_run"); f != nil && f.Value.String() == "true" {
 			// A dry run builds and prints the first epoch's job (Beam
@@ -85,36 +74,16 @@ func tuneFlags(fs *flag.FlagSet) runFunc {
 			fmt.Fprintln(a.stderr, "tune: dry run: the first epoch's job was built and printed above; nothing ran")
 			return nil
 		}
-		res, err := runPipeline(ctx, *o, dir)
+		o.RunLog = true
+		res, err := pipelines.Run(ctx, *o)
 		if err != nil {
 			return err
 		}
-		ran, files := res.Summary(*o, time.Since(start))
+		ran, files := pipelines.Summary(res, *o, time.Since(start))
 		fmt.Fprintf(a.stderr, "tune: %s\n", ran)
 		fmt.Fprintln(a.stdout, strings.Join(files, "\n"))
 		return nil
 	}
-}
-
-// runPipeline runs the tuning pipeline of o into dir. The runner's
-// messages (prism logs a dozen lines per launch, a failed bundle a page) go
-// to the run's log; mtune's own warnings to stderr as well.
-func runPipeline(ctx context.Context, o pipelines.Options, dir *rundir.RunDir) (pipelines.Result, error) {
-	prev := slog.Default()
-	runLog := rundir.NewRunLog(o.Progress)
-	slog.SetDefault(slog.New(runLog))
-	res, err := pipelines.Run(ctx, o)
-	slog.SetDefault(prev)
-	var pe *pipelines.PipelineError
-	if errors.As(err, &pe) {
-		runLog.Detail(pe.Detail())
-	}
-	if werr := runLog.Save(context.WithoutCancel(ctx), dir.Log()); werr != nil {
-		slog.Warn("tune: could not write the run's log", "err", werr)
-	} else if pe != nil {
-		err = fmt.Errorf("%w (the runner's full report: %s)", err, dir.Log())
-	}
-	return res, err
 }
 
 // tuneArgs are the flags tune and retrain share: the run's options and the
@@ -293,11 +262,13 @@ func demoPaths(o *pipelines.Options) {
 
 // buildDemo builds the demo system into OUT/demo-model unless its
 // moses.ini is already there.
-func buildDemo(ctx context.Context, a *app, o *pipelines.Options) error {
-	dir, t0 := rundir.Layout{Root: o.Out}.DemoModel(), time.Now()
-	if built, err := build.BuildDemoIn(ctx, dir); !built || err != nil {
-		return err
+func buildDemo(a *app, out string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		dir, t0 := rundir.Layout{Root: out}.DemoModel(), time.Now()
+		if built, err := build.BuildDemoIn(ctx, dir); !built || err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
+		return nil
 	}
-	fmt.Fprintf(a.stderr, "tune: built the demo system in %s (%.1f s)\n", dir, time.Since(t0).Seconds())
-	return nil
 }

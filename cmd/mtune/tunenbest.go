@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/mtune/mtune/learner/algo"
 	"github.com/mtune/mtune/pool"
 	"github.com/mtune/mtune/pool/poolfile"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/tune"
 )
@@ -63,94 +65,44 @@ func tuneNbestFlags(fs *flag.FlagSet) runFunc {
 				return usagef("%v", err)
 			}
 		}
-		dir, err := rundir.OpenOutput(ctx, *out, rundir.OutputOptions{Command: "tune-nbest",
-			CommandLine: commandLine("tune-nbest"), Overwrite: *overwrite})
-		if err != nil {
-			return err
-		}
-		dir.Manifest.Options = tune.LearnerManifest(info.Name, cfg)
-		dir.Manifest.Options.SetMetricSpec(in.spec)
-		dir.Manifest.Options.Mode, dir.Manifest.Options.Epochs = "pool (tune-nbest)", 1
-		if info.Online {
-			dir.Manifest.Options.Epochs = *epochs
-		}
 		inputs := slices.Concat(rundir.Inputs("nbest", in.nbests), rundir.Inputs("ref", in.refs), rundir.Inputs("scores", in.scores))
 		for _, f := range in.feats {
 			inputs = append(inputs, rundir.Inputs("feature "+f.Name, f.Paths)...)
 		}
 		inputs = append(inputs, rundir.Inputs("init", []string{*initPath})...)
-		err = runTuneNbest(ctx, a, tuneNbestOptions{
-			info: info, cfg: cfg, nbests: in.nbests, scoring: &in.scoringFlags,
-			init: *initPath, out: *out, epochs: *epochs, cache: *cache,
-			start: func() error { return dir.Start(ctx, *seed, inputs...) },
-		})
-		return dir.Close(ctx, err)
+		pm := &run.Pool{Learner: info, Config: cfg, MetricSpec: in.spec, Inputs: inputs, Log: a.stderr}
+		var sc *pool.Scorer
+		pm.Load = func(ctx context.Context) (poolfile.Tuning, error) {
+			var err error
+			if sc, err = in.scorer(ctx); err != nil {
+				return poolfile.Tuning{}, err
+			}
+			pm.Scoring = sc.Metric()
+			opts := in.options(cfg.Threads)
+			opts.Cache, opts.CacheInputs = *cache, append(slices.Clone(in.refs), in.scores...)
+			return poolfile.LoadTuning(ctx, in.nbests, *initPath, sc, opts)
+		}
+		s := run.Settings{Command: "tune-nbest", Out: *out, Overwrite: *overwrite, Epochs: *epochs, Seed: *seed,
+			CommandLine: commandLine("tune-nbest")}
+		if info.Online {
+			s.Progress = a.stderr
+		}
+		start := time.Now()
+		res, err := run.Run(ctx, run.Problem{Metric: in.spec, Init: *initPath}, s, pm)
+		if errors.Is(err, rundir.ErrNotEmpty) {
+			return fmt.Errorf("%s holds the output of an earlier run: give --overwrite to replace it, or another --out", *out)
+		}
+		if err != nil {
+			return err
+		}
+		t := pm.Pooled()
+		best, err := weights.Read(ctx, res.BestWeights, t.Index)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
+			info.Name, best.Weights.NonZero(), time.Since(start).Seconds(), rundir.Layout{Root: *out}.Best().Moses())
+		fmt.Fprintln(a.stdout, scoreLine(pm.Metric(), pool.OneBest(t.Lists, best.Weights), sc.Refs(), false))
+		return nil
 	}
-}
-
-type tuneNbestOptions struct {
-	info    algo.Info
-	cfg     algo.Config
-	nbests  []string
-	scoring *scoringFlags
-	init    string
-	out     string
-	epochs  int
-	cache   string
-	// start readies the output folder once the inputs are read.
-	start func() error
-}
-
-// runTuneNbest tunes on the n-best lists o names through tune.Driver, the
-// one epoch loop: a tune.PoolEpocher runs the learner over the pool, an
-// online learner's --epochs times (its best epoch kept, the starting
-// weights counting as epoch 0), a batch optimizer's once.
-func runTuneNbest(ctx context.Context, a *app, o tuneNbestOptions) error {
-	start := time.Now()
-	sc, err := o.scoring.scorer(ctx)
-	if err != nil {
-		return err
-	}
-	opts := o.scoring.options(o.cfg.Threads)
-	opts.Cache, opts.CacheInputs = o.cache, append(slices.Clone(o.scoring.refs), o.scoring.scores...)
-	t, err := poolfile.LoadTuning(ctx, o.nbests, o.init, sc, opts)
-	if err != nil {
-		return err
-	} else if t.Cache != "" {
-		fmt.Fprintf(a.stderr, "tune-nbest: pool cache: %s\n", t.Cache)
-	}
-	m := sc.Metric()
-	lists, idx, set, w := t.Lists, t.Index, t.Set, t.Weights
-	fmt.Fprintf(a.stderr, "tune-nbest: %d sentences, %d hypotheses, %d features; start: %s\n",
-		len(lists), pool.Size(lists), idx.Len(), scoreLine(m, pool.OneBest(lists, w), sc.Refs(), false))
-
-	l, err := algo.New(o.info.Name, w, o.cfg)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if err := o.start(); err != nil {
-		return err
-	}
-	dir := rundir.Layout{Root: o.out}
-	set.Weights = w
-	e, startW, base, err := tune.NewPoolEpocher(ctx, dir, lists, m, set, l)
-	if err != nil {
-		return err
-	}
-	d := tune.Driver{Dir: dir, Epochs: 1, Start: startW, Recorders: []tune.Recorder{tune.NewReport(dir, m)}}
-	if o.info.Online {
-		d.Epochs, d.Baseline = o.epochs, base
-		d.Recorders = append(d.Recorders, tune.NewPrinter(a.stderr))
-	}
-	if _, err := d.Run(ctx, e, nil); err != nil {
-		return err
-	}
-	best, err := weights.Read(ctx, dir.Best().JSON(), idx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "tune-nbest: %s: %d non-zero weights, %.2f s; wrote %s\n",
-		o.info.Name, best.Weights.NonZero(), time.Since(start).Seconds(), dir.Best().Moses())
-	fmt.Fprintln(a.stdout, scoreLine(m, pool.OneBest(lists, best.Weights), sc.Refs(), false))
-	return nil
 }
