@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/htmltest"
 	"github.com/mtune/mtune/testsupport/storagetest"
@@ -141,13 +142,9 @@ func (w *world) metricNight(r Registry, id, spec string, log *strings.Builder) N
 	n := w.night(r, id)
 	n.Gate.Metric, n.Log = gm, log
 	n.Score = func(ctx context.Context, path string) ([]metric.Stats, error) {
-		q := w.model
-		if path != "" {
-			var fw fakeWeights
-			if err := rundir.ReadJSON(ctx, path, &fw); err != nil {
-				return nil, err
-			}
-			q = fw.Quality
+		q, err := w.qualityOf(ctx, path)
+		if err != nil {
+			return nil, err
 		}
 		return textStats(w.t, gm, q), nil
 	}
@@ -276,7 +273,7 @@ func TestNightsAcrossMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.tuneFn(ctx, dir, r.Run("n1").Best().JSON()); err != nil {
+			if _, err := run.Run(ctx, run.Problem{Init: r.Run("n1").Best().JSON()}, run.Settings{Out: dir.Root, Dir: dir, Resume: true}, w.method()); err != nil {
 				t.Fatal(err)
 			}
 			dir.Close(ctx)

@@ -26,10 +26,6 @@ type Night struct {
 	Problem  run.Problem
 	Settings run.Settings
 	Method   run.Method
-	// Tune, when set, is run instead of run.Run: it tunes into dir from
-	// the weights file init ("" for the model's own) and leaves the run's
-	// best weights in dir.Best() (the registry's tests fake a run so).
-	Tune func(ctx context.Context, dir *rundir.RunDir, init string) error
 	// Score decodes the dev set with the weights file at path ("" for the
 	// model's own weights) and returns each sentence's statistics under the
 	// gate's metric (Gate.Metric; BLEU's when nil).
@@ -78,7 +74,7 @@ func (n Night) Run(ctx context.Context) (Outcome, error) {
 	if err := n.Gate.Validate(); err != nil {
 		return Outcome{}, err
 	}
-	if (n.Method == nil && n.Tune == nil) || n.Score == nil {
+	if n.Method == nil || n.Score == nil {
 		return Outcome{}, errors.New("registry: a night needs its run's Method and its Score function")
 	}
 	if n.Lease.Owner == "" {
@@ -231,9 +227,6 @@ func (n Night) decision(ctx context.Context, dir *rundir.RunDir) (Decision, erro
 // tune runs the night's tuning run into its folder dir from the weights
 // file init ("" for the model's own).
 func (n Night) tune(ctx context.Context, dir *rundir.RunDir, init string) error {
-	if n.Tune != nil {
-		return n.Tune(ctx, dir, init)
-	}
 	p, s := n.Problem, n.Settings
 	p.Init = init
 	s.Out, s.Dir, s.Resume, s.Overwrite = dir.Root, dir, true, false

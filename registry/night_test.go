@@ -16,10 +16,13 @@ import (
 	"time"
 
 	"github.com/mtune/mtune/io/storage"
+	"github.com/mtune/mtune/io/weights"
 	"github.com/mtune/mtune/metric"
+	"github.com/mtune/mtune/run"
 	"github.com/mtune/mtune/rundir"
 	"github.com/mtune/mtune/testsupport/gcstest"
 	"github.com/mtune/mtune/testsupport/storagetest"
+	"github.com/mtune/mtune/tune"
 )
 
 // registries returns a fresh local registry folder and a fresh gs://
@@ -33,81 +36,130 @@ func registries(t *testing.T) map[string]Registry {
 	return out
 }
 
-// world is a fake system: a tuning run writes weights whose "quality"
-// says how good their translations of the dev set are.
+// world is a fake system: a tuning run (a run.Method, run by run.Run as
+// a real night's is) writes weights whose "quality" says how good their
+// translations of the dev set are.
 type world struct {
 	t       *testing.T
 	quality float64 // the quality tonight's tuning reaches
 	model   float64 // the quality of the model's own weights
-	fail    error   // Tune returns it (bad input)
-	// stopAfter, if set, is called by Tune after its first epoch; Tune
+	fail    error   // the run's Prepare returns it (bad input)
+	// stopAfter, if set, is called after the run's first epoch; the run
 	// then returns the context's error if it was cancelled.
 	stopAfter func()
-	tuned     []string // the init of every Tune call
-	epochs    int      // epochs written by Tune calls
+	// before, if set, is called by the run's Prepare, in the night's
+	// run folder.
+	before func(ctx context.Context, dir *rundir.RunDir) error
+	tuned  []string // the init of every run
+	epochs int      // epochs run
 }
 
-type fakeWeights struct {
-	Quality float64 `json:"quality"`
-}
-
-// tuneFn writes a run folder the way a real run does: manifest.json
-// (with the init), two epochs, best/weights.json. A call that finds epoch
-// 1 complete goes on from epoch 2.
-func (w *world) tuneFn(ctx context.Context, dir *rundir.RunDir, init string) error {
-	w.tuned = append(w.tuned, init)
-	if w.fail != nil {
-		return w.fail
+// quality returns the quality of the weights file path (the model's own
+// for "").
+func (w *world) qualityOf(ctx context.Context, path string) (float64, error) {
+	if path == "" {
+		return w.model, nil
 	}
-	man := rundir.Manifest{Init: init, Start: time.Now().UTC(), Status: "running",
-		Inputs: []rundir.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}}
-	if init != "" {
-		f, err := rundir.Checksum(ctx, "init", init)
+	ww, err := weights.ReadByName(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	return ww.Map()["quality"], nil
+}
+
+// method returns the world's run.Method: two epochs, the second's weights
+// of tonight's quality, an input of fixed content and the starting
+// weights, checksummed, as a real run's manifest lists them.
+func (w *world) method() run.Method { return &worldRun{w: w} }
+
+type worldRun struct {
+	w    *world
+	init string
+}
+
+func (m *worldRun) Validate(p *run.Problem, s *run.Settings) error {
+	m.init, s.Epochs = p.Init, 2
+	s.Recorders = append(s.Recorders, stopper{m.w})
+	return nil
+}
+
+// stopper calls the world's stopAfter once epoch 1 is complete.
+type stopper struct{ w *world }
+
+func (stopper) Init(context.Context, int, []rundir.Metrics) error { return nil }
+
+func (st stopper) Record(ctx context.Context, _, got []rundir.Metrics) error {
+	if got[0].Epoch == 1 && st.w.stopAfter != nil {
+		st.w.stopAfter()
+		return ctx.Err()
+	}
+	return nil
+}
+
+func (m *worldRun) Metric() metric.Metric { return metric.DefaultBLEU() }
+
+func (m *worldRun) Manifest() rundir.ManifestFlags { return rundir.ManifestFlags{Mode: "world"} }
+
+func (m *worldRun) Prepare(ctx context.Context, dir *rundir.RunDir) (run.Prepared, error) {
+	m.w.tuned = append(m.w.tuned, m.init)
+	if m.w.before != nil {
+		if err := m.w.before(ctx, dir); err != nil {
+			return run.Prepared{}, err
+		}
+	}
+	if m.w.fail != nil {
+		return run.Prepared{}, m.w.fail
+	}
+	in := []rundir.InputFile{{Role: "src", Path: "tune.src", SHA256: "00ff"}}
+	if m.init != "" {
+		f, err := rundir.Checksum(ctx, "init", m.init)
 		if err != nil {
-			return err
+			return run.Prepared{}, err
 		}
-		man.Inputs = append(man.Inputs, f)
+		in = append(in, f)
 	}
-	var prev rundir.Manifest
-	if err := rundir.ReadJSON(ctx, dir.Manifest(), &prev); err == nil && prev.Status != rundir.StatusStarting {
-		// As the pipeline's resume does (rundir.SameRun): the same
-		// starting weights, by content.
-		if err := rundir.SameRun(dir.Root, prev, man); err != nil {
-			return err
-		}
-		man.Start = prev.Start
+	return run.Prepared{Inputs: in}, nil
+}
+
+func (m *worldRun) Start(ctx context.Context) (*weights.ByName, error) {
+	q, err := m.w.qualityOf(ctx, m.init)
+	if err != nil {
+		return nil, err
 	}
-	if err := dir.WriteManifest(ctx, man); err != nil {
-		return err
+	return &weights.ByName{Names: []string{"quality"}, Vals: []float64{q}}, nil
+}
+
+func (m *worldRun) Epocher(ctx context.Context, dir *rundir.RunDir, start tune.Weights) (run.Epocher, error) {
+	return run.Epocher{Epocher: worldEpocher{m.w, dir.Layout}}, nil
+}
+
+type worldEpocher struct {
+	w   *world
+	dir rundir.Layout
+}
+
+// Epoch writes epoch n's weights: halfway to tonight's quality after the
+// first, tonight's after the second.
+func (e worldEpocher) Epoch(ctx context.Context, n int, prev tune.Weights) (rundir.Metrics, tune.Weights, error) {
+	q := e.w.quality
+	if n == 1 {
+		q = (prev.Map()["quality"] + q) / 2
 	}
-	for n := 1; n <= 2; n++ {
-		if ok, _ := storage.Exists(ctx, dir.Epoch(n).Complete()); ok {
-			continue
-		}
-		if err := storage.WriteFile(ctx, dir.Epoch(n).Complete(), []byte("{}\n")); err != nil {
-			return err
-		}
-		w.epochs++
-		if n == 1 && w.stopAfter != nil {
-			w.stopAfter()
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-		}
+	ww := weights.ByName{Names: []string{"quality"}, Vals: []float64{q}}
+	ep := e.dir.Epoch(n)
+	if err := weights.WriteTrioOf(ctx, ep.Dir, ww, nil); err != nil {
+		return rundir.Metrics{}, tune.Weights{}, err
 	}
-	return rundir.WriteJSON(ctx, dir.Best().JSON(), fakeWeights{w.quality})
+	e.w.epochs++
+	return rundir.Metrics{Epoch: n, TuneScore: 100 * q}, tune.Weights{ByName: ww, File: ep.JSON()}, nil
 }
 
 // scoreFn scores the dev set: 80 sentences whose matches grow with the
 // weights' quality, with sentence-level noise that does not depend on it.
 func (w *world) scoreFn(ctx context.Context, path string) ([]metric.Stats, error) {
-	q := w.model
-	if path != "" {
-		var fw fakeWeights
-		if err := rundir.ReadJSON(ctx, path, &fw); err != nil {
-			return nil, err
-		}
-		q = fw.Quality
+	q, err := w.qualityOf(ctx, path)
+	if err != nil {
+		return nil, err
 	}
 	return devStats(q), nil
 }
@@ -137,7 +189,7 @@ func pow(x float64, k int) float64 {
 }
 
 func (w *world) night(r Registry, id string) Night {
-	return Night{Registry: r, RunID: id, Tune: w.tuneFn, Score: w.scoreFn, Gate: GateOptions{Seed: 1}}
+	return Night{Registry: r, RunID: id, Method: w.method(), Score: w.scoreFn, Gate: GateOptions{Seed: 1}}
 }
 
 func readBytes(t *testing.T, p string) []byte {
@@ -284,10 +336,10 @@ func TestNightBusy(t *testing.T) {
 			w := &world{t: t, quality: 0.5, model: 0.2}
 			started, release := make(chan struct{}), make(chan struct{})
 			first := w.night(r, "a")
-			first.Tune = func(ctx context.Context, dir *rundir.RunDir, init string) error {
+			w.before = func(ctx context.Context, dir *rundir.RunDir) error {
 				close(started)
 				<-release
-				return w.tuneFn(ctx, dir, init)
+				return nil
 			}
 			done := make(chan error, 1)
 			go func() { _, err := first.Run(ctx); done <- err }()
@@ -473,7 +525,7 @@ func TestNightHoldsRunFolder(t *testing.T) {
 	w := &world{t: t, quality: 0.5, model: 0.2}
 	n := w.night(r, "long")
 	n.Lease = rundir.LeaseOptions{TTL: 300 * time.Millisecond}
-	n.Tune = func(ctx context.Context, dir *rundir.RunDir, init string) error {
+	w.before = func(ctx context.Context, dir *rundir.RunDir) error {
 		time.Sleep(time.Second) // three lifetimes of the lease
 		if l, err := rundir.AcquireLease(ctx, dir.LeaseFile(), rundir.LeaseOptions{Owner: "intruder"}); err == nil {
 			l.Release(ctx)
@@ -481,7 +533,7 @@ func TestNightHoldsRunFolder(t *testing.T) {
 		} else if !errors.Is(err, rundir.ErrBusy) {
 			return err
 		}
-		return w.tuneFn(ctx, dir, init)
+		return nil
 	}
 	if _, err := n.Run(ctx); err != nil {
 		t.Fatal(err)
